@@ -1,0 +1,102 @@
+"""memtui core: long-term memory for LLM agents, without any UI.
+
+    from core import MemoryStore, set_block
+    store = MemoryStore()                      # $MEMTUI_DIR or the platform data dir
+    system = set_block(system, store.retrieve_block(user_text))
+
+Names are imported on first use, so `import core` costs almost nothing and the per-turn path
+(`retrieve_block`) never loads pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    # model and limits
+    "Kind": "kinds",
+    "KIND_NAMES": "kinds",
+    "Limits": "limits",
+    "Entry": "model",
+    "InvalidEntry": "model",
+    "RememberResult": "model",
+    "Hit": "model",
+    "Status": "model",
+    "TermRow": "model",
+    "EntryExplanation": "model",
+    "Explanation": "model",
+    "AuditEvent": "model",
+    "AuditOp": "model",
+    "Backup": "model",
+    "RestoreResult": "model",
+    "Health": "model",
+    "Quarantine": "model",
+    "TextCheck": "model",
+    # the store
+    "MemoryStore": "store",
+    "default_dir": "store",
+    "normalize": "store",
+    # retrieval and injection
+    "tokenize": "tokenize",
+    "render_block": "inject",
+    "set_block": "inject",
+    "BLOCK_START": "inject",
+    "BLOCK_END": "inject",
+    # distillation
+    "worth_distilling": "distill",
+    "excerpt_from": "distill",
+    "parse_distill": "distill",
+    "DISTILL_SYSTEM": "distill",
+    "distill_memories": "distill",
+    "DistillResult": "distill",
+    # agent tools
+    "tool_schemas": "tools",
+    "save_tool": "tools",
+    "search_tool": "tools",
+    "run_tool": "tools",
+    # threat scan
+    "scan_text": "threats",
+    "Finding": "threats",
+    # errors
+    "MemtuiError": "errors",
+    "EntryNotFound": "errors",
+    "ConflictError": "errors",
+    "InvalidInput": "errors",
+    "InvalidKind": "errors",
+    "LockTimeout": "errors",
+    "StoreUnwritable": "errors",
+    "BackupNotFound": "errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:
+    from .distill import DISTILL_SYSTEM, DistillResult, distill_memories, excerpt_from, parse_distill, worth_distilling
+    from .errors import (BackupNotFound, ConflictError, EntryNotFound, InvalidInput, InvalidKind, LockTimeout,
+                         MemtuiError, StoreUnwritable)
+    from .inject import BLOCK_END, BLOCK_START, render_block, set_block
+    from .kinds import KIND_NAMES, Kind
+    from .limits import Limits
+    from .model import (AuditEvent, AuditOp, Backup, Entry, EntryExplanation, Explanation, Health, Hit,
+                        InvalidEntry, Quarantine, RememberResult, RestoreResult, Status, TermRow, TextCheck)
+    from .store import MemoryStore, default_dir, normalize
+    from .threats import Finding, scan_text
+    from .tokenize import tokenize
+    from .tools import run_tool, save_tool, search_tool, tool_schemas

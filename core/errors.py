@@ -1,0 +1,60 @@
+"""Errors the core raises. Every message is one line a person can act on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .kinds import InvalidKind
+
+__all__ = [
+    "BackupNotFound",
+    "ConflictError",
+    "EntryNotFound",
+    "InvalidInput",
+    "InvalidKind",
+    "LockTimeout",
+    "MemtuiError",
+    "StoreUnwritable",
+]
+
+
+class MemtuiError(Exception):
+    """Base class for every error the store raises on purpose."""
+
+    def __str__(self) -> str:
+        return " ".join(str(self.args[0]).split()) if self.args else self.__class__.__name__
+
+
+class InvalidInput(MemtuiError, ValueError):
+    """Bad text or arguments (empty text, wrong type, ...)."""
+
+
+class EntryNotFound(MemtuiError, KeyError):
+    def __init__(self, entry_id: object) -> None:
+        super().__init__(f"no entry with id {entry_id!r}")
+        self.id = entry_id
+
+
+class BackupNotFound(MemtuiError, KeyError):
+    def __init__(self, name: object, why: str = "no such backup") -> None:
+        super().__init__(f"{why}: {name!r}")
+        self.name = name
+
+
+class ConflictError(MemtuiError):
+    """The entry on disk is not the one the caller last saw: someone else changed it."""
+
+    def __init__(self, entry_id: str, current: Any, expected: Any) -> None:
+        what = "was deleted" if current is None else "was changed by someone else"
+        super().__init__(f"entry {entry_id} {what} since you loaded it; reload and try again")
+        self.id = entry_id
+        self.current = current
+        self.expected = expected
+
+
+class LockTimeout(MemtuiError):
+    pass
+
+
+class StoreUnwritable(MemtuiError):
+    pass

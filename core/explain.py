@@ -1,0 +1,84 @@
+"""Why each entry is or is not injected for a query: one pass from tokens to statuses."""
+
+from __future__ import annotations
+
+from .inject import line_for, render_lines
+from .model import EntryExplanation, Explanation, Status, TermRow
+from .ranking import Index, query_terms
+from .records import Record
+from .tokenize import tokenize
+
+
+def explain(
+    records: list[Record], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh"
+) -> Explanation:
+    tokens = tokenize(query)
+    terms = query_terms(tokens)
+    n = index.n if index else 0
+    avg_len = index.avg_len if index else 0.0
+    scores = index.scores(tokens) if index else {}
+
+    ranked = sorted((i for i, s in scores.items() if s > 0.0), key=lambda i: (-scores[i], i))
+    eligible = [i for i in ranked if not records[i].blocked]
+    picked = eligible[:top_k]
+    rendered = render_lines([records[i] for i in picked], budget, lang)
+    fitted = set(picked[: rendered.fitted])
+    rank_of = {doc_id: position for position, doc_id in enumerate(eligible, start=1)}
+    lowest_injected = scores[picked[rendered.fitted - 1]] if rendered.fitted else None
+
+    term_stats = {}
+    if index:
+        for term in terms:
+            bucket = index.postings.get(term, ())
+            term_stats[term] = (dict(bucket), len(bucket), index.idf(term))
+
+    order = ranked + [i for i in range(len(records)) if i not in scores or scores[i] <= 0.0]
+    rows: list[EntryExplanation] = []
+    for doc_id in order:
+        record = records[doc_id]
+        score = scores.get(doc_id, 0.0)
+        term_rows = []
+        for term, qtf in terms.items():
+            tfs, df, idf = term_stats[term]
+            tf = tfs.get(doc_id, 0)
+            term_rows.append(
+                TermRow.model_construct(
+                    term=term, qtf=qtf, tf=tf, df=df, idf=idf,
+                    contribution=qtf * index.contribution(idf, tf, doc_id) if index else 0.0,
+                )
+            )
+        rank = rank_of.get(doc_id)
+        status, reason = _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted,
+                                 rendered.used_chars, lowest_injected, lang, bool(tokens))
+        rows.append(
+            EntryExplanation.model_construct(
+                id=record.id, kind=record.kind, text=record.text, rank=rank, score=score,
+                status=status, doc_len=index.doc_lens[doc_id] if index else 0, terms=term_rows,
+                reason=reason, flags=record.effective_flags,
+            )
+        )
+    return Explanation.model_construct(
+        query=query, tokens=tokens, n=n, avg_len=avg_len, top_k=top_k, budget=budget,
+        block=rendered.block, used_chars=rendered.used_chars, entries=rows,
+    )
+
+
+def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used, lowest, lang, has_tokens):
+    if record.blocked:
+        categories = ", ".join(record.threats) or "flagged by hand"
+        return Status.BLOCKED, f"blocked by the threat scan ({categories}); approve it to allow injection"
+    if score <= 0.0:
+        if not has_tokens:
+            return Status.ZERO_SCORE, "the query has no searchable terms (words of 2+ letters or CJK characters)"
+        missing = [row.term for row in term_rows if row.tf == 0]
+        return Status.ZERO_SCORE, "no query term appears in it; missing: " + ", ".join(missing)
+    if rank is not None and rank > top_k:
+        detail = f" (lowest injected score {lowest:.2f})" if lowest is not None else ""
+        return Status.CUT_TOP_K, f"ranked #{rank}, but only the top {top_k} are injected{detail}"
+    if doc_id in fitted:
+        return Status.INJECTED, f"ranked #{rank} of the top {top_k}, and its line fits the budget ({used}/{budget})"
+    line = len(line_for(record.kind, record.text, lang))
+    return Status.CUT_BUDGET, (
+        f"ranked #{rank} within the top {top_k}, but its line ({line} chars) did not fit: "
+        f"{used} of {budget} characters were already used by higher-ranked lines"
+    )

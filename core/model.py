@@ -1,0 +1,198 @@
+"""The pydantic models at the edge of the core: what the API returns and the CLI prints as JSON.
+
+Inside, the engine works on light records (`core.records`) so the agent's hot path never imports
+pydantic; these models are built from them on demand.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .kinds import Kind
+
+
+class Entry(BaseModel):
+    """One memory. Unknown fields read from the file are kept and written back."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: str = Field(pattern=r"^[0-9a-f]{12}$")
+    kind: Kind
+    text: str = Field(min_length=1)
+    source: str = ""
+    ts: int = 0
+    flags: list[str] = Field(default_factory=list)
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value: object) -> Kind:
+        return Kind.require(value)
+
+    @property
+    def label(self) -> str:
+        return self.kind.label
+
+    @property
+    def blocked(self) -> bool:
+        return "blocked" in self.flags
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return dict(self.__pydantic_extra__ or {})
+
+
+class InvalidEntry(BaseModel):
+    """An item of the file that is not a valid entry. Kept verbatim, never searched or injected."""
+
+    index: int
+    raw: Any
+    error: str
+
+
+class RememberResult(BaseModel):
+    added: bool
+    entry: Entry
+    evicted: list[Entry] = Field(default_factory=list)
+
+
+class Hit(BaseModel):
+    entry: Entry
+    score: float
+
+
+class Status(str, enum.Enum):
+    INJECTED = "injected"
+    CUT_TOP_K = "cut_top_k"
+    CUT_BUDGET = "cut_budget"
+    ZERO_SCORE = "zero_score"
+    BLOCKED = "blocked"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class TermRow(BaseModel):
+    term: str
+    qtf: int
+    tf: int
+    df: int
+    idf: float
+    contribution: float
+
+
+class EntryExplanation(BaseModel):
+    id: str
+    kind: Kind
+    text: str
+    rank: int | None
+    score: float
+    status: Status
+    doc_len: int
+    terms: list[TermRow]
+    reason: str
+    flags: list[str] = Field(default_factory=list)
+
+
+class Explanation(BaseModel):
+    query: str
+    tokens: list[str]
+    n: int
+    avg_len: float
+    top_k: int
+    budget: int
+    block: str
+    used_chars: int
+    entries: list[EntryExplanation]
+
+    def for_id(self, entry_id: str) -> EntryExplanation:
+        for row in self.entries:
+            if row.id == entry_id:
+                return row
+        raise KeyError(entry_id)
+
+
+class AuditOp(str, enum.Enum):
+    ADD = "add"
+    REFRESH = "refresh"
+    EDIT = "edit"
+    RECLASSIFY = "reclassify"
+    DELETE = "delete"
+    EVICT = "evict"
+    APPROVE = "approve"
+    RESTORE = "restore"
+    QUARANTINE = "quarantine"
+    IMPORT = "import"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class AuditEvent(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    at: float
+    actor: str
+    op: AuditOp
+    id: str | None = None
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    note: str | None = None
+
+
+class Backup(BaseModel):
+    name: str
+    path: str
+    at: float
+    entries: int | None
+    size: int
+    valid: bool = True
+
+
+class RestoreResult(BaseModel):
+    name: str
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+    backup_of_current: str | None = None
+
+
+class Quarantine(BaseModel):
+    path: str
+    at: float
+    error: str
+    restored_from: str | None = None
+
+
+class Health(BaseModel):
+    path: str
+    exists: bool
+    entries: int
+    max_entries: int
+    invalid: list[InvalidEntry] = Field(default_factory=list)
+    blocked: list[str] = Field(default_factory=list)
+    quarantined: list[Quarantine] = Field(default_factory=list)
+    recovered: Quarantine | None = None
+    last_backup: str | None = None
+    locked: bool = False
+    writable: bool = True
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.warnings
+
+
+class TextCheck(BaseModel):
+    """What writing a text would do, for live warnings while a person types."""
+
+    length: int
+    cut: bool
+    duplicate_of: Entry | None = None
+    findings: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def blocked(self) -> bool:
+        return any(f.get("category") != "secret" for f in self.findings)

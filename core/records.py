@@ -1,0 +1,268 @@
+"""The file format (SPEC §2), read and written without pydantic.
+
+A `Document` holds the items of `entries` in file order: each is either a `Record` (a valid entry)
+or an `Invalid` (kept verbatim, never searched, never dropped). Top-level keys other than
+`entries` and fields of an entry we do not know are carried through a write unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+
+import orjson
+
+from .kinds import Kind
+from .threats import scan_text, threat_flags
+
+__all__ = ["Corrupt", "Document", "Invalid", "Record", "approval_flag", "legacy_id", "new_id", "parse_document"]
+
+_ID = re.compile(r"[0-9a-f]{12}\Z")
+_KNOWN = ("id", "kind", "text", "source", "ts", "flags")
+_COMPUTED = ("blocked",)
+
+
+class Corrupt(Exception):
+    """The bytes are not a memory file: not UTF-8, not JSON, or no `entries` list."""
+
+
+def legacy_id(ts: object, kind: object, text: object) -> str:
+    """The stable id of an entry written without one (the original 4-field format)."""
+    return hashlib.sha256(f"{ts}\n{kind}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def new_id(taken: set[str] | dict[str, object]) -> str:
+    while True:
+        candidate = secrets.token_hex(6)
+        if candidate not in taken:
+            return candidate
+
+
+def approval_flag(text: str) -> str:
+    """A person approved this exact text; any edit makes the approval lapse."""
+    return "approved:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+class Record:
+    """A valid entry as the engine sees it. `flags` are the stored flags; `blocked` and
+    `threats` are also judged from the text itself, so an entry written by another program
+    is held back until approved even if it carries no flags."""
+
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm")
+
+    def __init__(
+        self,
+        id: str,
+        kind: Kind,
+        text: str,
+        source: str = "",
+        ts: int = 0,
+        flags: list[str] | None = None,
+        extra: dict | None = None,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.text = text
+        self.source = source
+        self.ts = ts
+        self.flags = list(flags or ())
+        self.extra = dict(extra or {})
+        self._norm: str | None = None
+        self.judge()
+
+    def judge(self) -> None:
+        """Recompute `threats` and `blocked` from the text and the stored flags."""
+        findings = [f for f in scan_text(self.text) if f.category != "secret"]
+        self.threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        stored_threats = [f[7:] for f in self.flags if f.startswith("threat:")]
+        approved = approval_flag(self.text) in self.flags
+        self.blocked = "blocked" in self.flags or (bool(self.threats) and not approved)
+        for category in stored_threats:
+            if category not in self.threats:
+                self.threats.append(category)
+        self._norm = None
+
+    @property
+    def effective_flags(self) -> list[str]:
+        """Stored flags plus what the scan found on load."""
+        flags = list(self.flags)
+        if self.blocked and "blocked" not in flags:
+            flags.insert(0, "blocked")
+        for category in self.threats:
+            flag = "threat:" + category
+            if flag not in flags:
+                flags.append(flag)
+        return flags
+
+    def to_json(self) -> dict:
+        out: dict = {"id": self.id, "kind": self.kind.value, "text": self.text, "source": self.source, "ts": self.ts}
+        if self.flags:
+            out["flags"] = list(self.flags)
+        for key, value in self.extra.items():
+            if key not in out:
+                out[key] = value
+        return out
+
+    def view(self) -> dict:
+        """The entry as callers see it (effective flags), for comparisons and audit records."""
+        out = self.to_json()
+        flags = self.effective_flags
+        if flags:
+            out["flags"] = flags
+        else:
+            out.pop("flags", None)
+        return out
+
+    def copy(self) -> Record:
+        clone = Record.__new__(Record)
+        for slot in Record.__slots__:
+            value = getattr(self, slot)
+            setattr(clone, slot, list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value)
+        return clone
+
+
+class Invalid:
+    """An item of `entries` that is not a valid entry; written back exactly as read."""
+
+    __slots__ = ("raw", "error")
+
+    def __init__(self, raw: object, error: str) -> None:
+        self.raw = raw
+        self.error = error
+
+
+def _check(raw: object) -> tuple[dict | None, str]:
+    """The cleaned fields of a valid entry, or (None, why not)."""
+    if not isinstance(raw, dict):
+        return None, f"entry is a {type(raw).__name__}, not an object"
+    kind_raw = raw.get("kind")
+    if kind_raw is None:
+        return None, "missing kind"
+    kind = Kind.parse(kind_raw)
+    if kind is None:
+        return None, f"unknown kind {kind_raw!r}"
+    text = raw.get("text")
+    if not isinstance(text, str):
+        return None, "missing text" if text is None else "text is not a string"
+    if not text.strip():
+        return None, "empty text"
+    source = raw.get("source", "")
+    if source is None:
+        source = ""
+    if not isinstance(source, str):
+        return None, "source is not a string"
+    ts = raw.get("ts", 0)
+    if isinstance(ts, bool) or not isinstance(ts, (int, float)) or ts != ts or ts in (float("inf"), float("-inf")):
+        return None, "ts is not a number"
+    flags = raw.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        return None, "flags is not a list of strings"
+    entry_id = raw.get("id")
+    if entry_id is not None and not (isinstance(entry_id, str) and _ID.match(entry_id)):
+        return None, "id is not 12 lowercase hex characters"
+    return {
+        "id": entry_id,
+        "kind": kind,
+        "kind_raw": kind_raw,
+        "text": text,
+        "source": source,
+        "ts": int(ts),
+        "flags": flags,
+        "extra": {k: v for k, v in raw.items() if k not in _KNOWN},
+    }, ""
+
+
+class Document:
+    """The whole file: top-level object plus its entries, valid or not, in file order."""
+
+    __slots__ = ("top", "items")
+
+    def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
+        self.top = top if top is not None else {"entries": []}
+        self.items: list[Record | Invalid] = items if items is not None else []
+
+    @property
+    def records(self) -> list[Record]:
+        return [item for item in self.items if isinstance(item, Record)]
+
+    @property
+    def invalid(self) -> list[tuple[int, Invalid]]:
+        return [(i, item) for i, item in enumerate(self.items) if isinstance(item, Invalid)]
+
+    def ids(self) -> dict[str, Record]:
+        return {item.id: item for item in self.items if isinstance(item, Record)}
+
+    def find(self, entry_id: str) -> Record | None:
+        for item in self.items:
+            if isinstance(item, Record) and item.id == entry_id:
+                return item
+        return None
+
+    def copy(self) -> Document:
+        return Document(dict(self.top), [item.copy() if isinstance(item, Record) else item for item in self.items])
+
+    def to_bytes(self) -> bytes:
+        entries = [item.to_json() if isinstance(item, Record) else item.raw for item in self.items]
+        top = {key: (entries if key == "entries" else value) for key, value in self.top.items()}
+        if "entries" not in top:
+            top = {"entries": entries, **top}
+        return orjson.dumps(top, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def parse_document(data: bytes) -> Document:
+    """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        top = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise Corrupt(_describe_json_error(data, exc)) from None
+    if not isinstance(top, dict):
+        raise Corrupt(f"top level is a {_json_type(top)}, not an object with an entries list")
+    if "entries" not in top:
+        raise Corrupt("no entries list")
+    if not isinstance(top["entries"], list):
+        raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
+    items: list[Record | Invalid] = []
+    taken: set[str] = set()
+    for raw in top["entries"]:
+        fields, error = _check(raw)
+        if fields is None:
+            items.append(Invalid(raw, error))
+            continue
+        entry_id = fields["id"] or legacy_id(fields["ts"], fields["kind_raw"], fields["text"])
+        salt = 0
+        while entry_id in taken:  # a duplicated id (e.g. a hand-copied entry): derive a stable new one
+            salt += 1
+            entry_id = legacy_id(fields["ts"], fields["kind_raw"], f"{fields['text']}\n#{salt}")
+        taken.add(entry_id)
+        items.append(
+            Record(entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"])
+        )
+    return Document(top, items)
+
+
+def _json_type(value: object) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
+def _describe_json_error(data: bytes, exc: Exception) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        return f"not UTF-8 (byte {err.start}, line {line})"
+    if not text.strip():
+        return "empty file"
+    import json
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as err:
+        return f"not JSON: {err.msg} at line {err.lineno} column {err.colno}"
+    except ValueError as err:
+        return f"not JSON: {err}"
+    return f"not JSON: {exc}"

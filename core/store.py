@@ -1,0 +1,433 @@
+"""MemoryStore: the one object agents, the CLI, the MCP server and the app all talk to.
+
+Reads are lock-free and cached per file state; every change is a read-modify-write of the newest
+file under the lock (see `storage.py`). Pydantic models are only built when a caller asks for them,
+so `retrieve_block` -- the per-turn hot path -- never imports pydantic.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConflictError, EntryNotFound, InvalidInput
+from .inject import render_lines
+from .kinds import Kind
+from .limits import DEFAULT_LIMITS, Limits
+from .ranking import Index, document_tokens
+from .records import Document, Record, approval_flag, new_id
+from .storage import Storage
+from .threats import redact, scan_text, threat_flags
+from .tokenize import tokenize
+
+if TYPE_CHECKING:
+    from .model import (
+        AuditEvent,
+        Backup,
+        Entry,
+        Explanation,
+        Health,
+        Hit,
+        InvalidEntry,
+        RememberResult,
+        RestoreResult,
+        TextCheck,
+    )
+
+__all__ = ["MemoryStore", "default_dir", "normalize"]
+
+_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
+_DROP_PUNCT = str.maketrans("", "", _PUNCT)
+
+
+def normalize(text: str) -> str:
+    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
+    return "".join(text.lower().split()).translate(_DROP_PUNCT)
+
+
+def default_dir() -> Path:
+    env = os.environ.get("MEMTUI_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("memtui"))
+
+
+class _Snapshot:
+    """A document plus what is derived from it, built once per file state."""
+
+    __slots__ = ("doc", "records", "_index", "_entries", "limits")
+
+    def __init__(self, doc: Document, limits: Limits) -> None:
+        self.doc = doc
+        self.records = doc.records
+        self.limits = limits
+        self._index: Index | None = None
+        self._entries: list | None = None
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            self._index = Index(
+                (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records),
+                self.limits.k1,
+                self.limits.b,
+            )
+        return self._index
+
+
+class MemoryStore:
+    """Long-term memory in `<dir>/memory.json`. See SPEC §1 for the contract of each method."""
+
+    def __init__(self, dir: str | os.PathLike[str] | None = None, limits: Limits | None = None, actor: str = "api") -> None:
+        self.dir = Path(dir).expanduser() if dir is not None else default_dir()
+        self.limits = limits or DEFAULT_LIMITS
+        self.actor = actor
+        self._storage = Storage(self.dir, self.limits)
+        self._snapshot: _Snapshot | None = None
+
+    def __repr__(self) -> str:
+        return f"MemoryStore({str(self.dir)!r}, actor={self.actor!r})"
+
+    @property
+    def path(self) -> Path:
+        return self._storage.path
+
+    @property
+    def storage(self) -> Storage:
+        return self._storage
+
+    # ------------------------------------------------------------------ reading
+
+    def _snap(self) -> _Snapshot:
+        doc = self._storage.load()
+        if self._snapshot is None or self._snapshot.doc is not doc:
+            self._snapshot = _Snapshot(doc, self.limits)
+        return self._snapshot
+
+    def state(self) -> tuple | None:
+        return self._storage.state()
+
+    def entries(self) -> list[Entry]:
+        snap = self._snap()
+        if snap._entries is None:
+            snap._entries = [_entry(r) for r in snap.records]
+        return list(snap._entries)
+
+    def __len__(self) -> int:
+        return len(self._snap().records)
+
+    def invalid(self) -> list[InvalidEntry]:
+        from .model import InvalidEntry
+
+        return [InvalidEntry(index=i, raw=item.raw, error=item.error) for i, item in self._snap().doc.invalid]
+
+    def get(self, id: str) -> Entry:
+        for record in self._snap().records:
+            if record.id == id:
+                return _entry(record)
+        raise EntryNotFound(id)
+
+    def eviction_order(self) -> list[Entry]:
+        """Valid entries in the order eviction would remove them: first is next."""
+        records = self._snap().records
+        order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
+        return [_entry(records[i]) for i in order]
+
+    def _ranked(self, query: str) -> tuple[_Snapshot, list[tuple[int, float]]]:
+        snap = self._snap()
+        if not isinstance(query, str) or not snap.records:
+            return snap, []
+        return snap, snap.index.ranked(tokenize(query))
+
+    def _top(self, query: str, top_k: int | None) -> list[tuple[Record, float]]:
+        snap, ranked = self._ranked(query)
+        k = self.limits.top_k if top_k is None else top_k
+        picked: list[tuple[Record, float]] = []
+        for doc_id, score in ranked:
+            if len(picked) >= k:
+                break
+            record = snap.records[doc_id]
+            if not record.blocked:
+                picked.append((record, score))
+        return picked
+
+    def search(self, query: str, top_k: int | None = None) -> list[Hit]:
+        from .model import Hit
+
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
+            raise InvalidInput(f"top_k must be a non-negative whole number, got {top_k!r}")
+        return [Hit(entry=_entry(r), score=s) for r, s in self._top(query, top_k)]
+
+    def retrieve_block(self, query: str, lang: str = "zh") -> str:
+        """The block to put in the system prompt for this turn; "" if nothing fits or on any error."""
+        try:
+            picked = [record for record, _ in self._top(query, None)]
+            return render_lines(picked, self.limits.char_budget, lang).block
+        except Exception:
+            return ""
+
+    def explain(self, query: str, top_k: int | None = None, budget: int | None = None, lang: str = "zh") -> Explanation:
+        from .explain import explain
+
+        if not isinstance(query, str):
+            raise InvalidInput("query must be a string")
+        for name, value in (("top_k", top_k), ("budget", budget)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
+        snap = self._snap()
+        return explain(
+            snap.records,
+            snap.index if snap.records else None,
+            query,
+            self.limits.top_k if top_k is None else top_k,
+            self.limits.char_budget if budget is None else budget,
+            lang,
+        )
+
+    def check_text(self, text: str, exclude_id: str | None = None) -> TextCheck:
+        """What a write of `text` would do: its stored length, whether it is cut, which entry it
+        would be deduped against, and what the threat scan finds. Used for live warnings."""
+        from .model import TextCheck
+
+        cleaned, secrets_found = redact(text.strip())
+        cut = len(cleaned) > self.limits.max_text
+        stored = cleaned[: self.limits.max_text].strip()
+        duplicate = None
+        if stored:
+            match = self._find_duplicate(self._snap().records, normalize(stored), exclude_id)
+            duplicate = _entry(match) if match else None
+        findings = [f.as_dict() for f in secrets_found + [f for f in scan_text(stored) if f.category != "secret"]]
+        return TextCheck(length=len(stored), cut=cut, duplicate_of=duplicate, findings=findings)
+
+    # ------------------------------------------------------------------ writing
+
+    def _prepare_text(self, text: object) -> tuple[str, list[str]]:
+        """Strip, redact secrets, cut to max_text; returns the text and its threat flags."""
+        if not isinstance(text, str):
+            raise InvalidInput(f"text must be a string, got {type(text).__name__}")
+        text = text.strip()
+        if not text:
+            raise InvalidInput("text is empty")
+        text, secrets_found = redact(text)
+        text = text[: self.limits.max_text].strip()
+        flags = ["secret-redacted"] if secrets_found else []
+        flags += threat_flags(scan_text(text))
+        return text, flags
+
+    def _find_duplicate(self, records: list[Record], key: str, exclude_id: str | None = None) -> Record | None:
+        min_bytes = self.limits.dedupe_min_bytes
+        key_long = len(key.encode("utf-8", "surrogatepass")) >= min_bytes
+        for record in records:
+            if record.id == exclude_id:
+                continue
+            if record._norm is None:
+                record._norm = normalize(record.text)
+            old = record._norm
+            if old == key or (key_long and key in old) or (
+                old in key and len(old.encode("utf-8", "surrogatepass")) >= min_bytes
+            ):
+                return record
+        return None
+
+    def _write(self, mutate) -> Document:
+        doc, _events = self._storage.transact(mutate, self.actor)
+        return doc
+
+    def remember(self, kind: Kind | str, text: str, source: str = "tool") -> RememberResult:
+        from .model import RememberResult
+
+        parsed_kind = Kind.require(kind)
+        if not isinstance(source, str):
+            raise InvalidInput(f"source must be a string, got {type(source).__name__}")
+        clean, flags = self._prepare_text(text)
+        key = normalize(clean)
+        outcome: dict[str, Any] = {}
+
+        def mutate(doc: Document) -> list[dict]:
+            records = doc.records
+            now = int(time.time())
+            match = self._find_duplicate(records, key)
+            if match is not None:
+                before = match.view()
+                match.ts, match.source = now, source
+                note = None
+                if match.kind is not parsed_kind:
+                    note = f"kind mismatch: kept {match.kind.value}, new text said {parsed_kind.value}"
+                outcome.update(added=False, record=match, evicted=[])
+                return [{"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}]
+            record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
+            doc.items.append(record)
+            events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
+            evicted = self._evict(doc)
+            events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"} for r in evicted]
+            outcome.update(added=True, record=record, evicted=evicted)
+            return events
+
+        self._write(mutate)
+        return RememberResult(
+            added=outcome["added"], entry=_entry(outcome["record"]), evicted=[_entry(r) for r in outcome["evicted"]]
+        )
+
+    def _evict(self, doc: Document) -> list[Record]:
+        """Remove entries while over the cap: highest eviction rank first, then the oldest."""
+        evicted: list[Record] = []
+        while True:
+            positions = [i for i, item in enumerate(doc.items) if isinstance(item, Record)]
+            if len(positions) <= self.limits.max_entries:
+                return evicted
+            victim = min(positions, key=lambda i: (-doc.items[i].kind.eviction_rank, doc.items[i].ts, i))  # type: ignore[union-attr]
+            evicted.append(doc.items.pop(victim))  # type: ignore[arg-type]
+
+    def _check_expected(self, record: Record | None, entry_id: str, expected: Any) -> Record:
+        if record is None:
+            if expected is not None:
+                raise ConflictError(entry_id, None, expected)
+            raise EntryNotFound(entry_id)
+        if expected is not None and _as_view(expected) != record.view():
+            raise ConflictError(entry_id, _entry(record), expected)
+        return record
+
+    def update(
+        self,
+        id: str,
+        text: str | None = None,
+        kind: Kind | str | None = None,
+        expected: Any = None,
+        refresh_ts: bool = False,
+    ) -> Entry:
+        new_kind = Kind.require(kind) if kind is not None else None
+        prepared = self._prepare_text(text) if text is not None else None
+        result: dict[str, Record] = {}
+
+        def mutate(doc: Document) -> list[dict]:
+            record = self._check_expected(doc.find(id), id, expected)
+            before = record.view()
+            ops = []
+            if prepared is not None and prepared[0] != record.text:
+                new_text, new_flags = prepared
+                keep = [f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))]
+                approval = approval_flag(new_text)
+                if approval in record.flags and "blocked" in new_flags:
+                    new_flags = [f for f in new_flags if f != "blocked"] + [approval]
+                record.text, record.flags = new_text, keep + new_flags
+                record.judge()
+                ops.append("edit")
+            if new_kind is not None and new_kind is not record.kind:
+                record.kind = new_kind
+                ops.append("reclassify")
+            if refresh_ts:
+                record.ts = int(time.time())
+            result["record"] = record
+            if not ops and not refresh_ts:
+                return []
+            op = ops[0] if ops else "edit"
+            note = "text and kind changed" if len(ops) == 2 else ("timestamp refreshed" if not ops else None)
+            return [{"op": op, "id": id, "before": before, "after": record.view(), "note": note}]
+
+        self._write(mutate)
+        return _entry(result["record"])
+
+    def delete(self, id: str, expected: Any = None) -> Entry:
+        result: dict[str, Record] = {}
+
+        def mutate(doc: Document) -> list[dict]:
+            record = self._check_expected(doc.find(id), id, expected)
+            doc.items.remove(record)
+            result["record"] = record
+            return [{"op": "delete", "id": id, "before": record.view(), "after": None}]
+
+        self._write(mutate)
+        return _entry(result["record"])
+
+    def approve(self, id: str, expected: Any = None) -> Entry:
+        """Let a blocked entry be injected. The approval holds only for the text as it is now."""
+        result: dict[str, Record] = {}
+
+        def mutate(doc: Document) -> list[dict]:
+            record = self._check_expected(doc.find(id), id, expected)
+            result["record"] = record
+            if not record.blocked:
+                return []
+            before = record.view()
+            flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
+            for category in record.threats:
+                if "threat:" + category not in flags:
+                    flags.append("threat:" + category)
+            record.flags = flags + [approval_flag(record.text)]
+            record.judge()
+            return [{"op": "approve", "id": id, "before": before, "after": record.view()}]
+
+        self._write(mutate)
+        return _entry(result["record"])
+
+    # ------------------------------------------------------------------ backups, audit, health
+
+    def backups(self) -> list[Backup]:
+        from .backups import list_backups
+
+        return list_backups(self._storage)
+
+    def backup_entries(self, name: str) -> list[Entry]:
+        from .backups import read_backup
+
+        return [_entry(r) for r in read_backup(self._storage, name).records]
+
+    def preview_restore(self, name: str) -> RestoreResult:
+        from .backups import diff_documents, read_backup
+
+        return diff_documents(name, self._storage.load(), read_backup(self._storage, name))
+
+    def restore(self, name: str) -> RestoreResult:
+        from .backups import restore
+
+        return restore(self._storage, name, self.actor)
+
+    def audit(self, id: str | None = None, op: str | None = None) -> list[AuditEvent]:
+        from .model import AuditEvent
+
+        events = []
+        for raw in self._storage.audit_lines():
+            if id is not None and raw.get("id") != id:
+                continue
+            if op is not None and raw.get("op") != op:
+                continue
+            try:
+                events.append(AuditEvent.model_validate(raw))
+            except Exception:
+                continue
+        return events
+
+    def health(self) -> Health:
+        from .health import health
+
+        return health(self)
+
+
+def _as_view(expected: Any) -> dict:
+    if hasattr(expected, "model_dump"):
+        data = expected.model_dump(mode="json")
+    elif isinstance(expected, dict):
+        data = dict(expected)
+    else:
+        raise InvalidInput("expected must be an Entry or a dict")
+    if not data.get("flags"):
+        data.pop("flags", None)
+    return {key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()}
+
+
+def _entry(record: Record) -> Entry:
+    from .model import Entry
+
+    return Entry.model_construct(
+        id=record.id,
+        kind=record.kind,
+        text=record.text,
+        source=record.source,
+        ts=record.ts,
+        flags=record.effective_flags,
+        **record.extra,
+    )
