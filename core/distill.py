@@ -8,6 +8,7 @@ No LLM SDK is imported here: the caller passes the model in.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -282,6 +283,10 @@ def _loads(text: str) -> tuple[bool, Any]:
     try:
         return True, orjson.loads(text)
     except Exception:
+        pass
+    try:  # what orjson refuses but is still usable: integers beyond 64 bits, NaN, Infinity
+        return True, json.loads(text)
+    except Exception:  # includes RecursionError on absurdly deep nesting
         return False, None
 
 

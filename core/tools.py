@@ -148,7 +148,11 @@ def _one_line(text: str) -> str:
 
 
 def _count(store: MemoryStore) -> int:
-    return len(store.entries())
+    """Valid entries in the store; `len(store)` avoids building every entry model."""
+    try:
+        return len(store)  # type: ignore[arg-type]
+    except TypeError:
+        return len(store.entries())
 
 
 # ---------------------------------------------------------------- handlers
