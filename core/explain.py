@@ -29,7 +29,7 @@ def explain(
     term_stats = {}
     if index:
         for term in terms:
-            bucket = index.postings.get(term, ())
+            bucket = index.posting(term)
             term_stats[term] = (dict(bucket), len(bucket), index.idf(term))
 
     order = ranked + [i for i in range(len(records)) if i not in scores or scores[i] <= 0.0]

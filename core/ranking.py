@@ -1,24 +1,30 @@
 """BM25 over the store: an inverted index built once per file state, queried many times.
 
 Scoring (SPEC §7): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
-idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / max(avg_len, 1))). A warm query only touches the
-postings of its own terms.
+idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / max(avg_len, 1))).
+
+The length-normalised term frequency of every posting is computed once per term, so a warm query
+only multiplies and adds over the postings of its own terms. Big stores (VECTOR_MIN_DOCS and up)
+do that with numpy, imported only then, so the per-turn path on a normal store stays light.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
-from .tokenize import tokenize
+from .tokenize import token_bag, tokenize
 
-__all__ = ["Index", "query_terms", "document_tokens"]
+__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "query_terms"]
+
+VECTOR_MIN_DOCS = 2000
 
 
 def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
-    """The tokens an entry is indexed under: its text, its kind's label and its kind's name."""
-    tokens = tokenize(text)
+    """The tokens an entry is indexed under -- its text, its kind's label and its kind's name --
+    as a bag: the same tokens as `tokenize`, in no particular order (BM25 ignores order)."""
+    tokens = token_bag(text)
     tokens += tokenize(label)
     tokens.append(kind_value)
     return tokens
@@ -32,32 +38,79 @@ def query_terms(tokens: Sequence[str]) -> dict[str, int]:
 class Index:
     """Postings and lengths for a list of documents (each a list of tokens)."""
 
-    __slots__ = ("n", "avg_len", "doc_lens", "postings", "k1", "b", "_norm")
+    __slots__ = (
+        "n", "avg_len", "doc_lens", "k1", "b", "vectorized",
+        "_counts", "_postings", "_inverted", "_norm", "_tfn", "_vectors",
+    )
 
-    def __init__(self, docs: Iterable[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
-        postings: dict[str, list[tuple[int, int]]] = {}
+    def __init__(
+        self, docs: Iterable[Sequence[str]], k1: float = 1.2, b: float = 0.75, vectorized: bool | None = None
+    ) -> None:
+        counts: list[Counter[str]] = []
         doc_lens: list[int] = []
-        for doc_id, tokens in enumerate(docs):
+        for tokens in docs:
+            counts.append(Counter(tokens))
             doc_lens.append(len(tokens))
-            for term, tf in Counter(tokens).items():
+        self._counts = counts
+        self.n = len(doc_lens)
+        self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
+        self.doc_lens = doc_lens
+        self.k1 = k1
+        self.b = b
+        denom = max(self.avg_len, 1.0)
+        # The length-dependent part of each document's BM25 denominator.
+        self._norm = [k1 * (1.0 - b + b * length / denom) for length in doc_lens]
+        self._tfn: dict[str, tuple[list[int], list[float]]] = {}
+        self._vectors: dict[str, tuple[object, object]] = {}
+        # Small stores find a term's postings by scanning per-document counts when a query first
+        # asks for it (cheaper than inverting everything for one query); big stores invert up front.
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._inverted = False
+        self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
+        if self.vectorized:
+            try:
+                import numpy  # noqa: F401
+            except ImportError:  # pragma: no cover - numpy ships with the default install
+                self.vectorized = False
+        if self.n >= VECTOR_MIN_DOCS:
+            self._invert()
+
+    def _invert(self) -> None:
+        postings: dict[str, list[tuple[int, int]]] = {}
+        for doc_id, counts in enumerate(self._counts):
+            for term, tf in counts.items():
                 bucket = postings.get(term)
                 if bucket is None:
                     postings[term] = [(doc_id, tf)]
                 else:
                     bucket.append((doc_id, tf))
-        self.n = len(doc_lens)
-        self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
-        self.doc_lens = doc_lens
-        self.postings = postings
-        self.k1 = k1
-        self.b = b
-        denom = max(self.avg_len, 1.0)
-        # The length-dependent part of each document's BM25 denominator, computed once.
-        self._norm = [k1 * (1.0 - b + b * length / denom) for length in doc_lens]
+        self._postings = postings
+        self._inverted = True
+
+    def posting(self, term: str) -> list[tuple[int, int]]:
+        """(doc_id, tf) for every document holding `term`, in store order."""
+        bucket = self._postings.get(term)
+        if bucket is None:
+            if self.n >= VECTOR_MIN_DOCS:
+                return []
+            bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
+            self._postings[term] = bucket
+        return bucket
+
+    @property
+    def postings(self) -> dict[str, list[tuple[int, int]]]:
+        """The full inverted index (built on first use for small stores)."""
+        if self.n < VECTOR_MIN_DOCS and not getattr(self, "_inverted", False):
+            self._invert()
+        return self._postings
+
+    def counts(self, doc_id: int) -> Counter[str]:
+        return self._counts[doc_id]
+
+    # ------------------------------------------------------------------ statistics
 
     def df(self, term: str) -> int:
-        bucket = self.postings.get(term)
-        return len(bucket) if bucket else 0
+        return len(self.posting(term))
 
     def idf(self, term: str) -> float:
         df = self.df(term)
@@ -67,22 +120,63 @@ class Index:
         """One occurrence of a query term in document `doc_id` holding it `tf` times."""
         if not tf:
             return 0.0
-        return idf * tf * (self.k1 + 1.0) / (tf + self._norm[doc_id])
+        return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
+
+    def tf(self, term: str, doc_id: int) -> int:
+        return self._counts[doc_id].get(term, 0)
+
+    # ------------------------------------------------------------------ scoring
+
+    def _term(self, term: str) -> tuple[list[int], list[float]]:
+        """Doc ids holding `term` and their saturated, length-normalised term frequencies."""
+        cached = self._tfn.get(term)
+        if cached is None:
+            k1p1 = self.k1 + 1.0
+            norm = self._norm
+            bucket = self.posting(term)
+            cached = ([d for d, _ in bucket], [tf * k1p1 / (tf + norm[d]) for d, tf in bucket])
+            self._tfn[term] = cached
+        return cached
+
+    def _term_vector(self, term: str):
+        """Doc ids holding `term` and idf * saturated tf for each, as numpy arrays."""
+        cached = self._vectors.get(term)
+        if cached is None:
+            import numpy as np
+
+            ids, weights = self._term(term)
+            cached = (np.asarray(ids, dtype=np.int64), self.idf(term) * np.asarray(weights, dtype=np.float64))
+            self._vectors[term] = cached
+        return cached
 
     def scores(self, tokens: Sequence[str]) -> dict[int, float]:
         """Score of every document holding at least one query term (others score 0)."""
+        if self.vectorized:
+            array = self._score_array(tokens)
+            import numpy as np
+
+            hits = np.flatnonzero(array)
+            return dict(zip(hits.tolist(), array[hits].tolist()))
         scores: dict[int, float] = {}
-        k1p1 = self.k1 + 1.0
-        norm = self._norm
         get = scores.get
         for term, qtf in query_terms(tokens).items():
-            bucket = self.postings.get(term)
-            if not bucket:
+            if not self.posting(term):
                 continue
-            weight = qtf * math.log(1.0 + (self.n - len(bucket) + 0.5) / (len(bucket) + 0.5))
-            for doc_id, tf in bucket:
-                scores[doc_id] = get(doc_id, 0.0) + weight * tf * k1p1 / (tf + norm[doc_id])
+            idf = self.idf(term)
+            ids, weights = self._term(term)
+            for doc_id, weight in zip(ids, weights):
+                scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * weight)
         return scores
+
+    def _score_array(self, tokens: Sequence[str]):
+        import numpy as np
+
+        array = np.zeros(self.n, dtype=np.float64)
+        for term, qtf in query_terms(tokens).items():
+            ids, weighted = self._term_vector(term)
+            if ids.size:
+                array[ids] += weighted if qtf == 1 else qtf * weighted
+        return array
 
     def ranked(self, tokens: Sequence[str]) -> list[tuple[int, float]]:
         """(doc_id, score) for every document scoring above 0: best first, ties in store order."""
@@ -91,8 +185,27 @@ class Index:
             key=lambda pair: (-pair[1], pair[0]),
         )
 
-    def tf(self, term: str, doc_id: int) -> int:
-        for posted_id, tf in self.postings.get(term, ()):
-            if posted_id == doc_id:
-                return tf
-        return 0
+    def top(self, tokens: Sequence[str], k: int, excluded: Collection[int] = ()) -> list[tuple[int, float]]:
+        """The best `k` hits that are not in `excluded`, as `ranked` would order them."""
+        if k <= 0:
+            return []
+        if not self.vectorized:
+            picked = []
+            for doc_id, score in self.ranked(tokens):
+                if doc_id not in excluded:
+                    picked.append((doc_id, score))
+                    if len(picked) == k:
+                        break
+            return picked
+        import numpy as np
+
+        array = self._score_array(tokens)
+        if excluded:
+            array[np.fromiter(excluded, dtype=np.int64)] = 0.0
+        hits = np.flatnonzero(array > 0.0)
+        if hits.size > k:
+            # Keep every hit that ties with the k-th best so store order can break the tie.
+            kth = np.partition(array[hits], hits.size - k)[hits.size - k]
+            hits = hits[array[hits] >= kth]
+        order = sorted(zip(hits.tolist(), array[hits].tolist()), key=lambda pair: (-pair[1], pair[0]))
+        return order[:k]

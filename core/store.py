@@ -59,11 +59,12 @@ def default_dir() -> Path:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "_index", "_entries", "limits")
+    __slots__ = ("doc", "records", "blocked", "_index", "_entries", "limits")
 
     def __init__(self, doc: Document, limits: Limits) -> None:
         self.doc = doc
         self.records = doc.records
+        self.blocked = frozenset(i for i, record in enumerate(self.records) if record.blocked)
         self.limits = limits
         self._index: Index | None = None
         self._entries: list | None = None
@@ -137,23 +138,13 @@ class MemoryStore:
         order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
         return [_entry(records[i]) for i in order]
 
-    def _ranked(self, query: str) -> tuple[_Snapshot, list[tuple[int, float]]]:
+    def _top(self, query: str, top_k: int | None) -> list[tuple[Record, float]]:
         snap = self._snap()
         if not isinstance(query, str) or not snap.records:
-            return snap, []
-        return snap, snap.index.ranked(tokenize(query))
-
-    def _top(self, query: str, top_k: int | None) -> list[tuple[Record, float]]:
-        snap, ranked = self._ranked(query)
+            return []
         k = self.limits.top_k if top_k is None else top_k
-        picked: list[tuple[Record, float]] = []
-        for doc_id, score in ranked:
-            if len(picked) >= k:
-                break
-            record = snap.records[doc_id]
-            if not record.blocked:
-                picked.append((record, score))
-        return picked
+        hits = snap.index.top(tokenize(query), k, snap.blocked)
+        return [(snap.records[doc_id], score) for doc_id, score in hits]
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         from .model import Hit

@@ -1,0 +1,1 @@
+"""Benchmarks for memtui (run `python -m bench`)."""

@@ -1,0 +1,205 @@
+"""memtui benchmarks: `python -m bench [--quick] [--sizes 500,10000] [--skip-tui]`.
+
+Prints medians (milliseconds) and ratios. Stores are generated deterministically in a temp dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.corpus import QUERIES, write_store
+
+
+def median_ms(fn, repeat: int) -> float:
+    times = []
+    for i in range(repeat):
+        start = time.perf_counter()
+        fn(i)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def limits_for(count: int):
+    from core import Limits
+
+    return Limits(max_entries=max(500, count))
+
+
+def bench_retrieve(directory: Path, count: int, repeat: int) -> dict[str, float]:
+    from core import MemoryStore
+
+    limits = limits_for(count)
+
+    def cold(i: int) -> None:
+        MemoryStore(directory, limits).retrieve_block(QUERIES[i % len(QUERIES)])
+
+    store = MemoryStore(directory, limits)
+    store.retrieve_block(QUERIES[0])
+
+    def warm(i: int) -> None:
+        store.retrieve_block(QUERIES[i % len(QUERIES)])
+
+    return {
+        "cold": median_ms(cold, max(3, repeat // 10)),
+        "warm": median_ms(warm, repeat),
+    }
+
+
+def bench_explain(directory: Path, count: int, repeat: int) -> float:
+    from core import MemoryStore
+
+    store = MemoryStore(directory, limits_for(count))
+    store.explain(QUERIES[0])
+    return median_ms(lambda i: store.explain(QUERIES[i % len(QUERIES)]), max(3, repeat // 10))
+
+
+def bench_libraries(directory: Path, count: int, repeat: int) -> dict[str, float]:
+    """Our index vs bm25s and rank_bm25 on identical document tokens."""
+    import numpy as np
+
+    from core import MemoryStore
+    from core.ranking import Index, document_tokens
+    from core.tokenize import tokenize
+
+    store = MemoryStore(directory, limits_for(count))
+    docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in store.entries()]
+    queries = [tokenize(q) for q in QUERIES]
+    top_k = 4
+    out: dict[str, float] = {}
+
+    def ours_query(index: Index, i: int):
+        return index.top(queries[i % len(queries)], top_k)
+
+    out["ours_index"] = median_ms(lambda i: Index(docs), 3)
+    index = Index(docs)
+    out["ours_query"] = median_ms(lambda i: ours_query(index, i), repeat)
+
+    try:
+        import bm25s
+
+        def bm25s_index():
+            retriever = bm25s.BM25(method="atire", idf_method="lucene", k1=1.2, b=0.75, dtype="float64")
+            retriever.index(docs, show_progress=False)
+            return retriever
+
+        def bm25s_query(retriever, i: int):
+            scores = retriever.get_scores(queries[i % len(queries)])
+            top = np.argpartition(-scores, top_k)[:top_k]
+            return top[np.argsort(-scores[top])]
+
+        out["bm25s_index"] = median_ms(lambda i: bm25s_index(), 3)
+        retriever = bm25s_index()
+        out["bm25s_query"] = median_ms(lambda i: bm25s_query(retriever, i), repeat)
+    except ImportError:
+        pass
+    try:
+        from rank_bm25 import BM25Okapi
+
+        out["rank_bm25_index"] = median_ms(lambda i: BM25Okapi(docs, k1=1.2, b=0.75), 3)
+        okapi = BM25Okapi(docs, k1=1.2, b=0.75)
+        out["rank_bm25_query"] = median_ms(
+            lambda i: np.argsort(-okapi.get_scores(queries[i % len(queries)]))[:top_k], max(3, repeat // 20)
+        )
+    except ImportError:
+        pass
+    return out
+
+
+def bench_process(directory: Path, runs: int) -> dict[str, float]:
+    """Whole-process `memtui inject` against `python -c "import orjson"`."""
+    exe = Path(sys.executable)
+    script = exe.with_name("memtui")
+    inject = [str(script)] if script.exists() else [sys.executable, "-m", "memtui"]
+    inject += ["--dir", str(directory), "inject", QUERIES[0]]
+    baseline = [sys.executable, "-c", "import orjson"]
+
+    def run(cmd):
+        return lambda i: subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+    run(inject)(0)
+    return {"orjson": median_ms(run(baseline), runs), "inject": median_ms(run(inject), runs)}
+
+
+def bench_tui(directory: Path, count: int) -> dict[str, float]:
+    from memtui.timing import first_screen_seconds, explain_refresh_ms
+
+    return {
+        "first_screen": first_screen_seconds(directory, limits_for(count)) * 1000,
+        **({"explain_refresh": explain_refresh_ms(directory, limits_for(count))} if count <= 500 else {}),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="500,2000,10000,100000", help="store sizes (comma separated)")
+    parser.add_argument("--repeat", type=int, default=200, help="repetitions of fast measurements")
+    parser.add_argument("--quick", action="store_true", help="sizes 500,10000 and fewer repetitions")
+    parser.add_argument("--skip-tui", action="store_true", help="skip the Textual measurements")
+    parser.add_argument("--skip-process", action="store_true", help="skip the whole-process inject measurement")
+    args = parser.parse_args(argv)
+    sizes = [500, 10000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    repeat = 50 if args.quick else args.repeat
+
+    print(f"# memtui benchmark — Python {platform.python_version()}, {platform.machine()}, "
+          f"{os.cpu_count()} cores, {platform.platform(terse=True)}")
+    print("# medians in milliseconds")
+    root = Path(tempfile.mkdtemp(prefix="memtui-bench-"))
+    try:
+        dirs = {}
+        for count in sizes:
+            dirs[count] = root / f"s{count}"
+            write_store(dirs[count], count)
+
+        print("\n## retrieve_block (cold = first call in a process, reading the file; warm = file unchanged)")
+        print(f"{'entries':>8} {'cold':>9} {'warm':>9}")
+        for count in sizes:
+            r = bench_retrieve(dirs[count], count, repeat)
+            print(f"{count:>8} {r['cold']:>9.3f} {r['warm']:>9.3f}")
+
+        print("\n## explain (one query, every entry explained)")
+        for count in sizes:
+            if count <= 10000:
+                print(f"{count:>8} {bench_explain(dirs[count], count, repeat):>9.3f}")
+
+        print("\n## BM25 libraries on identical tokens (index = build; query = score + top 4)")
+        print(f"{'entries':>8} {'ours idx':>9} {'bm25s idx':>10} {'rank idx':>9} | {'ours q':>8} {'bm25s q':>8} "
+              f"{'rank q':>8} | {'bm25s/ours q':>12} {'rank/ours q':>11}")
+        for count in sizes:
+            r = bench_libraries(dirs[count], count, repeat)
+            ratio = lambda key: f"{r[key] / r['ours_query']:.1f}x" if key in r else "-"  # noqa: E731
+            print(f"{count:>8} {r['ours_index']:>9.1f} {r.get('bm25s_index', float('nan')):>10.1f} "
+                  f"{r.get('rank_bm25_index', float('nan')):>9.1f} | {r['ours_query']:>8.3f} "
+                  f"{r.get('bm25s_query', float('nan')):>8.3f} {r.get('rank_bm25_query', float('nan')):>8.3f} | "
+                  f"{ratio('bm25s_query'):>12} {ratio('rank_bm25_query'):>11}")
+
+        if not args.skip_process and 500 in dirs:
+            print("\n## `memtui inject QUERY` as a whole process, 500 entries")
+            p = bench_process(dirs[500], 10 if args.quick else 30)
+            print(f"python -c 'import orjson': {p['orjson']:.1f} ms   memtui inject: {p['inject']:.1f} ms   "
+                  f"ratio {p['inject'] / p['orjson']:.2f}x (target <= 3x)")
+
+        if not args.skip_tui:
+            print("\n## TUI (App.run_test, headless)")
+            for count in sizes:
+                if count <= 10000:
+                    t = bench_tui(dirs[count], count)
+                    line = f"{count:>8} entries: first screen {t['first_screen']:.0f} ms"
+                    if "explain_refresh" in t:
+                        line += f", explain refresh after a keystroke {t['explain_refresh']:.1f} ms"
+                    print(line)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
