@@ -73,6 +73,11 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
+# `tokenize` is both a submodule and a function: bind the function now (stdlib only, cheap), or
+# importing anything that imports core.tokenize first would make `from core import tokenize`
+# give the module.
+from .tokenize import tokenize  # noqa: E402
+
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)

@@ -207,17 +207,29 @@ class Document:
         top = {key: (entries if key == "entries" else value) for key, value in self.top.items()}
         if "entries" not in top:
             top = {"entries": entries, **top}
-        return orjson.dumps(top, option=orjson.OPT_INDENT_2) + b"\n"
+        try:
+            return orjson.dumps(top, option=orjson.OPT_INDENT_2) + b"\n"
+        except orjson.JSONEncodeError:
+            # Lone surrogates kept from a file read by `_loads_lone_surrogates`: written back as
+            # the escapes they were read from.
+            import json
+
+            text = json.dumps(top, indent=2, ensure_ascii=False)
+            return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8") + b"\n"
 
 
 def parse_document(data: bytes) -> Document:
     """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    lenient = False
     try:
         top = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise Corrupt(_describe_json_error(data, exc)) from None
+        top = _loads_lone_surrogates(data)
+        if top is None:
+            raise Corrupt(_describe_json_error(data, exc)) from None
+        lenient = True
     if not isinstance(top, dict):
         raise Corrupt(f"top level is a {_json_type(top)}, not an object with an entries list")
     if "entries" not in top:
@@ -228,6 +240,8 @@ def parse_document(data: bytes) -> Document:
     taken: set[str] = set()
     for raw in top["entries"]:
         fields, error = _check(raw)
+        if fields is not None and lenient and _has_lone_surrogate(raw):
+            fields, error = None, "holds a lone surrogate escape, which is not valid Unicode text"
         if fields is None:
             items.append(Invalid(raw, error))
             continue
@@ -241,6 +255,40 @@ def parse_document(data: bytes) -> Document:
             Record(entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"])
         )
     return Document(top, items)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _loads_lone_surrogates(data: bytes) -> object | None:
+    """JSON whose strings escape a lone UTF-16 surrogate (`"\\ud83d"`, as JavaScript writes a string
+    cut inside a pair) is valid JSON that orjson refuses. Read it with the standard library, so one
+    such entry is kept as an invalid entry instead of the whole file counting as corrupt."""
+    if b"\\u" not in data:
+        return None
+    import json
+
+    def reject(value: str) -> float:
+        raise ValueError(f"not JSON: {value}")
+
+    def finite(value: str) -> float:
+        number = float(value)
+        return number if number not in (float("inf"), float("-inf")) else reject(value)
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=reject, parse_float=finite)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
 
 
 def _json_type(value: object) -> str:

@@ -87,7 +87,7 @@ class MemoryStore:
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
         self.limits = limits or DEFAULT_LIMITS
         self.actor = actor
-        self._storage = Storage(self.dir, self.limits)
+        self._storage = Storage(self.dir, self.limits, actor)
         self._snapshot: _Snapshot | None = None
 
     def __repr__(self) -> str:
@@ -205,6 +205,7 @@ class MemoryStore:
             raise InvalidInput("text is empty")
         text, secrets_found = redact(text)
         text = text[: self.limits.max_text].strip()
+        _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
         flags += threat_flags(scan_text(text))
         return text, flags
@@ -234,6 +235,7 @@ class MemoryStore:
         parsed_kind = Kind.require(kind)
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
+        _require_unicode(source, "source")
         clean, flags = self._prepare_text(text)
         key = normalize(clean)
         outcome: dict[str, Any] = {}
@@ -396,6 +398,17 @@ class MemoryStore:
         from .health import health
 
         return health(self)
+
+
+def _require_unicode(value: str, what: str) -> None:
+    """A lone UTF-16 surrogate (half of an emoji, say) cannot be written as UTF-8: refuse it here
+    rather than fail inside the write."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"{what} is not valid Unicode: lone surrogate U+{ord(value[exc.start]):04X} at position {exc.start}"
+        ) from None
 
 
 def _as_view(expected: Any) -> dict:

@@ -1,0 +1,24 @@
+"""Shared fixtures: a fresh store in a temporary directory, and a clock the store reads."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+import core.store
+from core.store import MemoryStore
+
+
+@pytest.fixture
+def store(tmp_path):
+    """An empty store in a directory that does not exist yet (the store creates it)."""
+    return MemoryStore(tmp_path / "store")
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Set `clock.now` to choose the Unix time the store stamps on what it writes."""
+    fake = SimpleNamespace(now=1_761_200_000)
+    monkeypatch.setattr(core.store, "time", SimpleNamespace(time=lambda: fake.now))
+    return fake

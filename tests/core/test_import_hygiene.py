@@ -1,0 +1,109 @@
+"""The core is headless and light: no Textual anywhere in it, and the per-turn path imports only what it needs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+
+def run_python(code: str, cwd) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "MEMTUI_DIR"}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=60, cwd=cwd, env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_no_core_module_imports_textual(tmp_path):
+    result = run_python(
+        """
+        import importlib, json, pkgutil, sys
+        import core
+        names = sorted(m.name for m in pkgutil.iter_modules(core.__path__, "core."))
+        for name in names:
+            importlib.import_module(name)
+        print(json.dumps({"modules": names, "textual": sorted(m for m in sys.modules if m.split(".")[0] == "textual")}))
+        """,
+        tmp_path,
+    )
+    assert "core.store" in result["modules"] and "core.tokenize" in result["modules"]
+    assert len(result["modules"]) >= 10
+    assert result["textual"] == []
+
+
+def test_retrieve_block_imports_nothing_heavy(tmp_path):
+    from core.store import MemoryStore
+
+    directory = tmp_path / "store"
+    store = MemoryStore(directory)
+    store.remember("correction", "部署脚本默认先 dry-run，确认后再真正执行")
+    store.remember("preference", "回复用中文")
+    result = run_python(
+        f"""
+        import json, sys
+        import core
+        block = core.MemoryStore({str(directory)!r}).retrieve_block("部署脚本怎么跑")
+        heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "platformdirs")
+        loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
+        print(json.dumps({{"block": block, "loaded": loaded}}))
+        """,
+        tmp_path,
+    )
+    assert "部署脚本默认先 dry-run" in result["block"]  # the path really ran (it swallows errors)
+    assert result["loaded"] == []
+
+
+def test_import_core_alone_is_cheap(tmp_path):
+    result = run_python(
+        """
+        import json, sys
+        before = set(sys.modules)
+        import core
+        print(json.dumps(sorted(set(sys.modules) - before)))
+        """,
+        tmp_path,
+    )
+    assert "core" in result
+    heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "orjson", "platformdirs")
+    assert [m for m in result if m.split(".")[0] in heavy] == []
+    assert not {"core.store", "core.model", "core.storage", "core.threats"} & set(result)
+
+
+def test_public_names_of_the_core(tmp_path):
+    result = run_python(
+        """
+        import json
+        from core import (Kind, Entry, MemoryStore, Limits, tokenize, render_block, set_block, BLOCK_START,
+                          BLOCK_END, worth_distilling, excerpt_from, parse_distill, DISTILL_SYSTEM,
+                          distill_memories, tool_schemas, save_tool, search_tool, scan_text)
+        names = [Kind, Entry, MemoryStore, Limits, tokenize, render_block, set_block, worth_distilling,
+                 excerpt_from, parse_distill, distill_memories, tool_schemas, save_tool, search_tool, scan_text]
+        print(json.dumps({"modules": [type(n).__name__ for n in names if type(n).__name__ == "module"],
+                          "start": BLOCK_START, "end": BLOCK_END}))
+        """,
+        tmp_path,
+    )
+    assert result == {
+        "modules": [],
+        "start": "=== Long-term memory (retrieved from past sessions) ===",
+        "end": "=== End long-term memory ===",
+    }
+
+
+def test_core_tokenize_is_the_function_whatever_was_imported_first(tmp_path):
+    # `core.tokenize` is also a submodule; importing the store first must not shadow the function.
+    result = run_python(
+        """
+        import json
+        import core.store
+        from core import tokenize
+        print(json.dumps(tokenize("前端用Vite")))
+        """,
+        tmp_path,
+    )
+    assert result == ["前端", "端用", "vite"]
