@@ -2,28 +2,69 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import TYPE_CHECKING
 
 from .model import Health, InvalidEntry, Quarantine
-from .storage import FILE_NAME, stamp_time
+from .storage import BROKEN_PREFIX, Storage, stamp_time
 
 if TYPE_CHECKING:
     from .store import MemoryStore
 
 
-def _is_locked(store: MemoryStore) -> bool:
-    if not store.storage.lock_path.exists() or not os.access(store.dir, os.W_OK):
-        return False
-    from filelock import FileLock, Timeout
-
+def is_locked(storage: Storage) -> bool:
+    """Whether a writer holds the lock right now. Probes with a non-blocking flock on a read-only
+    descriptor, so it works on a read-only store and never waits."""
     try:
-        with FileLock(str(store.storage.lock_path), timeout=0, mode=0o600):
-            return False
-    except Timeout:
-        return True
+        import fcntl
+    except ImportError:  # no flock on this platform
+        return False
+    try:
+        fd = os.open(storage.lock_path, os.O_RDONLY)
     except OSError:
         return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            return exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def quarantined_files(storage: Storage) -> list[Quarantine]:
+    """Every `memory.json.broken-*` file still in the store directory, oldest first, with the
+    parse error and the backup restored in its place, as the audit log recorded them."""
+    errors: dict[str, str] = {}
+    restored: dict[str, str] = {}
+    for event in storage.audit_lines():
+        op, note = event.get("op"), event.get("note") or ""
+        if op == "quarantine":
+            name = event.get("file") or note.split(":", 1)[0]
+            errors[name] = event.get("error") or note.split(": ", 1)[-1]
+        elif op == "restore" and (event.get("quarantined") or "after quarantining" in note):
+            name = event.get("quarantined") or note.rsplit(" ", 1)[-1]
+            restored[name] = event.get("backup") or note.split()[2]
+    try:
+        paths = sorted(p for p in storage.dir.iterdir() if p.name.startswith(BROKEN_PREFIX))
+    except OSError:
+        paths = []
+    out = []
+    for path in paths:
+        stamp = path.name[len(BROKEN_PREFIX):].split("-", 1)[0]
+        try:
+            at = stamp_time(stamp)
+        except ValueError:
+            try:
+                at = path.stat().st_mtime
+            except OSError:
+                continue
+        out.append(Quarantine(path=str(path), at=at, error=errors.get(path.name, "unreadable memory file"),
+                              restored_from=restored.get(path.name)))
+    return out
 
 
 def health(store: MemoryStore) -> Health:
@@ -32,36 +73,14 @@ def health(store: MemoryStore) -> Health:
     records = doc.records
     invalid = [InvalidEntry(index=i, raw=item.raw, error=item.error) for i, item in doc.invalid]
     blocked = [r.id for r in records if r.blocked]
-    quarantined = []
-    notes = {}
-    for event in storage.audit_lines():
-        if event.get("op") == "quarantine" and event.get("note"):
-            notes[event["note"].split(":", 1)[0]] = event["note"].split(": ", 1)[-1]
-        if event.get("op") == "restore" and "after quarantining" in (event.get("note") or ""):
-            broken = event["note"].rsplit(" ", 1)[-1]
-            notes[broken + "#from"] = event["note"].split()[2]
-    try:
-        broken_files = sorted(p for p in store.dir.glob(FILE_NAME + ".broken-*"))
-    except OSError:
-        broken_files = []
-    for path in broken_files:
-        stamp = path.name.rsplit("broken-", 1)[-1]
-        try:
-            at = stamp_time(stamp)
-        except ValueError:
-            at = path.stat().st_mtime
-        quarantined.append(
-            Quarantine(path=str(path), at=at, error=notes.get(path.name, "unreadable"),
-                       restored_from=notes.get(path.name + "#from"))
-        )
+    quarantined = quarantined_files(storage)
     recovered = None
     if storage.recovery is not None:
         rec = storage.recovery
         recovered = Quarantine(path=str(rec.quarantined), at=rec.at, error=rec.error, restored_from=rec.restored_from)
     names = storage.backup_names()
     exists = storage.path.exists()
-    writable = (os.access(store.dir, os.W_OK | os.X_OK) if store.dir.exists()
-                else _creatable(store.dir))
+    writable = (os.access(store.dir, os.W_OK | os.X_OK) if store.dir.is_dir() else _creatable(store.dir))
     warnings = []
     cap = store.limits.max_entries
     if storage.read_error:
@@ -80,7 +99,7 @@ def health(store: MemoryStore) -> Health:
     return Health(
         path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,
-        locked=_is_locked(store), writable=writable, warnings=warnings,
+        locked=is_locked(storage), writable=writable, warnings=warnings,
     )
 
 
@@ -91,5 +110,3 @@ def _creatable(path) -> bool:
             return False
         parent = parent.parent
     return parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)
-
-
