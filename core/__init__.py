@@ -11,7 +11,7 @@ Names are imported on first use, so `import core` costs almost nothing and the p
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing itself is not imported: `import core` stays cheap
 
 __version__ = "0.1.0"
 
@@ -79,7 +79,7 @@ __all__ = sorted(_EXPORTS)
 from .tokenize import tokenize  # noqa: E402
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'core' has no attribute {name!r}")

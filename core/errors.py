@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .kinds import InvalidKind
 
 __all__ = [
@@ -44,7 +42,7 @@ class BackupNotFound(MemtuiError, KeyError):
 class ConflictError(MemtuiError):
     """The entry on disk is not the one the caller last saw: someone else changed it."""
 
-    def __init__(self, entry_id: str, current: Any, expected: Any) -> None:
+    def __init__(self, entry_id: str, current: object, expected: object) -> None:
         what = "was deleted" if current is None else "was changed by someone else"
         super().__init__(f"entry {entry_id} {what} since you loaded it; reload and try again")
         self.id = entry_id

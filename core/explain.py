@@ -8,6 +8,8 @@ from .ranking import Index, query_terms
 from .records import Record
 from .tokenize import tokenize
 
+ALL_ROWS_MAX = 64
+
 
 def explain(
     records: list[Record], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh"
@@ -26,6 +28,9 @@ def explain(
     rank_of = {doc_id: position for position, doc_id in enumerate(eligible, start=1)}
     lowest_injected = scores[picked[rendered.fitted - 1]] if rendered.fitted else None
 
+    # Every entry gets a row per query term, so a reader sees which terms it lacks; a pasted
+    # document as a query would make that quadratic, so past ALL_ROWS_MAX terms only matches are listed.
+    all_rows = len(terms) <= ALL_ROWS_MAX
     term_stats = {}
     if index:
         for term in terms:
@@ -38,7 +43,8 @@ def explain(
         record = records[doc_id]
         score = scores.get(doc_id, 0.0)
         term_rows = []
-        for term, qtf in terms.items():
+        counts = index.counts(doc_id) if index else {}
+        for term, qtf in terms.items() if all_rows else ((t, terms[t]) for t in terms if t in counts):
             tfs, df, idf = term_stats[term]
             tf = tfs.get(doc_id, 0)
             term_rows.append(
@@ -49,7 +55,7 @@ def explain(
             )
         rank = rank_of.get(doc_id)
         status, reason = _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted,
-                                 rendered.used_chars, lowest_injected, lang, bool(tokens))
+                                 rendered.used_chars, lowest_injected, lang, bool(tokens), terms)
         rows.append(
             EntryExplanation.model_construct(
                 id=record.id, kind=record.kind, text=record.text, rank=rank, score=score,
@@ -63,15 +69,16 @@ def explain(
     )
 
 
-def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used, lowest, lang, has_tokens):
+def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used, lowest, lang, has_tokens, terms):
     if record.blocked:
         categories = ", ".join(record.threats) or "flagged by hand"
         return Status.BLOCKED, f"blocked by the threat scan ({categories}); approve it to allow injection"
     if score <= 0.0:
         if not has_tokens:
             return Status.ZERO_SCORE, "the query has no searchable terms (words of 2+ letters or CJK characters)"
-        missing = [row.term for row in term_rows if row.tf == 0]
-        return Status.ZERO_SCORE, "no query term appears in it; missing: " + ", ".join(missing)
+        missing = [row.term for row in term_rows if row.tf == 0] or list(terms)
+        shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+        return Status.ZERO_SCORE, "no query term appears in it; missing: " + shown
     if rank is not None and rank > top_k:
         detail = f" (lowest injected score {lowest:.2f})" if lowest is not None else ""
         return Status.CUT_TOP_K, f"ranked #{rank}, but only the top {top_k} are injected{detail}"
@@ -79,6 +86,6 @@ def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used,
         return Status.INJECTED, f"ranked #{rank} of the top {top_k}, and its line fits the budget ({used}/{budget})"
     line = len(line_for(record.kind, record.text, lang))
     return Status.CUT_BUDGET, (
-        f"ranked #{rank} within the top {top_k}, but its line ({line} chars) did not fit: "
-        f"{used} of {budget} characters were already used by higher-ranked lines"
+        f"ranked #{rank} within the top {top_k}, but the block is full: its line is {line} chars, "
+        f"{used} of {budget} were used, and lines stop at the first one that does not fit"
     )

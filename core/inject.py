@@ -7,8 +7,6 @@ become spaces, invisible characters go, and copies of the fence markers are defu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Protocol
 
 from .kinds import Kind
 from .threats import redact, strip_invisible
@@ -39,9 +37,14 @@ _LINE_BREAKS = re.compile("[\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e]+")
 _MARKERS = (BLOCK_START, BLOCK_END)
 
 
-class _HasKindAndText(Protocol):
-    kind: Kind
-    text: str
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Protocol
+
+    class _HasKindAndText(Protocol):
+        kind: Kind
+        text: str
 
 
 def clean_for_block(text: str) -> str:

@@ -14,7 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
-from .tokenize import token_bag, tokenize
+from .tokenize import tokenize
 
 __all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "query_terms"]
 
@@ -22,9 +22,8 @@ VECTOR_MIN_DOCS = 2000
 
 
 def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
-    """The tokens an entry is indexed under -- its text, its kind's label and its kind's name --
-    as a bag: the same tokens as `tokenize`, in no particular order (BM25 ignores order)."""
-    tokens = token_bag(text)
+    """The tokens an entry is indexed under: its text, its kind's label and its kind's name."""
+    tokens = tokenize(text)
     tokens += tokenize(label)
     tokens.append(kind_value)
     return tokens

@@ -7,9 +7,7 @@ or an `Invalid` (kept verbatim, never searched, never dropped). Top-level keys o
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets
 
 import orjson
 
@@ -29,11 +27,15 @@ class Corrupt(Exception):
 
 def legacy_id(ts: object, kind: object, text: object) -> str:
     """The stable id of an entry written without one (the original 4-field format)."""
+    import hashlib
+
     return hashlib.sha256(f"{ts}\n{kind}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def new_id(taken: set[str] | dict[str, object]) -> str:
     while True:
+        import secrets
+
         candidate = secrets.token_hex(6)
         if candidate not in taken:
             return candidate
@@ -41,6 +43,8 @@ def new_id(taken: set[str] | dict[str, object]) -> str:
 
 def approval_flag(text: str) -> str:
     """A person approved this exact text; any edit makes the approval lapse."""
+    import hashlib
+
     return "approved:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -76,8 +80,9 @@ class Record:
         findings = [f for f in scan_text(self.text) if f.category != "secret"]
         self.threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
         stored_threats = [f[7:] for f in self.flags if f.startswith("threat:")]
-        approved = approval_flag(self.text) in self.flags
-        self.blocked = "blocked" in self.flags or (bool(self.threats) and not approved)
+        self.blocked = "blocked" in self.flags or (
+            bool(self.threats) and approval_flag(self.text) not in self.flags
+        )
         for category in stored_threats:
             if category not in self.threats:
                 self.threats.append(category)

@@ -15,10 +15,8 @@ newest backup forward with the changes logged since -- only if the result has ex
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -376,6 +374,8 @@ class Storage:
 
     def _atomic_write(self, target: Path, data: bytes, sync_dir: bool = True) -> None:
         # unique per call: threads of one process and dead writers' leftovers never collide
+        import secrets
+
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
@@ -605,6 +605,8 @@ def _apply_event(storage: Storage, doc: Document, event: dict) -> Document:
 
 
 def _digest(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()[:16]
 
 

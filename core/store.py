@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False
 
 from .errors import ConflictError, EntryNotFound, InvalidInput
 from .inject import render_lines
@@ -23,6 +23,8 @@ from .threats import redact, scan_text, threat_flags
 from .tokenize import tokenize
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .model import (
         AuditEvent,
         Backup,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["tokenize", "token_bag", "CJK_RANGES"]
+__all__ = ["tokenize", "CJK_RANGES"]
 
 CJK_RANGES = (
     "\u3400-\u4dbf"  # Han, extension A
@@ -35,18 +35,4 @@ def tokenize(text: str) -> list[str]:
             append(run)
         else:
             extend([run[i : i + 2] for i in range(len(run) - 1)])
-    return tokens
-
-
-_WORDS = re.compile(r"[A-Za-z0-9]{2,}")
-_BIGRAMS = re.compile(f"(?=([{CJK_RANGES}]{{2}}))")
-_SINGLES = re.compile(f"(?<![{CJK_RANGES}])[{CJK_RANGES}](?![{CJK_RANGES}])")
-
-
-def token_bag(text: str) -> list[str]:
-    """The tokens of `tokenize(text)` in no particular order -- faster, for indexing documents."""
-    words = _WORDS.findall(text)
-    tokens = " ".join(words).lower().split() if words else []
-    tokens += _BIGRAMS.findall(text)
-    tokens += _SINGLES.findall(text)
     return tokens

@@ -158,8 +158,8 @@ def _count(store: MemoryStore) -> int:
 # ---------------------------------------------------------------- handlers
 
 
-def save_tool(args: object, store: MemoryStore) -> str:
-    """Handle `memory_save(kind, text)`; the entry is written with source "tool".
+def save_tool(args: object, store: MemoryStore, source: str = "tool") -> str:
+    """Handle `memory_save(kind, text)`; the entry is written with `source` ("tool" by default).
 
     Answers `已记下（<中文类别>），当前记忆共 N 条` or `与已有记忆重复，未新增；当前记忆共 N 条`,
     followed by a note when the new entry was evicted at once, when older entries were evicted
@@ -180,7 +180,7 @@ def save_tool(args: object, store: MemoryStore) -> str:
         if not isinstance(text, str) or not text.strip():
             return MISSING_TEXT
 
-        result = store.remember(kind, text, source="tool")
+        result = store.remember(kind, text, source=source)
         total = _count(store)
         entry = result.entry
         if result.added:
