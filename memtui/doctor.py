@@ -1,0 +1,234 @@
+"""`memtui doctor`: the store's health, each problem with the command that fixes it.
+
+Problems come from `MemoryStore.health()` (corrupt files quarantined, invalid items, blocked
+entries, a full store, an unwritable directory, a held lock) plus near-duplicate entries,
+found cheaply and exactly: token sets compared only when their rarest tokens meet (prefix filtering).
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["Duplicate", "Fix", "Problem", "Report", "diagnose", "near_duplicates"]
+
+DUPLICATE_SIMILARITY = 0.7  # share of distinct tokens two texts have in common (Jaccard)
+MAX_DUPLICATES = 20
+
+
+@dataclass
+class Fix:
+    command: str
+    why: str = ""
+
+
+@dataclass
+class Problem:
+    code: str  # quarantined, unreadable, invalid, blocked, full, unwritable, locked, duplicates, other
+    message: str
+    details: list[str] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+
+
+@dataclass
+class Duplicate:
+    keep: str
+    remove: str
+    similarity: float
+
+
+@dataclass
+class Report:
+    health: object  # core.model.Health
+    problems: list[Problem]
+    duplicates: list[Duplicate]
+
+    def as_dict(self) -> dict:
+        data = self.health.model_dump(mode="json")  # type: ignore[attr-defined]
+        data["ok"] = not self.problems
+        data["problems"] = [asdict(p) for p in self.problems]
+        data["near_duplicates"] = [asdict(d) for d in self.duplicates]
+        return data
+
+    def lines(self, style) -> list[str]:
+        h = self.health
+        counts = [f"{h.entries}/{h.max_entries} entries"]
+        if h.invalid:
+            counts.append(f"{len(h.invalid)} invalid")
+        if h.blocked:
+            counts.append(f"{len(h.blocked)} blocked")
+        out = [
+            f"{style.dim('store   ')} {h.path}" + ("" if h.exists else style.dim("  (not created yet)")),
+            f"{style.dim('entries ')} {' · '.join(counts)}",
+            f"{style.dim('backups ')} {('newest ' + h.last_backup) if h.last_backup else 'none yet'}",
+            f"{style.dim('access  ')} {'writable' if h.writable else style.red('not writable')} · "
+            f"{style.yellow('locked by a writer') if h.locked else 'not locked'}",
+            "",
+        ]
+        if not self.problems:
+            out.append(style.green("no problems found"))
+            return out
+        for problem in self.problems:
+            out.append(style.red("! ") + style.bold(problem.message))
+            out.extend(f"    {detail}" for detail in problem.details)
+            width = max((len(fix.command) for fix in problem.fixes if fix.why), default=0)
+            for fix in problem.fixes:
+                note = f"  {style.dim(fix.why)}" if fix.why else ""
+                out.append(f"    → {style.cyan(fix.command.ljust(width) if fix.why else fix.command)}{note}")
+            out.append("")
+        n = len(self.problems)
+        out.append(f"{n} problem{'s' if n != 1 else ''} (exit status stays 0; --strict makes it 1)")
+        return out
+
+
+def near_duplicates(entries, threshold: float = DUPLICATE_SIMILARITY, limit: int = MAX_DUPLICATES) -> list[Duplicate]:
+    """Pairs of entries whose token sets overlap by `threshold` or more (Jaccard), or whose dedupe
+    keys are equal, most similar first. The longer text is the one to keep (the newer on a tie).
+
+    Exact, and cheap through prefix filtering: with each token set ordered rarest token first, two
+    sets that overlap by `threshold` share a token among the first `n - ceil(threshold * n) + 1` of
+    each, so only entries that share such a token are compared."""
+    from core.store import normalize
+    from core.tokenize import tokenize
+
+    sets = [frozenset(tokenize(entry.text)) for entry in entries]
+    df = Counter(token for tokens in sets for token in tokens)
+    index: dict[str, list[int]] = defaultdict(list)
+    pairs: dict[tuple[int, int], float] = {}
+    seen_keys: dict[str, int] = {}
+    for i, entry in enumerate(entries):
+        key = normalize(entry.text)
+        if key in seen_keys:
+            pairs[(seen_keys[key], i)] = 1.0
+        else:
+            seen_keys[key] = i
+        tokens = sets[i]
+        if not tokens:
+            continue
+        prefix = sorted(tokens, key=lambda token: (df[token], token))[: len(tokens) - math.ceil(threshold * len(tokens) - 1e-9) + 1]
+        candidates = {j for token in prefix for j in index[token]}
+        for j in candidates:
+            if (j, i) in pairs or min(len(tokens), len(sets[j])) < threshold * max(len(tokens), len(sets[j])):
+                continue
+            similarity = len(tokens & sets[j]) / len(tokens | sets[j])
+            if similarity >= threshold:
+                pairs[(j, i)] = similarity
+        for token in prefix:
+            index[token].append(i)
+    ranked = sorted(pairs.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    out = []
+    for (i, j), similarity in ranked:
+        a, b = entries[i], entries[j]
+        keep, remove = (a, b) if (len(a.text), a.ts) >= (len(b.text), b.ts) else (b, a)
+        out.append(Duplicate(keep=keep.id, remove=remove.id, similarity=round(similarity, 3)))
+    return out
+
+
+def _excerpt(text: str, width: int = 48) -> str:
+    from memtui.render import clean, truncate
+
+    return truncate(clean(text), width)
+
+
+def diagnose(store, cmd: str = "memtui") -> Report:
+    """Health plus fixes. `cmd` is how to call memtui for the suggested commands (with --dir)."""
+    health = store.health()
+    storage = store.storage
+    entries = store.entries()
+    by_id = {entry.id: entry for entry in entries}
+    backups = [b for b in store.backups() if b.valid]
+    problems: list[Problem] = []
+    explained: set[str] = set()
+
+    def warning_with(*needles: str) -> None:
+        for warning in health.warnings:
+            if any(needle in warning for needle in needles):
+                explained.add(warning)
+
+    for q in health.quarantined:
+        restored = f"; {q.restored_from} was restored in its place" if q.restored_from else "; no backup could be restored"
+        problem = Problem("quarantined", f"a corrupt memory file was set aside: {q.path} ({q.error}){restored}")
+        if q.restored_from:
+            problem.fixes.append(Fix(f"{cmd} list", "check the restored entries"))
+            older = [b.name for b in backups if b.name < q.restored_from]
+            if older:
+                problem.fixes.append(Fix(f"{cmd} restore --dry-run {older[0]}", "if entries are missing, compare an older backup"))
+        elif backups:
+            problem.fixes.append(Fix(f"{cmd} restore {backups[0].name}", "bring back the newest valid backup"))
+        else:
+            problem.fixes.append(Fix(f"less {shlex.quote(q.path)}", "recover what you can by hand; it is never overwritten"))
+        problem.fixes.append(Fix(f"rm {shlex.quote(q.path)}", "when done, to clear this warning"))
+        problems.append(problem)
+    warning_with("quarantined")
+
+    if storage.read_error:
+        problem = Problem("unreadable", storage.read_error)
+        if not health.writable:
+            problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "recovery needs to write; then run any memtui command"))
+        if backups:
+            problem.fixes.append(Fix(f"{cmd} restore {backups[0].name}", "the newest valid backup"))
+        problems.append(problem)
+        explained.add(storage.read_error)
+
+    if health.invalid:
+        n = len(health.invalid)
+        problem = Problem("invalid", f"{n} item{'s' if n != 1 else ''} of memory.json {'are' if n != 1 else 'is'} "
+                                     f"not a valid entry: kept as is, never searched or injected")
+        for item in health.invalid:
+            raw = item.raw.get("text") if isinstance(item.raw, dict) else None
+            shown = f": {_excerpt(raw)}" if isinstance(raw, str) and raw.strip() else ""
+            problem.details.append(f"item #{item.index}: {item.error}{shown}")
+        problem.fixes.append(Fix(f"$EDITOR {shlex.quote(health.path)}", "fix or remove those items by hand"))
+        problems.append(problem)
+        warning_with("invalid entr")
+
+    if health.blocked:
+        n = len(health.blocked)
+        problem = Problem("blocked", f"{n} entr{'ies' if n != 1 else 'y'} blocked by the threat scan: "
+                                     f"never injected until a person approves {'them' if n != 1 else 'it'}")
+        for entry_id in health.blocked:
+            entry = by_id.get(entry_id)
+            if entry is not None:
+                categories = ", ".join(f.split(":", 1)[1] for f in entry.flags if f.startswith("threat:")) or "flagged"
+                problem.details.append(f"{entry_id} [{entry.kind.value}] {_excerpt(entry.text)}  ({categories})")
+            problem.fixes.append(Fix(f"{cmd} approve {entry_id}", "if you trust it"))
+            problem.fixes.append(Fix(f"{cmd} rm {entry_id}", "otherwise"))
+        problems.append(problem)
+        warning_with("blocked by the threat scan")
+
+    if health.entries >= health.max_entries * 0.9:
+        problem = Problem("full", f"the store is nearly full ({health.entries}/{health.max_entries}): "
+                                  f"new entries evict facts first, oldest first")
+        problem.fixes.append(Fix(f"{cmd} list --kind fact", "review the facts and delete stale ones"))
+        problems.append(problem)
+        warning_with("nearly full")
+
+    if not health.writable:
+        problem = Problem("unwritable", f"the store directory {store.dir} is not writable: changes cannot be saved")
+        problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "or run memtui as the directory's owner"))
+        problems.append(problem)
+        warning_with("not writable")
+
+    if health.locked:
+        problem = Problem("locked", f"another process holds the write lock {storage.lock_path}")
+        problem.fixes.append(Fix(f"{cmd} doctor", "run again in a moment; writes wait for the lock, then fail cleanly"))
+        problems.append(problem)
+
+    for warning in health.warnings:
+        if warning not in explained:
+            problems.append(Problem("other", warning))
+
+    duplicates = near_duplicates(entries)
+    if duplicates:
+        n = len(duplicates)
+        problem = Problem("duplicates", f"{n} pair{'s' if n != 1 else ''} of near-duplicate entries: "
+                                        f"merge each into one")
+        for pair in duplicates:
+            keep, remove = by_id[pair.keep], by_id[pair.remove]
+            problem.details.append(f"{pair.similarity:.2f}  keep {keep.id} {_excerpt(keep.text, 36)}")
+            problem.details.append(f"      drop {remove.id} {_excerpt(remove.text, 36)}")
+            problem.fixes.append(Fix(f"{cmd} rm {remove.id}", f"keeps {keep.id} (edit it first if the other says more)"))
+        problems.append(problem)
+    return Report(health=health, problems=problems, duplicates=duplicates)
