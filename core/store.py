@@ -202,7 +202,7 @@ class MemoryStore:
         """Strip, redact secrets, cut to max_text; returns the text and its threat flags."""
         if not isinstance(text, str):
             raise InvalidInput(f"text must be a string, got {type(text).__name__}")
-        text = text.strip()
+        text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
         if not text:
             raise InvalidInput("text is empty")
         text, secrets_found = redact(text)
