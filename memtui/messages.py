@@ -1,0 +1,143 @@
+"""What the app's thread workers report back, and the snapshots they carry.
+
+Workers never touch widgets: they read or write through the core and post one of these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from textual.message import Message
+
+from core.kinds import Kind
+from core.model import AuditEvent, Backup, Entry, Explanation, Health, RestoreResult, TextCheck
+
+
+@dataclass(eq=False)
+class StoreSnapshot:
+    """The store as read at one moment: entries in store order and where each stands for eviction."""
+
+    entries: list[Entry]
+    eviction: dict[str, int]
+    state: tuple | None
+    path: str
+    max_entries: int
+    max_text: int
+    loaded_at: float
+    load_seconds: float = 0.0
+
+    def by_id(self, entry_id: str) -> Entry | None:
+        for entry in self.entries:
+            if entry.id == entry_id:
+                return entry
+        return None
+
+    def count(self, kind: Kind | None = None) -> int:
+        if kind is None:
+            return len(self.entries)
+        return sum(1 for entry in self.entries if entry.kind is kind)
+
+
+@dataclass(eq=False)
+class StoreHistory:
+    """The slower half of a load: health and the audit log grouped by entry id."""
+
+    health: Health
+    events: list[AuditEvent]
+    by_id: dict[str, list[AuditEvent]] = field(default_factory=dict)
+
+
+WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore"]
+
+
+@dataclass
+class WriteRequest:
+    """One change a person asked for. `expected` is the entry as they saw it when they started."""
+
+    op: WriteOp
+    entry_id: str | None = None
+    text: str | None = None
+    kind: Kind | None = None
+    expected: Entry | None = None
+    backup: str | None = None
+
+
+@dataclass
+class StoreLoaded(Message):
+    snapshot: StoreSnapshot
+
+
+@dataclass
+class HistoryLoaded(Message):
+    history: StoreHistory
+
+
+@dataclass
+class LoadFailed(Message):
+    error: str
+
+
+@dataclass
+class WriteDone(Message):
+    request: WriteRequest
+    summary: str
+    entry: Entry | None = None
+    restore: RestoreResult | None = None
+
+
+@dataclass
+class WriteFailed(Message):
+    request: WriteRequest
+    error: str
+
+
+@dataclass
+class WriteConflict(Message):
+    """The entry on disk is not the one the person started from; `current` is None if it is gone."""
+
+    request: WriteRequest
+    current: Entry | None
+
+
+@dataclass
+class ExplainReady(Message):
+    explanation: Explanation
+    seconds: float
+
+
+@dataclass
+class ExplainFailed(Message):
+    error: str
+
+
+@dataclass
+class BackupsLoaded(Message):
+    backups: list[Backup]
+
+
+@dataclass
+class RestorePreviewReady(Message):
+    name: str
+    preview: RestoreResult
+    backup_entries: dict[str, Entry]
+    current_entries: dict[str, Entry]
+
+
+@dataclass
+class RestorePreviewFailed(Message):
+    name: str
+    error: str
+
+
+@dataclass
+class AuditLoaded(Message):
+    events: list[AuditEvent]
+
+
+@dataclass
+class TextChecked(Message):
+    """What saving `text` would do (length, duplicate, threat findings), for the editor's live warnings."""
+
+    text: str
+    check: TextCheck

@@ -1,0 +1,123 @@
+"""Someone else changed the entry while you were working on it: show both, let the person choose."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from core.model import Entry
+
+from ..messages import WriteRequest
+from ..widgets.fmt import ago, kind_badge
+
+ConflictChoice = Literal["mine", "theirs", "cancel"]
+
+VERBS = {
+    "edit": "save your text",
+    "reclassify": "change its kind",
+    "delete": "delete it",
+    "approve": "approve it",
+}
+
+
+class ConflictModal(ModalScreen[ConflictChoice]):
+    """`m` keeps mine (applies it over the current version), `t` takes theirs, `escape` cancels."""
+
+    BINDINGS = [
+        Binding("m", "choose('mine')", "Keep mine", id="conflict.mine"),
+        Binding("t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
+        Binding("escape", "choose('cancel')", "Cancel", id="conflict.cancel"),
+    ]
+
+    def __init__(self, request: WriteRequest, current: Entry | None) -> None:
+        super().__init__(classes="modal")
+        self.request = request
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        request, current = self.request, self.current
+        entry_id = request.entry_id or "?"
+        what = "deleted" if current is None else "changed"
+        with Vertical(classes="dialog", id="conflict-dialog"):
+            yield Static(f"Entry {entry_id} was {what} by someone else", classes="dialog-title", markup=False)
+            yield Static(
+                Text(
+                    "You started from the version on the left; the store now holds the one on the right. "
+                    "Nothing has been written yet.",
+                    style="#8a8a8a",
+                ),
+            )
+            with Horizontal(id="conflict-versions"):
+                with VerticalScroll(classes="version", id="version-mine"):
+                    yield Static(self._mine(), id="mine")
+                with VerticalScroll(classes="version", id="version-theirs"):
+                    yield Static(self._theirs(), id="theirs")
+            with Horizontal(classes="dialog-buttons"):
+                mine_label = self._mine_label()
+                yield Button(f"{mine_label} (m)", id="mine-button", variant="warning")
+                yield Button("Take theirs (t)", id="theirs-button", variant="primary")
+                yield Button("Cancel (esc)", id="cancel-button")
+
+    def _mine_label(self) -> str:
+        if self.current is None:
+            return "Add mine back" if self.request.op in ("edit", "reclassify") else "Nothing to keep"
+        return {"delete": "Delete anyway", "approve": "Approve anyway"}.get(self.request.op, "Keep mine")
+
+    def _mine(self) -> RenderableType:
+        request = self.request
+        started = request.expected
+        title = Text("Yours — you want to " + VERBS.get(request.op, request.op), style="bold #ffd75f")
+        parts: list[RenderableType] = [title, Text("")]
+        if request.op in ("edit", "reclassify"):
+            kind = request.kind or (started.kind if started else None)
+            text = request.text if request.text is not None else (started.text if started else "")
+            if kind is not None:
+                parts.append(kind_badge(kind))
+            parts.append(Text(text))
+        elif started is not None:
+            parts += [kind_badge(started.kind), Text(started.text)]
+        if started is not None:
+            parts += [Text(""), Text("You started from:", style="bold #8a8a8a"), kind_badge(started.kind)]
+            parts.append(Text(started.text, style="#8a8a8a"))
+        return Group(*parts)
+
+    def _theirs(self) -> RenderableType:
+        current = self.current
+        title = Text("Theirs — on disk now", style="bold #5fafff")
+        if current is None:
+            return Group(title, Text(""), Text("The entry has been deleted.", style="italic #ff8787"))
+        return Group(
+            title,
+            Text(""),
+            kind_badge(current.kind),
+            Text(current.text),
+            Text(""),
+            Text(f"source {current.source or '—'} · saved {ago(current.ts)} · flags {', '.join(current.flags) or 'none'}",
+                 style="#8a8a8a"),
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#theirs-button", Button).focus()
+
+    def action_choose(self, choice: ConflictChoice) -> None:
+        self.dismiss(choice)
+
+    @on(Button.Pressed, "#mine-button")
+    def _mine_pressed(self) -> None:
+        self.dismiss("mine")
+
+    @on(Button.Pressed, "#theirs-button")
+    def _theirs_pressed(self) -> None:
+        self.dismiss("theirs")
+
+    @on(Button.Pressed, "#cancel-button")
+    def _cancel_pressed(self) -> None:
+        self.dismiss("cancel")

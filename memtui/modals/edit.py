@@ -1,0 +1,210 @@
+"""Write or rewrite one memory: ModalScreen[EditResult | None].
+
+While the person types, the core's `check_text` says how long the stored text will be, which
+entry it would be deduped against, and what the threat scan finds. If the entry changes on disk
+meanwhile, the editor says so and stays open; the save itself checks for the conflict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.validation import ValidationResult, Validator
+from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
+
+from core.kinds import Kind
+from core.model import Entry, TextCheck
+
+from ..messages import TextChecked
+from ..widgets.fmt import clip, kind_badge
+
+CHECK_DELAY = 0.12
+
+
+@dataclass(frozen=True)
+class EditResult:
+    text: str
+    kind: Kind
+
+
+class MemoryText(Validator):
+    """A memory needs some text; longer than the limit is allowed (it is cut) but warned about."""
+
+    def validate(self, value: str) -> ValidationResult:
+        if not value.strip():
+            return self.failure("The text is empty: write the memory, or press escape to cancel.")
+        return self.success()
+
+
+class EditModal(ModalScreen[EditResult | None]):
+    """`ctrl+s` saves, `escape` cancels; `tab` moves between the kind (arrows, enter) and the text."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="edit.cancel"),
+    ]
+
+    def __init__(self, entry: Entry | None, text: str | None = None, kind: Kind | None = None) -> None:
+        super().__init__(classes="modal")
+        self.entry = entry
+        self.initial_text = text if text is not None else (entry.text if entry else "")
+        self.initial_kind = kind or (entry.kind if entry else Kind.FACT)
+        self.validator = MemoryText()
+        self.check: TextCheck | None = None
+        self.disk_notice: Text | None = None
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        title = f"Edit memory {self.entry.id}" if self.entry else "Add a memory"
+        with Vertical(classes="dialog", id="edit-dialog"):
+            yield Static(title, classes="dialog-title", markup=False)
+            with RadioSet(id="edit-kind"):
+                for kind in Kind:
+                    yield RadioButton(kind_badge(kind), value=kind is self.initial_kind, id=f"kind-{kind.value}")
+            yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
+            yield Static(id="edit-count")
+            yield Static(id="edit-warnings")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        area = self.query_one("#edit-text", TextArea)
+        area.move_cursor(area.document.end)
+        kinds = self.query_one("#edit-kind", RadioSet)
+        kinds._selected = list(Kind).index(self.initial_kind)  # highlight the pressed kind, not the first
+        if self.entry is None:
+            self.query_one("#edit-kind", RadioSet).focus()  # a new memory starts with its kind
+        else:
+            area.focus()
+        self._update_count()
+        self._schedule_check()
+        if self.entry is not None:
+            self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
+
+    # ------------------------------------------------------------------ live checks
+
+    @property
+    def text(self) -> str:
+        return self.query_one("#edit-text", TextArea).text
+
+    @property
+    def kind(self) -> Kind:
+        pressed = self.query_one("#edit-kind", RadioSet).pressed_button
+        if pressed is None or pressed.id is None:
+            return self.initial_kind
+        return Kind(pressed.id.removeprefix("kind-"))
+
+    @on(TextArea.Changed, "#edit-text")
+    def _text_changed(self) -> None:
+        self._update_count()
+        self._schedule_check()
+
+    def _schedule_check(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(CHECK_DELAY, lambda: self._run_check(self.text))
+
+    @work(thread=True, exclusive=True, group="edit-check", exit_on_error=False)
+    def _run_check(self, text: str) -> None:
+        if not text.strip():
+            return
+        exclude = self.entry.id if self.entry else None
+        self.post_message(TextChecked(text, self.app.store.check_text(text, exclude_id=exclude)))
+
+    def on_text_checked(self, message: TextChecked) -> None:
+        if message.text == self.text:
+            self.check = message.check
+            self._update_count()
+
+    def _update_count(self) -> None:
+        text = self.text.strip()
+        limit = self.app.store.limits.max_text
+        length = len(text)
+        count = Text(f"{length}/{limit}", style="bold #ff5f5f" if length > limit else "bold")
+        count.append(" characters", style="#8a8a8a")
+        if length > limit:
+            count.append(f"  — {length - limit} over: the text will be cut to {limit}", style="#ff5f5f")
+        self.query_one("#edit-count", Static).update(count)
+        self.query_one("#edit-warnings", Static).update(Group(*self.warnings()))
+
+    def warnings(self) -> list[Text]:
+        lines: list[Text] = []
+        if self.disk_notice is not None:
+            lines.append(self.disk_notice)
+        result = self.validator.validate(self.text)
+        if not result.is_valid:
+            lines.extend(Text("✗ " + d, style="#ff5f5f") for d in result.failure_descriptions)
+            return lines
+        check = self.check
+        if check is None or not self.text.strip():
+            return lines
+        if check.duplicate_of is not None:
+            other = check.duplicate_of
+            what = (
+                "Saving adds nothing new: it matches"
+                if self.entry is None
+                else "Another entry says the same:"
+            )
+            line = Text(f"≈ {what} {other.id} ", style="#ffd75f")
+            line.append_text(clip(other.text, 50, "italic #ffd75f"))
+            if self.entry is None:
+                line.append(" (its time is refreshed instead)", style="#ffd75f")
+            lines.append(line)
+        for finding in check.findings:
+            category = finding.get("category", "")
+            reason = finding.get("reason") or finding.get("rule") or category
+            if category == "secret":
+                lines.append(Text(f"🔑 secret: {reason} — it will be stored as [REDACTED]", style="#ffaf5f"))
+            else:
+                lines.append(
+                    Text(f"⛔ {category}: {reason} — saved but blocked until a person approves it", style="#ff5f87")
+                )
+        return lines
+
+    def _snapshot_changed(self, snapshot) -> None:
+        if snapshot is None or self.entry is None:
+            return
+        current = snapshot.by_id(self.entry.id)
+        if current is None:
+            self.disk_notice = Text(
+                "! This entry was deleted on disk while you were editing; saving will ask what to do.",
+                style="bold #ff875f",
+            )
+        elif current != self.entry:
+            self.disk_notice = Text(
+                "! This entry changed on disk while you were editing; saving will show both versions.",
+                style="bold #ff875f",
+            )
+        else:
+            self.disk_notice = None
+        self._update_count()
+
+    # ------------------------------------------------------------------ closing
+
+    def action_save(self) -> None:
+        result = self.validator.validate(self.text)
+        if not result.is_valid:
+            self._update_count()
+            self.query_one("#edit-text", TextArea).focus()
+            return
+        self.dismiss(EditResult(self.text.strip(), self.kind))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#save")
+    def _save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()

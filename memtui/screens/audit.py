@@ -1,0 +1,237 @@
+"""The audit log, newest first, filterable by entry id and by operation, with before/after text."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Select, Static
+
+from core.model import AuditEvent, AuditOp
+
+from ..messages import StoreHistory
+from ..widgets.entry_detail import change_summary
+from ..widgets.fmt import OP_COLOURS, kind_name, one_line, timestamp
+from ..widgets.virtual_table import Column, VirtualTable
+from ..widgets.status_bar import StatusBar
+
+MAX_ROWS = 20_000
+AUDIT_COLUMNS = [
+    Column("time", "time", 14),
+    Column("actor", "actor", 5),
+    Column("op", "op", 10),
+    Column("entry", "entry", 12),
+    Column("change", "change", None),
+]
+FILTER_DELAY = 0.15
+
+
+class AuditScreen(Screen):
+    """Who changed what, and when. `/` filters by entry id, `o` by operation."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="audit.back", tooltip="Back to the entries"),
+        Binding("slash", "focus_id", "Entry id", id="audit.filter_id", tooltip="Filter by entry id"),
+        Binding("o", "focus_op", "Operation", id="audit.filter_op", tooltip="Filter by operation"),
+        Binding("x", "clear_filters", "Clear filters", id="audit.clear", tooltip="Show every event"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[AuditEvent] = []
+        self.shown: list[AuditEvent] = []
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("Audit")
+        with Horizontal(id="audit-filters"):
+            yield Input(placeholder="/ entry id", id="audit-id", compact=True)
+            yield Select(
+                [(op.value, op.value) for op in AuditOp],
+                prompt="all operations",
+                id="audit-op",
+                compact=True,
+            )
+            yield Static(id="audit-count")
+        with Horizontal(id="audit-main"):
+            yield VirtualTable(AUDIT_COLUMNS, empty="No events match the filters.", id="audit-table")
+            with VerticalScroll(id="audit-detail"):
+                yield Static(id="audit-detail-body")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#audit-table", VirtualTable).focus()
+        self.apply_entry_filter()
+        self.watch(self.app, "history", self._history_changed, init=True)
+
+    def on_screen_resume(self) -> None:
+        self.call_after_refresh(self.apply_entry_filter)
+
+    def apply_entry_filter(self) -> None:
+        wanted = self.app.audit_entry_filter  # type: ignore[attr-defined]
+        if wanted is None:
+            return
+        self.app.audit_entry_filter = None  # type: ignore[attr-defined]
+        self.query_one("#audit-id", Input).value = wanted
+        self.fill()
+
+    def _history_changed(self, history: StoreHistory | None) -> None:
+        if history is None:
+            self.query_one("#audit-detail-body", Static).update(Text("Reading the audit log…", style="dim italic"))
+            return
+        self.events = list(reversed(history.events))
+        self.fill()
+
+    # ------------------------------------------------------------------ filtering
+
+    def matching(self) -> list[AuditEvent]:
+        wanted_id = self.query_one("#audit-id", Input).value.strip().lower()
+        op = self.query_one("#audit-op", Select).value
+        out = []
+        for event in self.events:
+            if op is not Select.NULL and str(event.op) != op:
+                continue
+            if wanted_id and not _touches(event, wanted_id):
+                continue
+            out.append(event)
+        return out
+
+    def fill(self) -> None:
+        table = self.query_one("#audit-table", VirtualTable)
+        matching = self.matching()
+        self.shown = matching[:MAX_ROWS]
+        keys = _event_keys(self.shown)  # stable across reloads, so the selection stays on its event
+        table.set_rows(keys, self._cells, keep=table.selected_key())
+        count = Text(f"{len(matching)} of {len(self.events)} events", style="#8a8a8a")
+        if len(matching) > MAX_ROWS:
+            count.append(f" (newest {MAX_ROWS} shown)", style="#8a8a8a")
+        self.query_one("#audit-count", Static).update(count)
+        self._show_selected()
+
+    def _cells(self, index: int) -> list[Text]:
+        event = self.shown[index]
+        op = str(event.op)
+        return [
+            Text(datetime.fromtimestamp(event.at).strftime("%m-%d %H:%M:%S"), style="#8a8a8a"),
+            Text(event.actor),
+            Text(op, style=f"bold {OP_COLOURS.get(op, '')}"),
+            Text(event.id or "—", style="" if event.id else "#8a8a8a"),
+            Text(change_summary(event).plain),
+        ]
+
+    @on(Input.Changed, "#audit-id")
+    def _id_changed(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(FILTER_DELAY, self.fill)
+
+    @on(Input.Submitted, "#audit-id")
+    def _id_submitted(self) -> None:
+        self.fill()
+        self.query_one("#audit-table", VirtualTable).focus()
+
+    @on(Select.Changed, "#audit-op")
+    def _op_changed(self) -> None:
+        self.fill()
+
+    @on(VirtualTable.Highlighted, "#audit-table")
+    def _highlighted(self) -> None:
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        body = self.query_one("#audit-detail-body", Static)
+        table = self.query_one("#audit-table", VirtualTable)
+        if not self.shown or not table.row_count:
+            body.update(Text("No events match the filters." if self.events else "The audit log is empty.",
+                             style="dim italic"))
+            return
+        index = min(table.cursor_row, len(self.shown) - 1)
+        body.update(render_event(self.shown[index]))
+
+    # ------------------------------------------------------------------ actions
+
+    def action_back(self) -> None:
+        self.app.action_show("browse")  # type: ignore[attr-defined]
+
+    def action_focus_id(self) -> None:
+        self.query_one("#audit-id", Input).focus()
+
+    def action_focus_op(self) -> None:
+        self.query_one("#audit-op", Select).focus()
+
+    def action_clear_filters(self) -> None:
+        self.query_one("#audit-id", Input).value = ""
+        self.query_one("#audit-op", Select).clear()
+        self.fill()
+
+
+def _event_keys(events: list[AuditEvent]) -> list[str]:
+    seen: dict[str, int] = {}
+    keys = []
+    for event in events:
+        key = f"{event.at!r}|{event.op}|{event.id}"
+        seen[key] = seen.get(key, 0) + 1
+        keys.append(f"{key}|{seen[key]}")
+    return keys
+
+
+def _touches(event: AuditEvent, wanted: str) -> bool:
+    if event.id and event.id.startswith(wanted):
+        return True
+    extra = event.model_extra or {}
+    for key in ("added", "removed", "changed"):
+        for entry_id in extra.get(key) or []:
+            if isinstance(entry_id, str) and entry_id.startswith(wanted):
+                return True
+    return False
+
+
+def _entry_block(title: str, style: str, data: dict | None) -> list[RenderableType]:
+    if not data:
+        return []
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold #8a8a8a", no_wrap=True)
+    grid.add_column()
+    kind = data.get("kind")
+    grid.add_row("kind", kind_name_of(kind))
+    grid.add_row("source", str(data.get("source") or "—"))
+    grid.add_row("time", timestamp(data.get("ts") or 0))
+    if data.get("flags"):
+        grid.add_row("flags", ", ".join(str(f) for f in data["flags"]))
+    return [Text(""), Text(title, style=f"bold {style}"), Text(str(data.get("text", "")), style=style), grid]
+
+
+def kind_name_of(kind: object) -> str:
+    from core.kinds import Kind
+
+    parsed = Kind.parse(kind)
+    return kind_name(parsed) if parsed else str(kind)
+
+
+def render_event(event: AuditEvent) -> RenderableType:
+    op = str(event.op)
+    head = Text(no_wrap=False)
+    head.append(f" {op} ", style=f"bold #1c1c1c on {OP_COLOURS.get(op, '#afafaf')}")
+    head.append(f"  {timestamp(event.at)}  by {event.actor}", style="bold")
+    if event.id:
+        head.append(f"  entry {event.id}", style="#8a8a8a")
+    parts: list[RenderableType] = [head]
+    if event.note:
+        parts.append(Text(one_line(event.note), style="italic #8a8a8a"))
+    extra = event.model_extra or {}
+    for key, word, style in (("added", "added", "#87d787"), ("removed", "removed", "#ff8787"),
+                             ("changed", "changed", "#ffd75f")):
+        ids = extra.get(key)
+        if ids:
+            parts.append(Text(f"{word}: " + ", ".join(str(i) for i in ids), style=style))
+    parts += _entry_block("Before", "#ff8787" if event.after else "", event.before)
+    parts += _entry_block("After", "#87d787", event.after)
+    return Group(*parts)

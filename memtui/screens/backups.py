@@ -1,0 +1,229 @@
+"""Backups: what each holds, what restoring it would change (entry by entry), and the restore itself."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from core.model import Backup, Entry
+
+from ..messages import BackupsLoaded, RestorePreviewFailed, RestorePreviewReady, WriteRequest
+from ..modals.confirm import ConfirmModal
+from ..widgets.fmt import age, kind_badge, one_line, size, timestamp
+from ..widgets.status_bar import StatusBar
+
+
+class BackupsScreen(Screen):
+    """Every write backs the file up first; pick one to see the difference, `r` to restore it."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="backups.back", tooltip="Back to the entries"),
+        Binding("r", "restore", "Restore", id="backups.restore", tooltip="Restore the selected backup (asks first)"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.backups: dict[str, Backup] = {}
+        self.preview: RestorePreviewReady | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("Backups")
+        yield Static(
+            Text(
+                "Every change backs up memory.json first. Select a backup to see what restoring it would change; "
+                "r restores it (the current file is backed up too, so a restore can be undone).",
+                style="#8a8a8a",
+            ),
+            id="backups-help",
+        )
+        with Horizontal(id="backups-main"):
+            yield DataTable(id="backup-list", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="restore-preview"):
+                yield Static(id="preview-body")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#backup-list", DataTable)
+        table.add_column("taken", width=19, key="taken")
+        table.add_column("age", width=5, key="age")
+        table.add_column("entries", width=7, key="entries")
+        table.add_column("size", width=8, key="size")
+        table.focus()
+        self.query_one("#preview-body", Static).update(Text("Reading backups…", style="dim italic"))
+        self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
+
+    def _snapshot_changed(self, _snapshot: object) -> None:
+        self._load_backups()
+
+    @work(thread=True, exclusive=True, group="backups", exit_on_error=False)
+    def _load_backups(self) -> None:
+        try:
+            backups = self.app.store.backups()  # type: ignore[attr-defined]
+        except Exception:
+            backups = []
+        self.post_message(BackupsLoaded(backups))
+
+    def on_backups_loaded(self, message: BackupsLoaded) -> None:
+        table = self.query_one("#backup-list", DataTable)
+        selected = self._selected_name()
+        self.backups = {b.name: b for b in message.backups}
+        table.clear()
+        for backup in message.backups:
+            entries = str(backup.entries) if backup.entries is not None else "corrupt"
+            table.add_row(
+                Text(timestamp(backup.at)),
+                Text(age(backup.at), style="#8a8a8a"),
+                Text(entries, justify="right", style="" if backup.valid else "bold #ff5f5f"),
+                Text(size(backup.size), justify="right", style="#8a8a8a"),
+                key=backup.name,
+            )
+        if not message.backups:
+            self.query_one("#preview-body", Static).update(
+                Text("No backups yet: the first change to the store makes one.", style="dim italic")
+            )
+            return
+        if selected in self.backups:
+            table.move_cursor(row=table.get_row_index(selected), animate=False)
+        self._preview_selected()
+
+    def _selected_name(self) -> str | None:
+        table = self.query_one("#backup-list", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:
+            return None
+
+    @on(DataTable.RowHighlighted, "#backup-list")
+    def _highlighted(self) -> None:
+        self._preview_selected()
+
+    @on(DataTable.RowSelected, "#backup-list")
+    def _selected(self) -> None:
+        self.action_restore()
+
+    def _preview_selected(self) -> None:
+        name = self._selected_name()
+        if name is not None:
+            self._load_preview(name)
+
+    @work(thread=True, exclusive=True, group="restore-preview", exit_on_error=False)
+    def _load_preview(self, name: str) -> None:
+        store = self.app.store  # type: ignore[attr-defined]
+        try:
+            preview = store.preview_restore(name)
+            then = {entry.id: entry for entry in store.backup_entries(name)}
+            now = {entry.id: entry for entry in store.entries()}
+        except Exception as exc:
+            self.post_message(RestorePreviewFailed(name, one_line(str(exc))))
+            return
+        self.post_message(RestorePreviewReady(name, preview, then, now))
+
+    def on_restore_preview_failed(self, message: RestorePreviewFailed) -> None:
+        self.preview = None
+        self.query_one("#preview-body", Static).update(
+            Text(f"{message.name} cannot be restored: {message.error}", style="bold #ff5f5f")
+        )
+
+    def on_restore_preview_ready(self, message: RestorePreviewReady) -> None:
+        if message.name != self._selected_name():
+            return
+        self.preview = message
+        self.query_one("#preview-body", Static).update(render_preview(message, self.backups.get(message.name)))
+
+    def action_back(self) -> None:
+        self.app.action_show("browse")  # type: ignore[attr-defined]
+
+    def action_restore(self) -> None:
+        name = self._selected_name()
+        if name is None:
+            return
+        backup = self.backups.get(name)
+        if backup is not None and not backup.valid:
+            self.notify("That backup is not a valid memory file.", title="Cannot restore", severity="error")
+            return
+        preview = self.preview.preview if self.preview and self.preview.name == name else None
+        body: list[RenderableType] = [Text(f"Restore {name}?", style="bold")]
+        if backup is not None:
+            body.append(Text(f"taken {timestamp(backup.at)} ({age(backup.at)} ago), {backup.entries} entries"))
+        if preview is not None:
+            body.append(Text(change_counts(preview.added, preview.removed, preview.changed)))
+        body.append(Text(""))
+        body.append(Text("The current file is backed up first, so you can restore it again afterwards.", style="#8a8a8a"))
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.submit(WriteRequest("restore", backup=name))  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmModal("Restore a backup?", Group(*body), yes="Restore", danger=True), answered)
+
+
+def change_counts(added: list[str], removed: list[str], changed: list[str]) -> str:
+    if not (added or removed or changed):
+        return "No change: the store already holds exactly these entries."
+    return f"Restoring it would bring back {len(added)}, remove {len(removed)} and change {len(changed)} entries."
+
+
+def _entry_line(prefix: str, style: str, entry: Entry | None, entry_id: str) -> Text:
+    line = Text(f"{prefix} ", style=f"bold {style}")
+    if entry is None:
+        line.append(entry_id, style="#8a8a8a")
+        return line
+    line.append_text(kind_badge(entry.kind, english=False))
+    line.append(f" {entry.id}  ", style="#8a8a8a")
+    line.append(one_line(entry.text), style=style)
+    return line
+
+
+def render_preview(message: RestorePreviewReady, backup: Backup | None) -> RenderableType:
+    preview = message.preview
+    then, now = message.backup_entries, message.current_entries
+    parts: list[RenderableType] = []
+    head = Text(message.name, style="bold")
+    if backup is not None:
+        head.append(f"\ntaken {timestamp(backup.at)} ({age(backup.at)} ago) · {backup.entries} entries · "
+                    f"{size(backup.size)}", style="#8a8a8a")
+    parts += [head, Text(""), Text(change_counts(preview.added, preview.removed, preview.changed), style="bold")]
+    if preview.added:
+        parts += [Text(""), Text(f"Comes back ({len(preview.added)}) — in the backup, not in the store now",
+                                 style="bold #87d787")]
+        parts += [_entry_line("+", "#87d787", then.get(i), i) for i in preview.added]
+    if preview.removed:
+        parts += [Text(""), Text(f"Goes away ({len(preview.removed)}) — in the store now, not in the backup",
+                                 style="bold #ff8787")]
+        parts += [_entry_line("−", "#ff8787", now.get(i), i) for i in preview.removed]
+    if preview.changed:
+        parts += [Text(""), Text(f"Changes ({len(preview.changed)}) — now → after restoring", style="bold #ffd75f")]
+        for entry_id in preview.changed:
+            old, new = now.get(entry_id), then.get(entry_id)
+            line = Text(f"~ {entry_id}  ", style="bold #ffd75f")
+            if old is not None and new is not None:
+                if old.kind is not new.kind:
+                    line.append_text(kind_badge(old.kind, english=False))
+                    line.append(" → ")
+                    line.append_text(kind_badge(new.kind, english=False))
+                    line.append("  ")
+                if old.text != new.text:
+                    line.append("\n    ")
+                    line.append(one_line(old.text), style="#ff8787 strike")
+                    line.append("\n    ")
+                    line.append(one_line(new.text), style="#87d787")
+                elif old.kind is new.kind:
+                    details = []
+                    if old.ts != new.ts:
+                        details.append(f"time {age(old.ts)} → {age(new.ts)} ago")
+                    if old.source != new.source:
+                        details.append(f"source {old.source or '—'} → {new.source or '—'}")
+                    if old.flags != new.flags:
+                        details.append(f"flags {', '.join(old.flags) or 'none'} → {', '.join(new.flags) or 'none'}")
+                    line.append("; ".join(details) or "details differ", style="#8a8a8a")
+                    line.append("\n    " + one_line(new.text), style="")
+            parts.append(line)
+    return Group(*parts)

@@ -1,0 +1,296 @@
+"""The main screen: every entry, a view per kind, a text filter, and the selected entry in full."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static, Tab, Tabs
+
+from core.kinds import Kind
+from core.model import Entry
+
+from ..messages import StoreHistory, StoreSnapshot, WriteRequest
+from ..modals.confirm import ConfirmModal
+from ..modals.reclassify import ReclassifyModal
+from ..widgets.entry_detail import EntryDetail, flag_reasons
+from ..widgets.entry_table import EntryTable
+from ..widgets.fmt import KIND_COLOURS, kind_badge
+from ..widgets.status_bar import StatusBar
+
+VIEWS: list[tuple[str, Kind | None]] = [("all", None)] + [(kind.value, kind) for kind in Kind]
+FILTER_DELAY = 0.15
+
+
+def view_label(kind: Kind | None, count: int) -> Text:
+    if kind is None:
+        return Text.assemble(("All ", "bold"), (str(count), "#8a8a8a"))
+    return Text.assemble(
+        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {count}", "#8a8a8a")
+    )
+
+
+class BrowseScreen(Screen):
+    """Browse and curate. Writes go through the app, which runs them in a worker and reloads."""
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="browse.filter", tooltip="Filter entries by text, id or source"),
+        Binding("n", "add", "Add", id="browse.add", tooltip="Write a new memory"),
+        Binding("e", "edit", "Edit", id="browse.edit", tooltip="Edit the selected entry's text (and kind)"),
+        Binding("k", "reclassify", "Kind", id="browse.reclassify", tooltip="Move the selected entry to another kind"),
+        Binding("d", "delete", "Delete", id="browse.delete", tooltip="Delete the selected entry (asks first)"),
+        Binding("A", "approve", "Approve", id="browse.approve", tooltip="Let a blocked entry be injected (asks first)"),
+        Binding("h", "history", "History", id="browse.history", tooltip="The audit log of the selected entry"),
+        Binding("escape", "back", "Clear filter", id="browse.back", show=False, tooltip="Clear the filter"),
+        Binding("1", "view('all')", "All", id="browse.view_all", show=False, tooltip="Show all kinds"),
+        Binding("2", "view('preference')", "偏好 preference", id="browse.view_preference", show=False,
+                tooltip="Show preferences"),
+        Binding("3", "view('correction')", "纠正 correction", id="browse.view_correction", show=False,
+                tooltip="Show corrections"),
+        Binding("4", "view('lesson')", "经验 lesson", id="browse.view_lesson", show=False, tooltip="Show lessons"),
+        Binding("5", "view('fact')", "事实 fact", id="browse.view_fact", show=False, tooltip="Show facts"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view: Kind | None = None
+        self.filter_text = ""
+        self._by_id: dict[str, Entry] = {}
+        self._filter_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("Browse")
+        yield Tabs(*[Tab(view_label(kind, 0), id=f"view-{name}") for name, kind in VIEWS], id="views")
+        yield Input(placeholder="/ filter by text, id or source", id="filter", compact=True)
+        with Horizontal(id="browse-main"):
+            yield EntryTable(id="entries")
+            yield EntryDetail(id="detail")
+        yield Static(id="empty-state")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#empty-state").display = False
+        self.query_one(EntryTable).focus()
+        self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
+        self.watch(self.app, "history", self._history_changed, init=False)
+
+    # ------------------------------------------------------------------ data
+
+    @property
+    def snapshot(self) -> StoreSnapshot | None:
+        return self.app.snapshot  # type: ignore[attr-defined]
+
+    @property
+    def history(self) -> StoreHistory | None:
+        return self.app.history  # type: ignore[attr-defined]
+
+    def visible_entries(self) -> list[Entry]:
+        snapshot = self.snapshot
+        if snapshot is None:
+            return []
+        entries = snapshot.entries
+        if self.view is not None:
+            entries = [e for e in entries if e.kind is self.view]
+        needle = self.filter_text.strip().lower()
+        if needle:
+            entries = [
+                e for e in entries if needle in e.text.lower() or e.id.startswith(needle) or needle in e.source.lower()
+            ]
+        return entries
+
+    def selected_entry(self) -> Entry | None:
+        entry_id = self.query_one(EntryTable).selected_id()
+        return self._by_id.get(entry_id) if entry_id else None
+
+    def _snapshot_changed(self, snapshot: StoreSnapshot | None) -> None:
+        if snapshot is None:
+            self.query_one(EntryDetail).show_message(Text("Reading the store…", style="dim italic"))
+            return
+        self._by_id = {entry.id: entry for entry in snapshot.entries}
+        tabs = self.query_one("#views", Tabs)
+        for name, kind in VIEWS:
+            tabs.query_one(f"#view-{name}", Tab).label = view_label(kind, snapshot.count(kind))
+        keep = self.app.select_after_load  # type: ignore[attr-defined]
+        self.app.select_after_load = None  # type: ignore[attr-defined]
+        if keep and keep in self._by_id and keep not in {e.id for e in self.visible_entries()}:
+            self.filter_text = ""
+            self.query_one("#filter", Input).value = ""
+            self.action_view("all")
+        empty = not snapshot.entries
+        self.query_one("#empty-state").display = empty
+        self.query_one("#browse-main").display = not empty
+        if empty:
+            self._show_empty_state()
+        self.fill(keep=keep)
+
+    def _history_changed(self, history: StoreHistory | None) -> None:
+        self._show_selected()
+
+    def fill(self, keep: str | None = None) -> None:
+        table = self.query_one(EntryTable)
+        entries = self.visible_entries()
+        table.show(entries, keep=keep)
+        if entries:
+            self.app.rows_shown()  # type: ignore[attr-defined]
+        self._show_selected()
+        self.refresh_bindings()
+
+    def _show_selected(self) -> None:
+        detail = self.query_one(EntryDetail)
+        entry = self.selected_entry()
+        if entry is None:
+            snapshot = self.snapshot
+            if snapshot is not None and snapshot.entries:
+                what = f"{self.view.label} {self.view.value} entries" if self.view else "entries"
+                hint = f" matching “{self.filter_text}”" if self.filter_text else ""
+                detail.show_message(Text(f"No {what}{hint}.", style="dim italic"))
+            else:
+                detail.show_entry(None, snapshot, self.history)
+            return
+        detail.show_entry(entry, self.snapshot, self.history)
+
+    def _show_empty_state(self) -> None:
+        message = Text(justify="center")
+        message.append("No memories yet\n\n", style="bold")
+        message.append("Press ", style="")
+        message.append(" n ", style="bold reverse")
+        message.append(" to add the first one here, or from a shell:\n\n")
+        message.append('memtui add preference "回答尽量简短，先给结论"', style="bold #87d787")
+        message.append("\n\nAgents add memories with memory_save; they show up here within a second.", style="#8a8a8a")
+        self.query_one("#empty-state", Static).update(message)
+
+    # ------------------------------------------------------------------ events
+
+    @on(EntryTable.Highlighted, "#entries")
+    def _row_highlighted(self) -> None:
+        self._show_selected()
+        self.refresh_bindings()
+
+    @on(Tabs.TabActivated, "#views")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        name = (event.tab.id or "view-all").removeprefix("view-")
+        kind = Kind(name) if name != "all" else None
+        if kind is not self.view:
+            self.view = kind
+            self.fill()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        value = event.value
+
+        def apply() -> None:
+            if value != self.filter_text:
+                self.filter_text = value
+                self.fill()
+
+        self._filter_timer = self.set_timer(FILTER_DELAY, apply)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        if event.value != self.filter_text:
+            self.filter_text = event.value
+            self.fill()
+        self.query_one(EntryTable).focus()
+
+    # ------------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("edit", "reclassify", "delete", "history"):
+            return True if self.selected_entry() is not None else None
+        if action == "approve":
+            entry = self.selected_entry()
+            return True if entry is not None and entry.blocked else None
+        return True
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_back(self) -> None:
+        field = self.query_one("#filter", Input)
+        if field.value:
+            field.value = ""
+            self.filter_text = ""
+            self.fill()
+        self.query_one(EntryTable).focus()
+
+    def action_view(self, name: str) -> None:
+        self.query_one("#views", Tabs).active = f"view-{name}"
+
+    def action_add(self) -> None:
+        self.app.edit_entry(None)  # type: ignore[attr-defined]
+
+    def action_edit(self) -> None:
+        entry = self.selected_entry()
+        if entry is not None:
+            self.app.edit_entry(entry)  # type: ignore[attr-defined]
+
+    def action_reclassify(self) -> None:
+        entry = self.selected_entry()
+        if entry is None:
+            return
+
+        def chosen(kind: Kind | None) -> None:
+            if kind is not None and kind is not entry.kind:
+                self.app.submit(WriteRequest("reclassify", entry.id, kind=kind, expected=entry))  # type: ignore[attr-defined]
+
+        self.app.push_screen(ReclassifyModal(entry), chosen)
+
+    def action_delete(self) -> None:
+        entry = self.selected_entry()
+        if entry is None:
+            return
+        body = Group(
+            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, "#8a8a8a")),
+            Text(""),
+            Text(entry.text),
+            Text(""),
+            Text("The file is backed up first, so this can be undone from the backups screen (b).", style="#8a8a8a"),
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.submit(WriteRequest("delete", entry.id, expected=entry))  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmModal("Delete this memory?", body, yes="Delete", danger=True), answered)
+
+    def action_approve(self) -> None:
+        entry = self.selected_entry()
+        if entry is None:
+            return
+        if not entry.blocked:
+            self.notify("This entry is not blocked; nothing to approve.", title="Approve")
+            return
+        reasons = [Text.assemble(("• " + flag, "bold #ff875f"), " — " + why) for flag, why in flag_reasons(entry)]
+        body = Group(
+            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, "#8a8a8a")),
+            Text(""),
+            Text(entry.text),
+            Text(""),
+            *reasons,
+            Text(""),
+            Text(
+                "Approving lets agents receive this text in their prompt. The approval holds for this exact text only.",
+                style="#ffd75f",
+            ),
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.submit(WriteRequest("approve", entry.id, expected=entry))  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmModal("Approve a blocked memory?", body, yes="Approve", danger=True), answered)
+
+    def action_history(self) -> None:
+        entry = self.selected_entry()
+        if entry is not None:
+            self.app.show_audit_for(entry.id)  # type: ignore[attr-defined]
+

@@ -1,0 +1,190 @@
+"""One entry in full: text, id, source, time, length, flags with their reasons, eviction place, history."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from core.model import AuditEvent, Entry
+
+from ..messages import StoreHistory, StoreSnapshot
+from .fmt import OP_COLOURS, age, kind_badge, one_line, timestamp
+
+
+class EntryDetail(VerticalScroll):
+    """The right-hand pane of the browse screen."""
+
+    can_focus = True
+
+    def compose(self):
+        yield Static(id="detail-body")
+
+    def show_entry(self, entry: Entry | None, snapshot: StoreSnapshot | None, history: StoreHistory | None) -> None:
+        body = self.query_one("#detail-body", Static)
+        if entry is None or snapshot is None:
+            body.update(Text("Select an entry to see it in full.", style="dim italic"))
+            return
+        body.update(render_entry(entry, snapshot, history))
+
+    def show_message(self, message: RenderableType) -> None:
+        self.query_one("#detail-body", Static).update(message)
+
+
+def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | None) -> RenderableType:
+    now = time.time()
+    title = Text(no_wrap=True)
+    title.append_text(kind_badge(entry.kind))
+    if entry.blocked:
+        title.append("  ")
+        title.append(" BLOCKED ", style="bold #ffffff on #d7005f")
+    length = len(entry.text)
+    meta = Text(no_wrap=False)
+    meta.append("id ", style="#8a8a8a")
+    meta.append(entry.id, style="bold")
+    meta.append(" · ", style="#8a8a8a")
+    meta.append(f"{length}/{snapshot.max_text}", style="bold #ffd75f" if length >= snapshot.max_text else "bold")
+    meta.append(" chars · source ", style="#8a8a8a")
+    meta.append(entry.source or "—")
+    meta.append(" · ", style="#8a8a8a")
+    when = age(entry.ts, now)
+    meta.append("saved: unknown" if not entry.ts else "saved just now" if when == "now" else f"saved {when} ago")
+    parts: list[RenderableType] = [title, meta, Text(""), Text(entry.text), Text("")]
+
+    fields = Table.grid(padding=(0, 1))
+    fields.add_column(style="bold #8a8a8a", no_wrap=True)
+    fields.add_column()
+    fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({age(entry.ts, now)} ago)" if entry.ts else "unknown"))
+    fields.add_row("eviction", eviction_text(entry, snapshot))
+    parts.append(fields)
+
+    reasons = flag_reasons(entry)
+    if reasons:
+        parts += [Text(""), Text("Flags", style="bold underline")]
+        for flag, reason in reasons:
+            line = Text("• ")
+            line.append(flag, style="bold #ff875f" if flag.startswith(("blocked", "threat")) else "bold")
+            line.append(" — " + reason)
+            parts.append(line)
+
+    parts += [Text(""), Text("History", style="bold underline")]
+    if history is None:
+        parts.append(Text("loading…", style="dim"))
+    else:
+        events = history.by_id.get(entry.id, [])
+        if not events:
+            parts.append(Text("no recorded changes (written before the audit log, or by hand)", style="dim"))
+        else:
+            parts.append(history_table(events, entry.id))
+    return Group(*parts)
+
+
+def eviction_text(entry: Entry, snapshot: StoreSnapshot) -> Text:
+    position = snapshot.eviction.get(entry.id)
+    count = len(snapshot.entries)
+    if position is None:
+        return Text("—")
+    text = Text(f"#{position} of {count} to be evicted", style="bold" if position == 1 else "")
+    if position == 1:
+        text.append(" · next to go", style="bold #ff875f")
+    if count < snapshot.max_entries:
+        text.append(f" · none until {snapshot.max_entries}", style="#8a8a8a")
+    text.append("\n(facts first, then lessons, corrections, preferences; oldest first)", style="#8a8a8a")
+    return text
+
+
+def flag_reasons(entry: Entry) -> list[tuple[str, str]]:
+    """Each flag with a sentence; threat reasons come from the core's scan of the text."""
+    if not entry.flags:
+        return []
+    from core.threats import scan_text
+
+    findings = [f for f in scan_text(entry.text) if getattr(f, "category", "") != "secret"]
+    by_category: dict[str, list] = {}
+    for finding in findings:
+        by_category.setdefault(finding.category, []).append(finding)
+    out: list[tuple[str, str]] = []
+    for flag in entry.flags:
+        if flag == "blocked":
+            out.append((flag, "held back from injection until a person approves it (press A)"))
+        elif flag.startswith("threat:"):
+            category = flag[7:]
+            found = by_category.get(category, [])
+            if found:
+                first = found[0]
+                reason = getattr(first, "reason", "") or getattr(first, "rule", category)
+                excerpt = getattr(first, "excerpt", "")
+                out.append((flag, one_line(reason) + (f": “{one_line(excerpt)}”" if excerpt else "")))
+            else:
+                out.append((flag, "flagged when it was written"))
+        elif flag == "secret-redacted":
+            out.append((flag, "a secret was replaced by [REDACTED:…] before storing; still injected"))
+        elif flag.startswith("approved:"):
+            out.append(("approved", "a person approved this exact text; editing it withdraws the approval"))
+        else:
+            out.append((flag, "set by another program"))
+    return out
+
+
+def history_table(events: list[AuditEvent], entry_id: str) -> Table:
+    """Newest first: when, what, who, and the change itself (old → new text for edits)."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True, style="#8a8a8a")
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True, style="#8a8a8a")
+    table.add_column(ratio=1, overflow="fold")
+    for event in reversed(events):
+        op = str(event.op)
+        table.add_row(
+            short_time(event.at),
+            Text(op, style=f"bold {OP_COLOURS.get(op, '')}"),
+            event.actor,
+            change_summary(event, entry_id),
+        )
+    return table
+
+
+def short_time(at: float) -> str:
+    """`11-29 21:23`, or with the year when it is not this year."""
+    from datetime import datetime
+
+    moment = datetime.fromtimestamp(at)
+    if moment.year != datetime.now().year:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.strftime("%m-%d %H:%M")
+
+
+def change_summary(event: AuditEvent, entry_id: str | None = None) -> Text:
+    """What an audit event did, in one line: `old → new` for edits, the kind change, the note."""
+    op = str(event.op)
+    before, after = event.before or {}, event.after or {}
+    out = Text(end="")
+    if op == "edit" and before.get("text") != after.get("text"):
+        out.append(one_line(str(before.get("text", ""))), style="#ff8787 strike")
+        out.append(" → ")
+        out.append(one_line(str(after.get("text", ""))), style="#87d787")
+    elif op == "reclassify" or (before.get("kind") and after.get("kind") and before.get("kind") != after.get("kind")):
+        out.append(f"{before.get('kind')} → {after.get('kind')}", style="bold")
+    elif op == "add":
+        out.append(one_line(str(after.get("text", ""))))
+    elif op in ("delete", "evict"):
+        out.append(one_line(str(before.get("text", ""))), style="#ff8787")
+    elif op == "refresh":
+        out.append(f"seen again (source {after.get('source') or '—'})", style="dim")
+    elif op == "approve":
+        out.append("approved for injection", style="#87d7af")
+    elif op == "restore":
+        extra = event.model_extra or {}
+        if entry_id is not None:
+            for key, word in (("added", "brought back"), ("removed", "removed"), ("changed", "changed")):
+                if entry_id in (extra.get(key) or []):
+                    out.append(f"{word} by restoring a backup", style="bold")
+            if out:
+                return out
+    if event.note:
+        out.append(("  " if out else "") + one_line(event.note), style="italic #8a8a8a")
+    return out

@@ -1,0 +1,65 @@
+"""The table of entries on the browse screen: kind, text, source, age, flags; row keys are entry ids."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+
+from core.model import Entry
+
+from .fmt import age, flag_words, kind_badge, one_line
+from .virtual_table import Column, VirtualTable
+
+WIDE_KIND = 15  # "偏好 preference"
+NARROW_KIND = 4  # "偏好"
+
+
+class EntryTable(VirtualTable):
+    """Entries in store order. Cells are built only for the rows on screen."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(self._columns(True), empty="No entries in this view.", **kwargs)
+        self.entries: list[Entry] = []
+        self.wide_kind = True
+        self._now = time.time()
+
+    @staticmethod
+    def _columns(wide_kind: bool) -> list[Column]:
+        return [
+            Column("kind", "kind", WIDE_KIND if wide_kind else NARROW_KIND),
+            Column("text", "text", None, min_width=16),
+            Column("source", "source", 8),
+            Column("age", "age", 5),
+            Column("flags", "flags", 10),
+        ]
+
+    @property
+    def text_width(self) -> int:
+        return self.flex_width
+
+    def show(self, entries: list[Entry], keep: str | None = None) -> None:
+        width = self.scrollable_content_region.width or self.app.size.width
+        wide_kind = width >= 90
+        if wide_kind != self.wide_kind or not self.columns:
+            self.wide_kind = wide_kind
+            self.set_columns(self._columns(wide_kind))
+        self.entries = entries
+        self._now = time.time()
+        self.set_rows([entry.id for entry in entries], self._cells, keep=keep)
+
+    def _cells(self, index: int) -> list[Text]:
+        entry = self.entries[index]
+        return [
+            kind_badge(entry.kind, english=self.wide_kind),
+            Text(one_line(entry.text), style="dim" if entry.blocked else ""),
+            Text(entry.source or "—", style="#8a8a8a"),
+            Text(age(entry.ts, self._now), style="#8a8a8a"),
+            flag_words(entry.flags),
+        ]
+
+    def on_resize(self, event) -> None:  # runs after VirtualTable.on_resize
+        wide_kind = event.size.width >= 90
+        if wide_kind != self.wide_kind:
+            self.wide_kind = wide_kind
+            self.set_columns(self._columns(wide_kind))

@@ -1,0 +1,68 @@
+"""The header line of every screen: where the store is, how full it is, and what needs attention."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..messages import StoreHistory, StoreSnapshot
+
+
+class StatusBar(Static):
+    """`memtui Browse │ ~/…/memory.json │ 37/500`, then one `⚠` line per warning from store.health()."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__(id="status-bar")
+        self.title = title
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "snapshot", self._refresh_bar, init=True)
+        self.watch(self.app, "history", self._refresh_bar, init=True)
+
+    def _refresh_bar(self, _value: object = None) -> None:
+        app = self.app
+        snapshot: StoreSnapshot | None = getattr(app, "snapshot", None)
+        history: StoreHistory | None = getattr(app, "history", None)
+        self.update(render_status(self.title, snapshot, history, getattr(app, "demo", False), str(app.store.path)))
+        warnings = history.health.warnings if history else []
+        self.set_class(bool(warnings), "-warning")
+
+
+def render_status(
+    title: str, snapshot: StoreSnapshot | None, history: StoreHistory | None, demo: bool, path: str
+) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    # line 1: where and how full; then one line per warning from store.health()
+    text.append(" memtui ", style="bold reverse")
+    text.append(f" {title} ", style="bold")
+    if demo:
+        text.append(" DEMO ", style="bold #1c1c1c on #d7afff")
+        text.append(" ")
+    text.append("│ ", style="dim")
+    text.append(_short_path(path), style="italic")
+    if history is not None and not history.health.exists:
+        text.append(" (not created yet)", style="dim")
+    text.append(" │ ", style="dim")
+    if snapshot is None:
+        text.append("loading…", style="dim")
+        return text
+    count, cap = len(snapshot.entries), snapshot.max_entries
+    full_style = "bold #ff5f5f" if count >= cap else "bold #ffd75f" if count >= cap * 0.9 else "bold"
+    text.append(f"{count}/{cap}", style=full_style)
+    if history is None:
+        return text
+    health = history.health
+    if not health.writable:
+        text.append(" │ ", style="dim")
+        text.append("read-only", style="bold #ff875f")
+    for warning in health.warnings:
+        text.append("\n")
+        text.append(" ⚠ " + warning, style="bold #ffd75f")
+    return text
+
+
+def _short_path(path: str) -> str:
+    from pathlib import Path
+
+    home = str(Path.home())
+    return "~" + path[len(home) :] if home != "/" and path.startswith(home + "/") else path

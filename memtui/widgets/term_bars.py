@@ -1,0 +1,130 @@
+"""Per-term BM25 breakdown of one entry, and the term-by-term comparison of two."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from core.model import EntryExplanation, Explanation, Status
+
+from .fmt import bar, kind_badge, status_badge
+
+BAR_WIDTH = 16
+
+
+def top_score(explanation: Explanation) -> float:
+    return max((row.score for row in explanation.entries), default=0.0)
+
+
+def entry_heading(row: EntryExplanation) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"#{row.rank} " if row.rank else "unranked ", style="bold")
+    text.append_text(kind_badge(row.kind, english=False))
+    text.append(f"  score {row.score:.3f}  ", style="bold")
+    text.append_text(status_badge(row.status))
+    text.append(f"  {row.id}", style="#8a8a8a")
+    return text
+
+
+def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType:
+    """The terms of the query against this entry, with bars scaled to the top score of the query."""
+    top = top_score(explanation)
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold #8a8a8a", expand=False)
+    table.add_column("term", no_wrap=True)
+    table.add_column("×q", justify="right")
+    table.add_column("tf", justify="right")
+    table.add_column("df", justify="right")
+    table.add_column("idf", justify="right")
+    table.add_column("contrib", justify="right")
+    table.add_column(f"of top {top:.2f}" if top else "bar", no_wrap=True, min_width=BAR_WIDTH)
+    for term in row.terms:
+        missing = term.tf == 0
+        style = "#6c6c6c" if missing else ""
+        table.add_row(
+            Text(term.term, style="bold" if not missing else style),
+            Text(str(term.qtf), style=style),
+            Text(str(term.tf), style=style),
+            Text(str(term.df), style=style),
+            Text(f"{term.idf:.3f}", style=style),
+            Text(f"{term.contribution:.3f}", style="bold #5fafff" if not missing else style),
+            bar(term.contribution, top, BAR_WIDTH) if not missing else Text("not in entry", style=style),
+        )
+    total = Text.assemble(("total ", "bold"), (f"{row.score:.3f}", "bold #5fafff"), f"  (doc length {row.doc_len})")
+    return Group(table, total)
+
+
+def comparison(pinned: EntryExplanation, selected: EntryExplanation, explanation: Explanation) -> RenderableType:
+    """Why is A above B: the contribution of every query term to each, and the difference."""
+    a, b = pinned, selected
+    if a.score < b.score or (a.score == b.score and (b.rank or 10**9) < (a.rank or 10**9)):
+        a, b = b, a
+    top = top_score(explanation)
+    rows_b = {term.term: term for term in b.terms}
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold #8a8a8a")
+    table.add_column("term", no_wrap=True)
+    table.add_column(f"A {a.id[:6]}", justify="right")
+    table.add_column("", no_wrap=True, min_width=8)
+    table.add_column(f"B {b.id[:6]}", justify="right")
+    table.add_column("", no_wrap=True, min_width=8)
+    table.add_column("A−B", justify="right")
+    for term in a.terms:
+        other = rows_b.get(term.term)
+        cb = other.contribution if other else 0.0
+        diff = term.contribution - cb
+        table.add_row(
+            term.term,
+            f"{term.contribution:.3f}",
+            bar(term.contribution, top, 8, "#87d787"),
+            f"{cb:.3f}",
+            bar(cb, top, 8, "#ffaf5f"),
+            Text(f"{diff:+.3f}", style="#87d787" if diff > 0 else "#ff8787" if diff < 0 else "#8a8a8a"),
+        )
+    table.add_row(
+        Text("total", style="bold"), Text(f"{a.score:.3f}", style="bold"), "",
+        Text(f"{b.score:.3f}", style="bold"), "", Text(f"{a.score - b.score:+.3f}", style="bold"),
+    )
+    heading = Text.assemble(
+        ("A ", "bold #87d787"), entry_heading(a), "\n", ("B ", "bold #ffaf5f"), entry_heading(b)
+    )
+    return Group(heading, Text(""), comparison_sentence(a, b), Text(""), table)
+
+
+def comparison_sentence(a: EntryExplanation, b: EntryExplanation) -> Text:
+    """`A is above B by 0.96: A gains from “dry” (+1.42, not in B); B gains from “测试” (+1.46, not in A).`"""
+    if a.id == b.id:
+        return Text("A and B are the same entry.", style="dim")
+    if a.score == b.score:
+        return Text("They score the same; the one earlier in store order ranks first.", style="italic")
+    rows_b = {term.term: term for term in b.terms}
+    gains_a: list[tuple[float, str]] = []
+    gains_b: list[tuple[float, str]] = []
+    for term_a in a.terms:
+        term_b = rows_b.get(term_a.term)
+        if term_b is None:
+            continue
+        diff = term_a.contribution - term_b.contribution
+        if diff > 1e-12:
+            gains_a.append((diff, f"“{term_a.term}” (+{diff:.3f}, {_why(term_a.tf, term_b.tf, a.doc_len, b.doc_len, 'B')})"))
+        elif diff < -1e-12:
+            gains_b.append((-diff, f"“{term_a.term}” (+{-diff:.3f}, {_why(term_b.tf, term_a.tf, b.doc_len, a.doc_len, 'A')})"))
+    out = Text(f"A is above B by {a.score - b.score:.3f}", style="bold italic")
+    if gains_a:
+        out.append(". A gains from ", style="italic")
+        out.append(", ".join(text for _, text in sorted(gains_a, reverse=True)), style="italic #87d787")
+    if gains_b:
+        out.append("; B gains from " if gains_a else ". B gains from ", style="italic")
+        out.append(", ".join(text for _, text in sorted(gains_b, reverse=True)), style="italic #ffaf5f")
+        out.append(", but less", style="italic")
+    if b.status is Status.BLOCKED:
+        out.append(". B is blocked and would not be injected anyway", style="italic")
+    out.append(".", style="italic")
+    return out
+
+
+def _why(tf_more: int, tf_less: int, len_more: int, len_less: int, other: str) -> str:
+    if tf_less == 0:
+        return f"not in {other}"
+    if tf_more != tf_less:
+        return f"{tf_more}× vs {tf_less}×"
+    return "same count, shorter text" if len_more < len_less else "same count"

@@ -1,0 +1,170 @@
+"""Regenerate screenshots/*.svg from the demo store, by driving the real app headless.
+
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [--size 120x36]
+
+Each picture is the app as a person would see it after the keys listed next to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from core.store import MemoryStore  # noqa: E402
+from memtui.app import MemtuiApp  # noqa: E402
+from memtui.demo import create_demo_store  # noqa: E402
+from memtui.widgets.entry_table import EntryTable  # noqa: E402
+from memtui.widgets.virtual_table import VirtualTable  # noqa: E402
+
+DEMO_DIR = Path(tempfile.gettempdir()) / "memtui-demo"
+
+
+async def settle(pilot, seconds: float = 0.4) -> None:
+    await pilot.pause(seconds)
+    await pilot.pause()
+
+
+async def wait_loaded(pilot) -> None:
+    app = pilot.app
+    for _ in range(200):
+        if app.snapshot is not None and app.history is not None:
+            break
+        await pilot.pause(0.02)
+    await settle(pilot, 0.2)
+
+
+def entry_with(store: MemoryStore, needle: str) -> str:
+    return next(e.id for e in store.entries() if needle in e.text)
+
+
+async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
+    if DEMO_DIR.exists():
+        shutil.rmtree(DEMO_DIR)
+    store = create_demo_store(DEMO_DIR)
+    saved: list[Path] = []
+
+    def save(app: MemtuiApp, name: str) -> None:
+        path = out / f"{name}.svg"
+        app.save_screenshot(str(path))
+        saved.append(path)
+
+    app = MemtuiApp(store, demo=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        # browse: the entry a person corrected, with its history
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "staging.internal"))
+        await settle(pilot)
+        save(app, "browse")
+
+        # e: the editor, with the live dedupe warning
+        await pilot.press("e")
+        await settle(pilot, 0.2)
+        await pilot.press("f7", "backspace")
+        from textual import events
+
+        app.post_message(events.Paste("Staging 地址是 staging.internal.example.com，不要再用 stage.example.com"))
+        await settle(pilot)
+        await pilot.press("f7", "backspace")
+        app.post_message(events.Paste("回答尽量简短，先给结论再给理由"))
+        await settle(pilot)
+        save(app, "edit")
+        await pilot.press("escape")
+        await settle(pilot, 0.2)
+
+        # ?: every key
+        await pilot.press("question_mark")
+        await settle(pilot)
+        save(app, "help")
+        await pilot.press("escape")
+        await settle(pilot, 0.2)
+
+        # w: explain a query, then pin #1 and compare it with #2
+        await pilot.press("w")
+        await settle(pilot, 0.2)
+        await pilot.press(*"部署 dry-run 测试")
+        await settle(pilot, 0.6)
+        save(app, "explain")
+        app.screen.query_one("#ranked", VirtualTable).focus()
+        await pilot.press("space", "down")
+        await settle(pilot)
+        save(app, "explain-compare")
+        await pilot.press("escape")
+        await settle(pilot, 0.2)
+
+        # b: backups, the one before the accidental delete selected
+        await pilot.press("b")
+        await settle(pilot, 0.6)
+        table = app.screen.query_one("#backup-list")
+        names = [b.name for b in store.backups()]
+        restore_event = next(e for e in store.audit() if str(e.op) == "restore")
+        target = next((n for n in names if n in (restore_event.note or "")), names[1])
+        table.move_cursor(row=names.index(target), animate=False)
+        await settle(pilot, 0.6)
+        save(app, "backups")
+        await pilot.press("escape")
+        await settle(pilot, 0.2)
+
+        # a: the audit log, on the person's edit
+        await pilot.press("a")
+        await settle(pilot, 0.4)
+        screen = app.screen
+        edit_index = next(i for i, e in enumerate(screen.shown) if str(e.op) == "edit" and e.actor == "tui")
+        screen.query_one("#audit-table", VirtualTable).cursor_row = edit_index
+        await settle(pilot)
+        save(app, "audit")
+
+    # a narrow terminal with a full-length Chinese entry
+    long_text = ("长期记忆的难点不在“存”，而在“下一次用得上”：检索要准，注入要省，淘汰要有依据。" * 12)[:400]
+    MemoryStore(DEMO_DIR, actor="cli").remember("lesson", long_text, source="cli")
+    app = MemtuiApp(MemoryStore(DEMO_DIR), demo=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "长期记忆的难点"))
+        await settle(pilot)
+        save(app, "browse-narrow")
+
+    # a conflict: the entry changed on disk while it was being edited
+    app = MemtuiApp(MemoryStore(DEMO_DIR), demo=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        entry_id = entry_with(store, "PostgreSQL 15")
+        app.screen.query_one(EntryTable).select_id(entry_id)
+        await settle(pilot, 0.2)
+        await pilot.press("e")
+        await settle(pilot, 0.2)
+        await pilot.press("end", *" 备库在上海")
+        MemoryStore(DEMO_DIR, actor="cli").update(entry_id, text="数据库是 PostgreSQL 16，连接池用 pgbouncer")
+        await settle(pilot, 1.5)
+        await pilot.press("ctrl+s")
+        await settle(pilot, 0.6)
+        save(app, "conflict")
+
+    # an empty store
+    with tempfile.TemporaryDirectory() as empty:
+        app = MemtuiApp(MemoryStore(Path(empty) / "memtui"))
+        async with app.run_test(size=size) as pilot:
+            await wait_loaded(pilot)
+            save(app, "empty")
+    return saved
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPO / "screenshots")
+    parser.add_argument("--size", default="120x36", help="terminal size, WIDTHxHEIGHT")
+    args = parser.parse_args()
+    width, height = (int(part) for part in args.size.lower().split("x"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    for path in asyncio.run(shoot(args.out, (width, height))):
+        print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""What the TUI tests share: reading the screen as text, waiting for the app, reading the files."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+from rich.console import Console
+from textual.pilot import Pilot
+
+
+def screen_text(app) -> str:
+    """Everything the current screen shows (modals included), as plain text."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True, force_terminal=True,
+                      color_system="truecolor", legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+async def wait_until(pilot: Pilot, condition: Callable[[], object], timeout: float = 3.0, what: str = "") -> None:
+    """Let the app run until `condition()` is true; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}")
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def wait_for_text(pilot: Pilot, text: str, timeout: float = 3.0) -> str:
+    await wait_until(pilot, lambda: text in screen_text(pilot.app), timeout, what=repr(text))
+    return screen_text(pilot.app)
+
+
+async def wait_loaded(pilot: Pilot) -> None:
+    """Until the first load (entries, health and audit) has reached the app."""
+    await wait_until(pilot, lambda: pilot.app.snapshot is not None and pilot.app.history is not None,
+                     what="the store to load")
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    await pilot.press(*text)
+
+
+def file_entries(directory: Path) -> list[dict]:
+    return orjson.loads((directory / "memory.json").read_bytes())["entries"]
+
+
+def file_entry(directory: Path, entry_id: str) -> dict | None:
+    return next((e for e in file_entries(directory) if e.get("id") == entry_id), None)
+
+
+def audit_events(directory: Path) -> list[dict]:
+    path = directory / "audit.jsonl"
+    if not path.exists():
+        return []
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+async def settle(seconds: float = 0.0) -> None:
+    await asyncio.sleep(seconds)
+
+
+def widget_text(widget) -> str:
+    """All of one widget's lines as plain text, including what is scrolled out of view."""
+    from textual.geometry import Region
+
+    width, height = widget.size
+    strips = widget.render_lines(Region(0, 0, width, height))
+    return "\n".join(strip.text for strip in strips)
+
+
+def squash(text: str) -> str:
+    """Text without any whitespace, to find a wrapped sentence in what a pane shows."""
+    return "".join(text.split())
+
+
+def shows(widget, text: str) -> bool:
+    return squash(text) in squash(widget_text(widget))
+
+
+async def paste(pilot: Pilot, text: str) -> None:
+    """Paste `text` into the focused widget, as a terminal does (one event, not a key per character)."""
+    from textual import events
+
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()

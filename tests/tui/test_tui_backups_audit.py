@@ -1,0 +1,119 @@
+"""Backups (preview what a restore changes, then restore) and the audit log (newest first, filters)."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Select
+
+from core.store import MemoryStore
+from memtui.app import MemtuiApp
+from memtui.screens.audit import AuditScreen
+from memtui.screens.backups import BackupsScreen
+from memtui.widgets.entry_table import EntryTable
+from memtui.widgets.virtual_table import VirtualTable
+
+from .helpers import (
+    audit_events,
+    file_entry,
+    screen_text,
+    shows,
+    type_text,
+    wait_for_text,
+    wait_loaded,
+    wait_until,
+)
+
+
+async def test_preview_and_restore_a_backup(seeded):
+    gone = seeded.id_of("Vite")
+    text_of_gone = next(t for t, i in seeded.ids.items() if i == gone)
+    agent = MemoryStore(seeded.dir, actor="cli")
+    agent.delete(gone)
+    changed = seeded.id_of("回答")
+    agent.update(changed, text="回答尽量简短，先给结论，然后列出依据")
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, BackupsScreen)
+        table = screen.query_one("#backup-list", DataTable)
+        await wait_until(pilot, lambda: table.row_count == len(MemoryStore(seeded.dir).backups()))
+        # newest first: the backup taken just before the edit still has the deleted entry
+        await pilot.press("down")
+        await wait_for_text(pilot, "bring back 1, remove 0 and change 1")
+        preview = screen.query_one("#preview-body")
+        assert shows(preview, "Comes back (1)") and shows(preview, text_of_gone)  # with its text
+        assert shows(preview, "Changes (1)")
+        assert shows(preview, "回答尽量简短，先给结论，然后列出依据\n回答尽量简短，先给结论")  # now → restored
+        backup_name = MemoryStore(seeded.dir).backups()[1].name
+
+        await pilot.press("r")
+        await wait_for_text(pilot, "Restore a backup?")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: file_entry(seeded.dir, gone) is not None, what="the restore")
+        assert file_entry(seeded.dir, changed)["text"] == "回答尽量简短，先给结论"
+        # the list refreshes: the file as it was before the restore is now the newest backup
+        await wait_until(pilot, lambda: table.row_count == len(MemoryStore(seeded.dir).backups()))
+        await pilot.press("escape")
+        await pilot.pause()
+        await wait_until(pilot, lambda: app.screen.query_one(EntryTable).row_count == len(seeded.ids))
+    last = audit_events(seeded.dir)[-1]
+    assert (last["op"], last["actor"]) == ("restore", "tui")
+    assert backup_name in last["note"] and last["added"] == [gone] and last["changed"] == [changed]
+
+
+async def test_audit_log_newest_first_with_filters_and_edit_texts(demo: MemoryStore):
+    events = demo.audit()
+    edit = next(e for e in reversed(events) if str(e.op) == "edit")
+    app = MemtuiApp(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        table = screen.query_one("#audit-table", VirtualTable)
+        await wait_until(pilot, lambda: table.row_count == len(events))
+        assert screen.shown[0].at == max(e.at for e in events)  # newest first
+        assert f"{len(events)} of {len(events)} events" in screen_text(app)
+
+        await pilot.press("slash")
+        await type_text(pilot, edit.id)
+        await pilot.press("enter")
+        mine = [e for e in events if e.id == edit.id]
+        await wait_until(pilot, lambda: table.row_count == len(mine), what="the id filter")
+        assert all(e.id == edit.id for e in screen.shown)
+
+        await pilot.press("o")  # the operation filter
+        await pilot.press("enter")
+        await pilot.pause()
+        await type_text(pilot, "edit")  # type-to-search in the open list
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.query_one("#audit-op", Select).value == "edit")
+        await wait_until(pilot, lambda: all(str(e.op) == "edit" for e in screen.shown))
+        text = screen_text(app)
+        assert edit.before["text"][:12] in text and edit.after["text"][:12] in text
+        assert "Before" in text and "After" in text
+
+        await pilot.press("x")
+        await wait_until(pilot, lambda: table.row_count == len(events), what="clearing the filters")
+
+
+async def test_history_key_opens_the_audit_log_of_the_selected_entry(seeded):
+    entry_id = seeded.id_of("数据库")
+    MemoryStore(seeded.dir, actor="cli").update(entry_id, text="数据库是 PostgreSQL 16，连接池用 pgbouncer")
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "数据库")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen.query_one(EntryTable).row_count == 1)
+        await pilot.press("h")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        await wait_until(pilot, lambda: [str(e.op) for e in screen.shown] == ["edit", "add"])
+        text = screen_text(app)
+        assert "PostgreSQL 16" in text and "cli" in text

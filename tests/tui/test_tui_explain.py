@@ -1,0 +1,131 @@
+"""Explain: ranked table with statuses, per-term breakdown, the exact block, reasons, limits, pinning."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from core.store import MemoryStore
+from memtui.app import MemtuiApp
+from memtui.screens.explain import ExplainScreen
+from memtui.widgets.virtual_table import VirtualTable
+
+from .helpers import screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
+
+
+async def open_explain(pilot, query: str) -> ExplainScreen:
+    await pilot.press("w")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ExplainScreen)
+    await type_text(pilot, query)
+    await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.query == query,
+                     what=f"the explanation of {query!r}")
+    return screen
+
+
+def ranked_ids(screen: ExplainScreen) -> list[str]:
+    return screen.query_one("#ranked", VirtualTable).keys
+
+
+async def test_ranked_table_breakdown_and_block_match_the_core(seeded):
+    query = "部署 dry-run"
+    expected = seeded.store().explain(query)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, query)
+        assert ranked_ids(screen) == [row.id for row in expected.entries]  # every entry, in rank order
+        text = screen_text(app)
+        top = expected.entries[0]
+        assert top.status == "injected" and f"{top.score:.3f}" in text
+        assert "injected" in text and "no match" in text
+        for term in top.terms:  # the per-term breakdown of the selected (top) entry
+            assert term.term in text and f"{term.contribution:.3f}" in text and f"{term.idf:.3f}" in text
+        assert f"{expected.used_chars}/2400" in text
+        for line in expected.block.splitlines()[:3]:  # the block exactly as the agent gets it
+            assert line.strip() in text
+        assert "why: ranked #1" in text
+
+        screen.query_one("#ranked", VirtualTable).focus()
+        await pilot.press(*["down"] * (len(expected.entries) - 1))
+        last = expected.entries[-1]
+        assert last.status == "zero_score"
+        why = screen.query_one("#why-entry")
+        await wait_until(pilot, lambda: shows(why, last.reason), what="the reason it is not injected")
+
+
+async def test_other_top_k_and_budget_values_cut_entries_with_a_reason(seeded):
+    query = "部署"
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, query)
+        hits = [row for row in screen.explanation.entries if row.score > 0]
+        assert len(hits) == 2
+
+        await pilot.press("tab")  # the top-k field
+        assert app.focused is screen.query_one("#top-k", Input)
+        await pilot.press("backspace")
+        await type_text(pilot, "1")
+        await wait_until(pilot, lambda: screen.explanation.top_k == 1, what="top-k 1")
+        second = screen.explanation.for_id(hits[1].id)
+        assert second.status == "cut_top_k"
+        screen.query_one("#ranked", VirtualTable).focus()
+        await pilot.press("down")
+        why = screen.query_one("#why-entry")
+        await wait_until(pilot, lambda: shows(why, second.reason), what="the cut top-k reason")
+        assert "only the top 1" in second.reason
+        assert "cut top-k" in screen_text(app)
+
+        screen.query_one("#budget", Input).focus()
+        await pilot.press("backspace", "backspace", "backspace", "backspace")
+        await type_text(pilot, "10")
+        await wait_until(pilot, lambda: screen.explanation.budget == 10, what="budget 10")
+        assert screen.explanation.entries[0].status == "cut_budget"
+        screen.query_one("#ranked", VirtualTable).focus()
+        await pilot.press("up")
+        first = screen.explanation.entries[0]
+        await wait_until(pilot, lambda: shows(why, first.reason), what="the cut budget reason")
+        assert "cut budget" in screen_text(app)
+
+
+async def test_pin_one_entry_and_compare_term_by_term(seeded):
+    query = "部署 dry-run 测试"
+    expected = seeded.store().explain(query)
+    a, b = expected.entries[0], expected.entries[1]
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, query)
+        screen.query_one("#ranked", VirtualTable).focus()
+        await pilot.press("space")
+        assert screen.pinned == a.id
+        await pilot.press("down")
+        text = await wait_for_text(pilot, "Why is A above B?")
+        assert f"A is above B by {a.score - b.score:.3f}" in text
+        assert f"{a.score - b.score:+.3f}" in text
+
+        await pilot.press("up", "space")  # unpin
+        assert screen.pinned is None
+
+
+async def test_a_query_of_only_punctuation_has_no_searchable_terms(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await open_explain(pilot, "?!... --- ///")
+        text = screen_text(app)
+        assert "No searchable terms in this query" in text
+        assert "nothing is injected" in text and "0/2400" in text
+
+
+async def test_explain_follows_outside_writes(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, "kubernetes")
+        assert all(row.score == 0 for row in screen.explanation.entries)
+        MemoryStore(seeded.dir, actor="api").remember("fact", "Production runs on Kubernetes 1.29")
+        await wait_until(pilot, lambda: screen.explanation.entries[0].status == "injected", timeout=3,
+                         what="the new entry to be ranked")
+        assert "Production runs on Kubernetes" in screen_text(app)

@@ -1,0 +1,51 @@
+"""Live: another process writes while the app is open; the app shows it within about a second."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from memtui.app import MemtuiApp
+from memtui.widgets.entry_table import EntryTable
+
+from .helpers import screen_text, type_text, wait_loaded, wait_until
+
+REMEMBER = "from core.store import MemoryStore; import sys; MemoryStore(sys.argv[1]).remember('fact', sys.argv[2])"
+
+
+async def test_a_write_from_another_process_shows_within_two_seconds(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        await pilot.press("down", "down")
+        selected = table.selected_id()
+
+        text = "另一个进程写入：发布窗口改到每周三下午"
+        subprocess.run([sys.executable, "-c", REMEMBER, str(seeded.dir), text], check=True, timeout=30)
+        written_at = time.monotonic()
+        await wait_until(pilot, lambda: table.row_count == len(seeded.ids) + 1, timeout=2.0,
+                         what="the outside write to appear")
+        assert time.monotonic() - written_at < 2.0
+        assert f"{len(seeded.ids) + 1}/500" in screen_text(app)
+        assert table.selected_id() == selected  # the selection stays on the same entry
+
+
+async def test_an_open_filter_and_edit_survive_a_reload(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "部署")
+        await pilot.press("enter")
+        table = app.screen.query_one(EntryTable)
+        await wait_until(pilot, lambda: table.row_count == 2)
+        await pilot.press("e")
+        await pilot.pause()
+        await type_text(pilot, " draft")
+        subprocess.run([sys.executable, "-c", REMEMBER, str(seeded.dir), "部署窗口改到周三"], check=True, timeout=30)
+        await wait_until(pilot, lambda: table.row_count == 3, timeout=2.0, what="the filtered view to update")
+        from memtui.modals.edit import EditModal
+
+        assert isinstance(app.screen, EditModal) and app.screen.text.endswith(" draft")
