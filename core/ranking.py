@@ -61,8 +61,8 @@ class Index:
         self._norm = [k1 * (1.0 - b + b * length / denom) for length in doc_lens]
         self._tfn: dict[str, tuple[list[int], list[float]]] = {}
         self._vectors: dict[str, tuple[object, object]] = {}
-        # Small stores find a term's postings by scanning per-document counts when a query first
-        # asks for it (cheaper than inverting everything for one query); big stores invert up front.
+        # A term's postings are found by scanning the per-document counts the first time a query
+        # asks for it, then cached: far cheaper than inverting every term of the store up front.
         self._postings: dict[str, list[tuple[int, int]]] = {}
         self._inverted = False
         self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
@@ -71,8 +71,6 @@ class Index:
                 import numpy  # noqa: F401
             except ImportError:  # pragma: no cover - numpy ships with the default install
                 self.vectorized = False
-        if self.n >= VECTOR_MIN_DOCS:
-            self._invert()
 
     def _invert(self) -> None:
         postings: dict[str, list[tuple[int, int]]] = {}
@@ -90,7 +88,7 @@ class Index:
         """(doc_id, tf) for every document holding `term`, in store order."""
         bucket = self._postings.get(term)
         if bucket is None:
-            if self.n >= VECTOR_MIN_DOCS:
+            if self._inverted:
                 return []
             bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
             self._postings[term] = bucket
@@ -98,8 +96,8 @@ class Index:
 
     @property
     def postings(self) -> dict[str, list[tuple[int, int]]]:
-        """The full inverted index (built on first use for small stores)."""
-        if self.n < VECTOR_MIN_DOCS and not getattr(self, "_inverted", False):
+        """The full inverted index (built on first use; queries do not need it)."""
+        if not self._inverted:
             self._invert()
         return self._postings
 
@@ -201,10 +199,11 @@ class Index:
         array = self._score_array(tokens)
         if excluded:
             array[np.fromiter(excluded, dtype=np.int64)] = 0.0
-        hits = np.flatnonzero(array > 0.0)
-        if hits.size > k:
-            # Keep every hit that ties with the k-th best so store order can break the tie.
-            kth = np.partition(array[hits], hits.size - k)[hits.size - k]
-            hits = hits[array[hits] >= kth]
+        if self.n > k:
+            # The k-th best score; every hit at or above it is kept so store order can break ties.
+            kth = np.partition(array, self.n - k)[self.n - k]
+            hits = np.flatnonzero(array >= kth) if kth > 0.0 else np.flatnonzero(array > 0.0)
+        else:
+            hits = np.flatnonzero(array > 0.0)
         order = sorted(zip(hits.tolist(), array[hits].tolist()), key=lambda pair: (-pair[1], pair[0]))
         return order[:k]
