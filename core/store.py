@@ -382,11 +382,13 @@ class MemoryStore:
         return restore(self._storage, name, self.actor)
 
     def audit(self, id: str | None = None, op: str | None = None) -> list[AuditEvent]:
+        """Audit events, oldest first. With `id`, that entry's history -- including restores
+        that brought it back, removed it or changed it."""
         from .model import AuditEvent
 
         events = []
         for raw in self._storage.audit_lines():
-            if id is not None and raw.get("id") != id:
+            if id is not None and raw.get("id") != id and not _touches(raw, id):
                 continue
             if op is not None and raw.get("op") != op:
                 continue
@@ -400,6 +402,13 @@ class MemoryStore:
         from .health import health
 
         return health(self)
+
+
+def _touches(event: dict, entry_id: str) -> bool:
+    """Whether a store-wide event (a restore) added, removed or changed this entry."""
+    return any(
+        isinstance(event.get(key), list) and entry_id in event[key] for key in ("added", "removed", "changed")
+    )
 
 
 def _require_unicode(value: str, what: str) -> None:

@@ -201,3 +201,18 @@ def test_each_write_appends_its_events_in_one_write_call(tmp_path, monkeypatch):
     [(batch, append)] = calls
     assert append
     assert [orjson.loads(line)["op"] for line in batch.splitlines()] == ["add", "evict"]
+
+
+def test_history_of_an_entry_includes_the_restore_that_brought_it_back(tmp_path):
+    from core import MemoryStore
+
+    store = MemoryStore(tmp_path)
+    entry = store.remember("fact", "The staging host is staging.internal.example.com").entry
+    store.remember("lesson", "Run the smoke test before tagging a release")
+    store.delete(entry.id)
+    before_delete = store.backups()[0].name
+    store.restore(before_delete)
+
+    history = [event.op.value for event in store.audit(entry.id)]
+    assert history == ["add", "delete", "restore"]
+    assert entry.id in store.audit(entry.id)[-1].model_extra["added"]
