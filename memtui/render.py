@@ -142,14 +142,14 @@ class Style:
         return lambda text: self(text, name)
 
 
-def age(ts: float, now: float | None = None) -> str:
-    """A short age: `now`, `5m`, `3h`, `12d`, `2y`."""
+def age(ts: float, now: float | None = None, unknown: str = "-") -> str:
+    """A short relative age: `now`, `5m`, `3h`, `12d`, `8mo`, `2y` (`unknown` when ts is 0)."""
     if not ts:
-        return "-"
+        return unknown
     seconds = (time.time() if now is None else now) - ts
-    if seconds < 60:
-        return "now"
-    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+    if seconds < 0:
+        return "future"
+    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
     return "now"

@@ -5,13 +5,14 @@ Every function takes a core value and returns a rich `Text`; user text is never 
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 
 from rich.text import Text
 
 from core.kinds import Kind
 from core.model import Status
+
+from .. import render
 
 KIND_COLOURS = {
     Kind.PREFERENCE: "#5fafff",
@@ -81,17 +82,7 @@ def clip(text: str, width: int, style: str = "") -> Text:
 
 def age(ts: float, now: float | None = None) -> str:
     """A short relative age: `now`, `5m`, `3h`, `12d`, `8mo`, `2y`; `—` when unknown."""
-    if not ts:
-        return "—"
-    seconds = (time.time() if now is None else now) - ts
-    if seconds < 0:
-        return "future"
-    if seconds < 60:
-        return "now"
-    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return "now"
+    return render.age(ts, now, unknown="—")
 
 
 def ago(ts: float, now: float | None = None) -> str:
