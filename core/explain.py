@@ -34,25 +34,39 @@ def explain(
     term_stats = {}
     if index:
         for term in terms:
-            bucket = index.posting(term)
-            term_stats[term] = (dict(bucket), len(bucket), index.idf(term))
+            term_stats[term] = (index.df(term), index.idf(term))
+
+    # Rows of a term an entry lacks are the same for every such entry: build them once.
+    absent = {
+        term: TermRow.model_construct(term=term, qtf=qtf, tf=0, df=term_stats[term][0], idf=term_stats[term][1],
+                                      contribution=0.0)
+        for term, qtf in terms.items()
+    } if index else {}
+    no_match_rows = list(absent.values()) if all_rows else []
 
     order = ranked + [i for i in range(len(records)) if i not in scores or scores[i] <= 0.0]
     rows: list[EntryExplanation] = []
     for doc_id in order:
         record = records[doc_id]
         score = scores.get(doc_id, 0.0)
-        term_rows = []
-        counts = index.counts(doc_id) if index else {}
-        for term, qtf in terms.items() if all_rows else ((t, terms[t]) for t in terms if t in counts):
-            tfs, df, idf = term_stats[term]
-            tf = tfs.get(doc_id, 0)
-            term_rows.append(
-                TermRow.model_construct(
-                    term=term, qtf=qtf, tf=tf, df=df, idf=idf,
-                    contribution=qtf * index.contribution(idf, tf, doc_id) if index else 0.0,
+        if score <= 0.0:
+            term_rows = no_match_rows
+        else:
+            term_rows = []
+            counts = index.counts(doc_id)  # type: ignore[union-attr]
+            for term, qtf in terms.items():
+                tf = counts.get(term, 0)
+                if not tf:
+                    if all_rows:
+                        term_rows.append(absent[term])
+                    continue
+                df, idf = term_stats[term]
+                term_rows.append(
+                    TermRow.model_construct(
+                        term=term, qtf=qtf, tf=tf, df=df, idf=idf,
+                        contribution=qtf * index.contribution(idf, tf, doc_id),  # type: ignore[union-attr]
+                    )
                 )
-            )
         rank = rank_of.get(doc_id)
         status, reason = _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted,
                                  rendered.used_chars, lowest_injected, lang, bool(tokens), terms)
