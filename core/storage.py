@@ -305,7 +305,9 @@ class Storage:
                 _fsync_dir(self.dir)
                 raise
             note = f"recovered from {restored_from}"
-            if replayed:
+            if restored_from == AUDIT_NAME:
+                note = f"rebuilt from {AUDIT_NAME} ({replayed} change{'s' if replayed != 1 else ''} replayed)"
+            elif replayed:
                 note += f" and {replayed} change{'s' if replayed != 1 else ''} logged since"
             events.append(
                 {"op": "restore", "id": None, "before": None, "after": None,
@@ -329,14 +331,21 @@ class Storage:
             if replayed is not None:
                 return (name, *replayed)
             return name, data, doc, 0
+        # No backup at all (the file was corrupted before its second write, or every backup is
+        # damaged): the whole audit log, replayed from an empty store, may still rebuild it exactly.
+        replayed = self._replay_logged(None, Document().to_bytes())
+        if replayed is not None and replayed[2]:
+            return (AUDIT_NAME, *replayed)
         return None
 
-    def _replay_logged(self, name: str, data: bytes) -> tuple[bytes, Document, int] | None:
+    def _replay_logged(self, name: str | None, data: bytes) -> tuple[bytes, Document, int] | None:
+        """`data` (backup `name`, or an empty store when None) brought forward by the audit events
+        logged since, if that rebuilds the last logged file exactly; None otherwise."""
         logged = self._last_logged_state()
         if logged is None or _digest(data) == logged[0]:
             return None
         # events stamped after the backup was taken (the margin absorbs float rounding of the stamp)
-        since = stamp_time(BACKUP_RE.match(name).group(1)) - 1e-5  # type: ignore[union-attr]
+        since = float("-inf") if name is None else stamp_time(BACKUP_RE.match(name).group(1)) - 1e-5  # type: ignore[union-attr]
         events = [e for e in self.audit_lines() if isinstance(e.get("at"), (int, float)) and e["at"] >= since]
         try:
             doc = parse_document(data)

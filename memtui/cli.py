@@ -404,8 +404,12 @@ def _store_warnings(store) -> list[str]:
     warnings = []
     recovery = storage.recovery
     if recovery is not None:
-        restored = (f"restored it from backup {recovery.restored_from}" if recovery.restored_from
-                    else "no valid backup could be restored, so the store starts empty")
+        if recovery.restored_from == "audit.jsonl":
+            restored = "rebuilt it from the audit log"
+        elif recovery.restored_from:
+            restored = f"restored it from backup {recovery.restored_from}"
+        else:
+            restored = "no valid backup could be restored, so the store starts empty"
         warnings.append(f"{store.path} was corrupt ({recovery.error}): moved it to "
                         f"{recovery.quarantined.name} and {restored}; run `memtui doctor`")
     if storage.read_error:

@@ -132,6 +132,25 @@ def test_without_any_backup_the_store_is_empty_but_says_so(tmp_path):
     assert any("no backup could be restored" in w for w in store.health().warnings)
 
 
+def test_a_file_corrupted_before_its_first_backup_is_rebuilt_from_the_audit_log(tmp_path):
+    # The first write leaves no backup (there was no file before it); the audit log alone holds it.
+    store = MemoryStore(tmp_path)
+    entry = store.remember("preference", "回复用中文，代码注释用英文").entry
+    assert store.backups() == []
+    original = (tmp_path / "memory.json").read_bytes()
+    (tmp_path / "memory.json").write_bytes(b'{"entries": 5}')
+
+    reader = MemoryStore(tmp_path)
+    assert [e.id for e in reader.entries()] == [entry.id]
+    assert (tmp_path / "memory.json").read_bytes() == original
+    [broken] = broken_files(tmp_path)
+    assert broken.read_bytes() == b'{"entries": 5}'
+    [q] = reader.health().quarantined
+    assert q.restored_from == "audit.jsonl"
+    restore = reader.audit()[-1]
+    assert restore.op.value == "restore" and "rebuilt from audit.jsonl" in restore.note
+
+
 def test_an_unreadable_newest_backup_is_skipped(history, tmp_path):
     names = [b.name for b in history.backups()]
     (tmp_path / "backups" / names[0]).write_bytes(b"not json either")
