@@ -75,7 +75,7 @@ def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
 
     def mutate(doc: Document) -> list[dict]:
         diff = diff_documents(name, doc, target)
-        doc.top, doc.items = target.top, target.items
+        doc.top, doc.items, doc.assigned = target.top, target.items, set(target.assigned)
         result["diff"] = diff
         note = f"restored {name}: {len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed"
         return [{"op": "restore", "id": None, "before": None, "after": None, "note": note, "backup": name,

@@ -181,11 +181,16 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items")
+    __slots__ = ("top", "items", "assigned")
 
-    def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
+    def __init__(
+        self, top: dict | None = None, items: list[Record | Invalid] | None = None, assigned: set[str] | None = None
+    ) -> None:
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
+        # ids given on load to entries the file holds without one (or with a duplicated one):
+        # the next write stores them, and logs that as an `import`
+        self.assigned: set[str] = assigned if assigned is not None else set()
 
     @property
     def records(self) -> list[Record]:
@@ -205,7 +210,9 @@ class Document:
         return None
 
     def copy(self) -> Document:
-        return Document(dict(self.top), [item.copy() if isinstance(item, Record) else item for item in self.items])
+        return Document(
+            dict(self.top), [item.copy() if isinstance(item, Record) else item for item in self.items], set(self.assigned)
+        )
 
     def to_bytes(self) -> bytes:
         entries = [item.to_json() if isinstance(item, Record) else item.raw for item in self.items]
@@ -243,6 +250,7 @@ def parse_document(data: bytes) -> Document:
         raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
     items: list[Record | Invalid] = []
     taken: set[str] = set()
+    assigned: set[str] = set()
     for raw in top["entries"]:
         fields, error = _check(raw)
         if fields is not None and lenient and _has_lone_surrogate(raw):
@@ -256,10 +264,12 @@ def parse_document(data: bytes) -> Document:
             salt += 1
             entry_id = legacy_id(fields["ts"], fields["kind_raw"], f"{fields['text']}\n#{salt}")
         taken.add(entry_id)
+        if entry_id != fields["id"]:
+            assigned.add(entry_id)
         items.append(
             Record(entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"])
         )
-    return Document(top, items)
+    return Document(top, items, assigned)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

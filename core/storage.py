@@ -201,6 +201,8 @@ class Storage:
                     prelude = self._unlogged_change(current, doc)
             unlogged = prelude
             changes = list(mutate(doc) or ())
+            if changes and doc.assigned:
+                changes = _import_events(doc) + changes
             if changes:
                 data = doc.to_bytes()
                 if current is not None:
@@ -611,6 +613,18 @@ def _apply_event(storage: Storage, doc: Document, event: dict) -> Document:
     else:
         doc.items[position] = record
     return doc
+
+
+def _import_events(doc: Document) -> list[Event]:
+    """An `import` for each entry that is about to have its load-time id written into the file."""
+    events = [
+        {"op": "import", "id": record.id, "before": None, "after": record.view(),
+         "note": "id given to an entry the file held without one"}
+        for record in doc.records
+        if record.id in doc.assigned
+    ]
+    doc.assigned = set()
+    return events
 
 
 def _digest(data: bytes) -> str:

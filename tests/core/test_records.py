@@ -281,3 +281,22 @@ def test_a_lone_surrogate_escape_survives_a_write(tmp_path):
     assert [e.text for e in again.entries()] == ["the valid entry", "a new lesson"]
     assert [i.raw["text"] for i in again.invalid()] == ["cut emoji \ud83d"]
     assert not [p for p in (tmp_path / "s").iterdir() if ".broken-" in p.name]
+
+
+def test_giving_legacy_entries_their_ids_is_audited_as_an_import(tmp_path):
+    legacy = {"entries": [
+        {"kind": "preference", "text": "回复用中文", "source": "auto", "ts": 1761200000},
+        {"id": "0123456789ab", "kind": "fact", "text": "The API runs on port 8080", "source": "", "ts": 1761200001},
+    ]}
+    (tmp_path / "memory.json").write_text(json.dumps(legacy, ensure_ascii=False), encoding="utf-8")
+    store = MemoryStore(tmp_path)
+    derived = store.entries()[0].id
+    assert store.audit() == []  # reading changes nothing, so logs nothing
+
+    store.remember("lesson", "Run the migrations in a transaction")
+    ops = [(e.op.value, e.id) for e in store.audit()]
+    assert ops[0] == ("import", derived)
+    assert [op for op, _ in ops] == ["import", "add"]
+
+    store.remember("lesson", "Tag releases only from main")
+    assert [e.op.value for e in store.audit()].count("import") == 1  # the id is in the file now
