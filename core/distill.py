@@ -76,10 +76,14 @@ Excerpt of the finished turn (one message per line, "[role] text"):
 Extract the durable memories from this turn and answer with the JSON array only."""
 
 
-class DistillResult:
-    """What one `distill_memories` call did. `int(result)` is the number of memories added.
+_RESULT_FIELDS = ("added", "proposed", "refreshed", "skipped", "errors")
 
-    - `added`: new entries written to the store;
+
+class DistillResult(int):
+    """What one `distill_memories` call did. It is the number of memories added -- an int, so
+    `n = distill_memories(...)`, `if n:` and `n == 2` mean what they say -- and it also tells:
+
+    - `added`: new entries written to the store (the int value itself);
     - `proposed`: items the model proposed (after parsing);
     - `refreshed`: proposals that matched an existing entry (its timestamp was refreshed);
     - `skipped`: why the turn was not distilled at all ("incomplete turn",
@@ -87,35 +91,60 @@ class DistillResult:
     - `errors`: one line per failure (model call, unparseable output, a failed write).
     """
 
-    __slots__ = ("added", "proposed", "refreshed", "skipped", "errors")
-
-    def __init__(
-        self,
+    def __new__(
+        cls,
         added: int = 0,
         proposed: int = 0,
         refreshed: int = 0,
         skipped: str | None = None,
         errors: list[str] | None = None,
-    ) -> None:
-        self.added = added
+    ) -> DistillResult:
+        self = super().__new__(cls, added)
         self.proposed = proposed
         self.refreshed = refreshed
         self.skipped = skipped
         self.errors = errors if errors is not None else []
+        return self
 
-    def __int__(self) -> int:
-        return self.added
+    @property
+    def added(self) -> int:
+        return int(self)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DistillResult):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+        if isinstance(other, DistillResult):
+            return all(getattr(self, name) == getattr(other, name) for name in _RESULT_FIELDS)
+        return int(self) == other
 
-    __hash__ = None  # type: ignore[assignment]
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = int.__hash__
+
+    def __str__(self) -> str:  # print(n) and f"{n}" show the count
+        return int.__repr__(self)
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _RESULT_FIELDS)
         return f"DistillResult({fields})"
+
+    def __reduce__(self) -> tuple:
+        return (DistillResult, tuple(getattr(self, name) for name in _RESULT_FIELDS))
+
+
+class _Tally:
+    """The counts of a `distill_memories` call while it runs."""
+
+    __slots__ = _RESULT_FIELDS
+
+    def __init__(self) -> None:
+        self.added = 0
+        self.proposed = 0
+        self.refreshed = 0
+        self.skipped: str | None = None
+        self.errors: list[str] = []
+
+    def result(self) -> DistillResult:
+        return DistillResult(self.added, self.proposed, self.refreshed, self.skipped, self.errors)
 
 
 # ---------------------------------------------------------------- gate
@@ -369,7 +398,8 @@ def distill_memories(
     llm: Callable[[str, str], str],
     completed: bool = True,
 ) -> DistillResult:
-    """Distil a finished turn into the store; return what happened (`int(result)` = entries added).
+    """Distil a finished turn into the store; return how many entries were added, as a
+    `DistillResult` (an int that also says what else happened).
 
     Nothing is done for an incomplete turn (interrupted, or stopped at an iteration limit: it
     usually ends mid-way, before any conclusion), when `worth_distilling` says no, or when the
@@ -378,14 +408,14 @@ def distill_memories(
     source="auto")`. This never raises: a failing model call, unusable output or a failing write
     is recorded in `errors`, and one failed write does not stop the others.
     """
-    result = DistillResult()
+    result = _Tally()
     try:
         if not completed:
             result.skipped = "incomplete turn"
-            return result
+            return result.result()
         if not worth_distilling(user_text, had_tools):
             result.skipped = "nothing worth distilling"
-            return result
+            return result.result()
         limits = getattr(store, "limits", None) or DEFAULT_LIMITS
         excerpt = excerpt_from(
             messages,
@@ -394,19 +424,19 @@ def distill_memories(
         )
         if not excerpt.strip():
             result.skipped = "empty excerpt"
-            return result
+            return result.result()
 
         try:
             reply = llm(DISTILL_SYSTEM, DISTILL_USER_TEMPLATE.format(excerpt=excerpt))
         except Exception as error:
             result.errors.append(f"llm failed: {_one_line(error)}")
-            return result
+            return result.result()
 
         was_json, pairs = _parse(reply)
         if not was_json:
             shown = reply.strip()[:80] if isinstance(reply, str) else type(reply).__name__
             result.errors.append(f"llm output is not JSON: {shown!r}")
-            return result
+            return result.result()
         result.proposed = len(pairs)
 
         for kind, text in pairs:
@@ -421,4 +451,4 @@ def distill_memories(
                 result.refreshed += 1
     except Exception as error:  # defensive: nothing here may break the caller's turn
         result.errors.append(f"distillation failed: {_one_line(error)}")
-    return result
+    return result.result()

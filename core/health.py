@@ -40,14 +40,17 @@ def quarantined_files(storage: Storage) -> list[Quarantine]:
     parse error and the backup restored in its place, as the audit log recorded them."""
     errors: dict[str, str] = {}
     restored: dict[str, str] = {}
-    for event in storage.audit_lines():
-        op, note = event.get("op"), event.get("note") or ""
+    for event in storage.audit_lines():  # lines another program wrote may hold anything: use only text
+        op, note = event.get("op"), _text(event.get("note")) or ""
         if op == "quarantine":
-            name = event.get("file") or note.split(":", 1)[0]
-            errors[name] = event.get("error") or note.split(": ", 1)[-1]
+            name = _text(event.get("file")) or note.split(":", 1)[0]
+            errors[name] = _text(event.get("error")) or note.split(": ", 1)[-1]
         elif op == "restore" and (event.get("quarantined") or "after quarantining" in note):
-            name = event.get("quarantined") or note.rsplit(" ", 1)[-1]
-            restored[name] = event.get("backup") or note.split()[2]
+            name = _text(event.get("quarantined")) or note.rsplit(" ", 1)[-1]
+            words = note.split()
+            backup = _text(event.get("backup")) or (words[2] if len(words) > 2 else None)
+            if backup:
+                restored[name] = backup
     try:
         paths = sorted(p for p in storage.dir.iterdir() if p.name.startswith(BROKEN_PREFIX))
     except OSError:
@@ -65,6 +68,10 @@ def quarantined_files(storage: Storage) -> list[Quarantine]:
         out.append(Quarantine(path=str(path), at=at, error=errors.get(path.name, "unreadable memory file"),
                               restored_from=restored.get(path.name)))
     return out
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def health(store: MemoryStore) -> Health:

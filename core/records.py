@@ -14,7 +14,9 @@ import orjson
 from .kinds import Kind
 from .threats import scan_text, threat_flags
 
-__all__ = ["Corrupt", "Document", "Invalid", "Record", "approval_flag", "legacy_id", "new_id", "parse_document"]
+__all__ = [
+    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "parse_document",
+]
 
 _ID = re.compile(r"[0-9a-f]{12}\Z")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
@@ -219,29 +221,40 @@ class Document:
         top = {key: (entries if key == "entries" else value) for key, value in self.top.items()}
         if "entries" not in top:
             top = {"entries": entries, **top}
-        try:
-            return orjson.dumps(top, option=orjson.OPT_INDENT_2) + b"\n"
-        except orjson.JSONEncodeError:
-            # Lone surrogates kept from a file read by `_loads_lone_surrogates`: written back as
-            # the escapes they were read from.
-            import json
+        return dumps(top, indent=True) + b"\n"
 
-            text = json.dumps(top, indent=2, ensure_ascii=False)
-            return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8") + b"\n"
+
+def dumps(value: object, indent: bool = False) -> bytes:
+    """`value` as JSON (2-space indented, or on one line), non-ASCII kept as is. What orjson
+    refuses but a file read by `_loads_with_json` may hold is written as it was read: integers
+    beyond 64 bits as they are, lone surrogates as the escapes they came from."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else None)
+    except orjson.JSONEncodeError:
+        import json
+
+        try:
+            text = json.dumps(value, ensure_ascii=False, **({"indent": 2} if indent else {"separators": (",", ":")}))
+        except RecursionError:
+            raise ValueError("memory.json holds a value nested too deeply to write back") from None
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
 def parse_document(data: bytes) -> Document:
     """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    lenient = False
-    try:
-        top = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        top = _loads_lone_surrogates(data)
+    error: Exception | None = None
+    lenient = _may_hold_a_big_integer(data)  # orjson would read such an integer as a float
+    if not lenient:
+        try:
+            top = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            error, lenient = exc, True
+    if lenient:
+        top = _loads_with_json(data)
         if top is None:
-            raise Corrupt(_describe_json_error(data, exc)) from None
-        lenient = True
+            raise Corrupt(_describe_json_error(data, error))
     if not isinstance(top, dict):
         raise Corrupt(f"top level is a {_json_type(top)}, not an object with an entries list")
     if "entries" not in top:
@@ -273,13 +286,21 @@ def parse_document(data: bytes) -> Document:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
-def _loads_lone_surrogates(data: bytes) -> object | None:
-    """JSON whose strings escape a lone UTF-16 surrogate (`"\\ud83d"`, as JavaScript writes a string
-    cut inside a pair) is valid JSON that orjson refuses. Read it with the standard library, so one
-    such entry is kept as an invalid entry instead of the whole file counting as corrupt."""
-    if b"\\u" not in data:
+def _may_hold_a_big_integer(data: bytes) -> bool:
+    """Whether the bytes hold a run of 20 digits: the shortest integer orjson cannot read exactly
+    (it reads one beyond 64 bits as a float, which a write would then store changed)."""
+    return data.translate(_DIGITS_AS_ZERO).find(b"0" * 20) != -1
+
+
+def _loads_with_json(data: bytes) -> object | None:
+    """Valid JSON that orjson refuses or cannot keep exactly, read with the standard library:
+    strings escaping a lone UTF-16 surrogate (`"\\ud83d"`, as JavaScript writes a string cut
+    inside a pair), so one such entry is kept as an invalid entry instead of the whole file
+    counting as corrupt; and integers beyond 64 bits, kept as they are."""
+    if b"\\u" not in data and not _may_hold_a_big_integer(data):
         return None
     import json
 
@@ -297,12 +318,17 @@ def _loads_lone_surrogates(data: bytes) -> object | None:
 
 
 def _has_lone_surrogate(value: object) -> bool:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.search(value) is not None
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
+    pending = [value]  # a walk without recursion: any depth the parser accepted is fine here
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
     return False
 
 
@@ -312,7 +338,7 @@ def _json_type(value: object) -> str:
     )
 
 
-def _describe_json_error(data: bytes, exc: Exception) -> str:
+def _describe_json_error(data: bytes, exc: Exception | None) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -328,4 +354,6 @@ def _describe_json_error(data: bytes, exc: Exception) -> str:
         return f"not JSON: {err.msg} at line {err.lineno} column {err.colno}"
     except ValueError as err:
         return f"not JSON: {err}"
-    return f"not JSON: {exc}"
+    except RecursionError:
+        return "JSON nested too deeply to read"
+    return f"not JSON: {exc}" if exc is not None else "not JSON: NaN, Infinity or a number out of range"

@@ -27,7 +27,7 @@ import orjson
 
 from .errors import BackupNotFound, LockTimeout, StoreUnwritable
 from .limits import DEFAULT_LIMITS, Limits
-from .records import Corrupt, Document, parse_document
+from .records import Corrupt, Document, dumps, parse_document
 
 __all__ = ["Storage", "Recovery", "AUDIT_NAME", "FILE_NAME", "BROKEN_PREFIX"]
 
@@ -489,7 +489,7 @@ class Storage:
                     record[key] = value
             if n == len(events) and file_after is not None:
                 record["file_sha"] = _digest(file_after)
-            lines.append(orjson.dumps(record) + b"\n")
+            lines.append(dumps(record) + b"\n")
         return b"".join(lines)
 
     def _open_audit(self) -> tuple[int, bytes]:
@@ -607,7 +607,7 @@ def _apply_event(storage: Storage, doc: Document, event: dict) -> Document:
         if position is not None:
             del doc.items[position]
         return doc
-    [record] = parse_document(orjson.dumps({"entries": [after]})).records
+    [record] = parse_document(dumps({"entries": [after]})).records
     if position is None:
         doc.items.append(record)
     else:

@@ -165,8 +165,9 @@ _SECRET_FILE_HINTS = (
     "/etc/shadow", ".git-credentials", ".docker/", ".kube/", "_history",
 )
 _READ = _words(
-    "cat", "base64", "xxd", "scp", "get-content", "send", "upload", "post", "exfiltrate", "leak", "dump", "email",
-    "paste", "发送", "上传", "泄露", "外发", "打印出", "输出", "读取",
+    "cat", "read", "open", "head", "tail", "base64", "xxd", "scp", "get-content", "send", "upload", "post",
+    "exfiltrate", "leak", "dump", "email", "paste",
+    "发送", "上传", "泄露", "外发", "打印出", "输出", "读取", "查看", "打开",
     *(rf"{verb}\s+(?:out\s+)?(?:the\s+)?contents?\s+of" for verb in ("print", "show", "display", "output", "read")),
 )
 _SEND = _words("send", "upload", "post", "exfiltrate", "leak", "发送", "上传", "泄露", "外发", "发给")

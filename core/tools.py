@@ -143,10 +143,6 @@ def _arguments(args: object) -> Mapping[str, Any] | str:
     return args
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.splitlines())
-
-
 def _count(store: MemoryStore) -> int:
     """Valid entries in the store; `len(store)` avoids building every entry model."""
     try:
@@ -224,7 +220,11 @@ def _top_k(value: object) -> int | None:
 def search_tool(args: object, store: MemoryStore) -> str:
     """Handle `memory_search(query, top_k?)`: one line per hit, `[<类别>] (<score>) <text>`
     with the score to 2 decimals, or `没有找到相关记忆`. Blocked entries never appear
-    (the store leaves them out). Missing query answers `缺少 query`."""
+    (the store leaves them out), and each text is shown as the injected block would show it:
+    secrets redacted (also in entries another program wrote), one line, no invisible characters,
+    fence markers defused. Missing query answers `缺少 query`."""
+    from .inject import clean_for_block
+
     try:
         parsed = _arguments(args)
         if isinstance(parsed, str):
@@ -236,7 +236,7 @@ def search_tool(args: object, store: MemoryStore) -> str:
         if not hits:
             return NOTHING_FOUND
         return "\n".join(
-            f"[{hit.entry.kind.label}] ({hit.score:.2f}) {_one_line(hit.entry.text)}" for hit in hits
+            f"[{hit.entry.kind.label}] ({hit.score:.2f}) {clean_for_block(hit.entry.text)}" for hit in hits
         )
     except Exception as error:
         return _describe(error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from types import SimpleNamespace
 
@@ -504,6 +505,11 @@ def test_the_system_prompt_asks_for_what_the_parser_reads():
         assert needle in prompt
     assert "secret" in prompt
     assert "language of the conversation" in prompt
+    # SPEC §9: one self-contained sentence each, durable across future unrelated sessions,
+    # near-duplicates merged
+    assert "self-contained sentence" in prompt
+    assert "future, unrelated sessions" in prompt
+    assert "merge near-duplicates" in prompt
 
 
 def test_the_user_template_holds_the_excerpt_verbatim():
@@ -686,9 +692,21 @@ def test_a_store_that_cannot_even_be_read_is_reported(tmp_path):
     assert int(result) == 0 and result.errors
 
 
-def test_distill_result_is_a_light_value():
+def test_distill_result_is_a_plain_value():
     result = DistillResult(added=3, proposed=4, refreshed=1)
     assert int(result) == 3
     assert result == DistillResult(added=3, proposed=4, refreshed=1, errors=[])
+    assert result != DistillResult(added=3, proposed=4, refreshed=1, errors=["llm failed: X"])
     assert "added=3" in repr(result)
-    assert not hasattr(result, "__dict__")
+    assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_distill_returns_how_many_were_added_as_a_number(store):
+    # SPEC §9: "returns how many were added" -- the result is that number, with the rest attached.
+    added = distill_memories(store, TURN, "不对", False, FakeLLM(REPLY))
+    assert isinstance(added, int) and added == 2 and added > 1 and added + 1 == 3
+    assert f"{added}" == str(added) == "2" and orjson.dumps({"added": added}) == b'{"added":2}'
+    nothing = distill_memories(store, TURN, "不对", False, FakeLLM(REPLY))  # both are refreshes now
+    assert nothing == 0 and not nothing and nothing.refreshed == 2
+    failed = distill_memories(store, TURN, "不对", False, FakeLLM(error=RuntimeError("down")))
+    assert failed == 0 and not failed and failed.errors == ["llm failed: RuntimeError: down"]

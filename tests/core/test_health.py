@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import time
 
+import orjson
+import pytest
 from filelock import FileLock
 
 from core.limits import Limits
@@ -95,3 +97,23 @@ def test_quarantine_is_reported_by_every_process_not_only_the_one_that_recovered
     assert "line 1 column 14" in q.error
     assert q.at <= time.time()
     assert later.entries == 2 and not later.ok
+
+
+@pytest.mark.parametrize("odd", [5, 1.5, True, ["a"], {"k": "v"}, "", "x"])
+def test_health_never_fails_on_audit_lines_another_program_wrote(tmp_path, odd):
+    # A read never fails the caller (SPEC §11), whatever the audit log holds.
+    store = MemoryStore(tmp_path)
+    store.remember("fact", "an ordinary entry")
+    (tmp_path / "memory.json.broken-20250101T000000.000000Z").write_bytes(b"{")
+    lines = []
+    for op in ("quarantine", "restore"):
+        for key in ("note", "file", "error", "quarantined", "backup"):
+            lines.append(orjson.dumps({"at": 1.0, "actor": "other", "op": op, "id": None, "before": None,
+                                       "after": None, "note": "memory.json.broken-x: why", key: odd}))
+    with open(tmp_path / "audit.jsonl", "ab") as fh:
+        fh.write(b"\n".join(lines) + b"\n")
+    health = store.health()
+    assert health.entries == 1
+    [q] = health.quarantined
+    assert isinstance(q.error, str) and (q.restored_from is None or isinstance(q.restored_from, str))
+    assert any("memory.json.broken-20250101T000000.000000Z" in w for w in health.warnings)

@@ -53,6 +53,7 @@ CORRUPTIONS = {
     "top level is a list": lambda good: b"[]",
     "empty file": lambda good: b"",
     "no entries key": lambda good: b'{"memories": []}\n',
+    "nested too deeply to read": lambda good: b'{"entries": [' + b"[" * 5000 + b"]" * 5000 + b"]}",
 }
 EXPECTED_ERROR = {
     "truncated mid-way": "line",
@@ -62,6 +63,7 @@ EXPECTED_ERROR = {
     "top level is a list": "top level is a list",
     "empty file": "empty file",
     "no entries key": "no entries list",
+    "nested too deeply to read": "nested too deeply",
 }
 
 
@@ -108,6 +110,21 @@ def test_a_write_to_a_corrupt_file_quarantines_first_and_never_overwrites_it(his
     [broken] = broken_files(tmp_path)
     assert broken.read_bytes() == corrupt
     assert [e.op.value for e in writer.audit()[-3:]] == ["quarantine", "restore", "add"]
+
+
+def test_a_deeply_nested_valid_entry_is_read_and_written_back(tmp_path):
+    # Deep, but within what the parser reads: an ordinary entry with an odd unknown field.
+    deep = b"[" * 900 + b"]" * 900
+    (tmp_path / "memory.json").write_bytes(
+        b'{"entries": [{"id": "0123456789ab", "kind": "fact", "text": "the zoo keeps one zebra", "ts": 1,'
+        b' "n": 123456789012345678901234567890, "deep": ' + deep + b"}]}"
+    )
+    store = MemoryStore(tmp_path)
+    assert [e.text for e in store.entries()] == ["the zoo keeps one zebra"]
+    assert "zebra" in store.retrieve_block("zebra")
+    store.remember("fact", "a second entry")
+    assert deep in (tmp_path / "memory.json").read_bytes().replace(b" ", b"").replace(b"\n", b"")
+    assert broken_files(tmp_path) == []
 
 
 def test_without_any_backup_the_store_is_empty_but_says_so(tmp_path):
@@ -266,6 +283,20 @@ def test_a_secret_is_redacted_and_the_entry_stays_injectable(tmp_path):
     assert FAKE_KEY not in store.path.with_name("audit.jsonl").read_text()
     assert injected(store, "deploy bot", entry.id)
     assert "deploy bot" in store.retrieve_block("deploy bot")
+
+
+def test_an_edit_is_scanned_like_a_new_entry(tmp_path):
+    store = MemoryStore(tmp_path, actor="tui")
+    entry = store.remember("fact", "the deploy bot authenticates with a token").entry
+    edited = store.update(entry.id, text=f"the deploy bot authenticates with {FAKE_KEY}")
+    assert edited.text == "the deploy bot authenticates with [REDACTED:openai]"
+    assert "secret-redacted" in edited.flags and not edited.blocked
+    assert FAKE_KEY.encode() not in store.path.read_bytes()
+    assert FAKE_KEY not in store.path.with_name("audit.jsonl").read_text()
+    assert "[REDACTED:openai]" in store.retrieve_block("deploy bot")
+    hostile = store.update(entry.id, text=HOSTILE)
+    assert hostile.blocked and "threat:override" in hostile.flags and "secret-redacted" not in hostile.flags
+    assert store.retrieve_block("deploy bot system prompt instructions") == ""
 
 
 def test_hostile_text_written_by_another_program_is_judged_on_load_and_not_written_back(tmp_path):

@@ -439,6 +439,20 @@ def test_blocked_entry_in_explain(blocked_store):
     assert [r.df for r in row.terms] == [4]  # the blocked entry is one of the four holding "deploy"
 
 
+def test_ranks_in_explain_count_only_the_hits_that_can_be_injected(blocked_store):
+    # The blocked entry scores highest, yet the best unblocked hit is rank 1 and is injected with
+    # top_k=1: rank <= top_k is exactly "within top_k", as search and retrieve_block pick.
+    store, items = blocked_store
+    _, order = expected_deploy_order(items)
+    explanation = store.explain("deploy", top_k=1)
+    ranked = sorted((row for row in explanation.entries if row.rank is not None), key=lambda row: row.rank)
+    assert [row.id for row in ranked] == order and [row.rank for row in ranked] == [1, 2, 3]
+    assert [str(row.status) for row in ranked] == ["injected", "cut_top_k", "cut_top_k"]
+    assert explanation.for_id("b00000000001").score > ranked[0].score
+    assert ranked[0].text in explanation.block and explanation.block.count("\n- [") == 1
+    assert [h.entry.id for h in store.search("deploy", top_k=1)] == [ranked[0].id]
+
+
 def test_big_store_scores_equal_bm25s(tmp_path):
     from core.ranking import VECTOR_MIN_DOCS
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import stat
 
 import orjson
@@ -113,6 +114,30 @@ def test_unknown_entry_fields_and_top_level_keys_survive_a_write(tmp_path):
     assert {k: first[k] for k in ("id", "kind", "text", "source", "ts")} == {
         "id": "0123456789ab", "kind": "fact", "text": "数据库用 Postgres 16", "source": "cli", "ts": 5,
     }
+
+
+def test_integers_beyond_64_bits_in_unknown_fields_survive_a_write(tmp_path):
+    # Valid JSON; read as floats they would come back rounded, and the file would change.
+    data = (
+        b'{"entries": [{"id": "0123456789ab", "kind": "fact", "text": "the zoo keeps one zebra", "ts": 5,'
+        b' "snowflake": 123456789012345678901234567890, "tiny": 0.1}],'
+        b' "owner_id": -98765432109876543210987, "u64": 18446744073709551615}'
+    )
+    write(tmp_path / "s", data)
+    store = MemoryStore(tmp_path / "s")
+    assert store.get("0123456789ab").extra == {"snowflake": 123456789012345678901234567890, "tiny": 0.1}
+    store.remember("lesson", "先跑单测再提交")
+    raw = (tmp_path / "s" / "memory.json").read_bytes()
+    assert b'"snowflake": 123456789012345678901234567890' in raw and b'"tiny": 0.1' in raw
+    on_disk = json.loads(raw)
+    assert on_disk["owner_id"] == -98765432109876543210987 and on_disk["u64"] == 18446744073709551615
+    assert on_disk["entries"][0]["snowflake"] == 123456789012345678901234567890
+    assert [e.text for e in MemoryStore(tmp_path / "s").entries()] == ["the zoo keeps one zebra", "先跑单测再提交"]
+    # a change to that very entry is written and audited like any other
+    store.update("0123456789ab", text="the zoo keeps two zebras")
+    (first, _) = json.loads((tmp_path / "s" / "memory.json").read_bytes())["entries"]
+    assert first["snowflake"] == 123456789012345678901234567890 and first["text"] == "the zoo keeps two zebras"
+    assert [e.op.value for e in store.audit("0123456789ab")] == ["edit"]
 
 
 def test_unknown_fields_survive_an_edit_of_that_entry(tmp_path):
@@ -233,6 +258,22 @@ def test_directory_is_0700_and_file_is_0600(tmp_path):
     store.remember("fact", "permissions are private")
     assert stat.S_IMODE((tmp_path / "new" / "store").stat().st_mode) == 0o700
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+
+
+def test_modes_do_not_depend_on_the_umask(tmp_path):
+    old = os.umask(0)
+    try:
+        store = MemoryStore(tmp_path / "open-umask")
+        store.remember("fact", "permissions are private")
+        store.remember("fact", "whatever the umask says")
+    finally:
+        os.umask(old)
+    directory = tmp_path / "open-umask"
+    for path in [directory, directory / "backups"]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
+    for path in [store.path, directory / "audit.jsonl", directory / "memory.json.lock",
+                 *(directory / "backups").iterdir()]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
 
 
 def test_a_missing_file_is_an_empty_store(tmp_path):
