@@ -55,7 +55,7 @@ class Record:
     `threats` are also judged from the text itself, so an entry written by another program
     is held back until approved even if it carries no flags."""
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm")
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw")
 
     def __init__(
         self,
@@ -75,6 +75,7 @@ class Record:
         self.flags = list(flags or ())
         self.extra = dict(extra or {})
         self._norm: str | None = None
+        self.raw: dict | None = None  # the object as read from the file, if it was
         self.judge()
 
     def judge(self) -> None:
@@ -279,9 +280,11 @@ def parse_document(data: bytes) -> Document:
         taken.add(entry_id)
         if entry_id != fields["id"]:
             assigned.add(entry_id)
-        items.append(
-            Record(entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"])
+        record = Record(
+            entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"]
         )
+        record.raw = raw
+        items.append(record)
     return Document(top, items, assigned)
 
 

@@ -200,9 +200,10 @@ class Storage:
                 else:
                     prelude = self._unlogged_change(current, doc)
             unlogged = prelude
+            imports = _import_events(doc)  # what this write will store differently from how it was read
             changes = list(mutate(doc) or ())
-            if changes and doc.assigned:
-                changes = _import_events(doc) + changes
+            if changes and imports:
+                changes = imports + changes
             if changes:
                 data = doc.to_bytes()
                 if current is not None:
@@ -616,14 +617,21 @@ def _apply_event(storage: Storage, doc: Document, event: dict) -> Document:
 
 
 def _import_events(doc: Document) -> list[Event]:
-    """An `import` for each entry that is about to have its load-time id written into the file."""
-    events = [
-        {"op": "import", "id": record.id, "before": None, "after": record.view(),
-         "note": "id given to an entry the file held without one"}
-        for record in doc.records
-        if record.id in doc.assigned
-    ]
-    doc.assigned = set()
+    """An `import` for each entry the next write stores differently from how the file held it:
+    an id given on load, a kind alias or a null source written in canonical form."""
+    events = []
+    for record in doc.records:
+        if record.raw is None:
+            continue
+        stored = record.to_json()
+        # fields the file lacked and now get their default (source "", ts 0) are not worth an event
+        changed = sorted(key for key in record.raw if stored.get(key) != record.raw[key])
+        if record.id in doc.assigned or changed:
+            notes = ["id given to an entry the file held without one"] if record.id in doc.assigned else []
+            if changed:
+                notes.append("stored in canonical form: " + ", ".join(changed))
+            note = "; ".join(notes)
+            events.append({"op": "import", "id": record.id, "before": record.raw, "after": record.view(), "note": note})
     return events
 
 

@@ -341,3 +341,18 @@ def test_giving_legacy_entries_their_ids_is_audited_as_an_import(tmp_path):
 
     store.remember("lesson", "Tag releases only from main")
     assert [e.op.value for e in store.audit()].count("import") == 1  # the id is in the file now
+
+
+def test_writing_an_alias_or_a_null_source_in_canonical_form_is_audited(tmp_path):
+    raw = {"id": "0123456789ab", "kind": "pref", "text": "回复用中文", "source": None, "ts": 1761200000}
+    (tmp_path / "memory.json").write_text(json.dumps({"entries": [raw]}, ensure_ascii=False), encoding="utf-8")
+    store = MemoryStore(tmp_path)
+    store.remember("fact", "The API runs on port 8080")
+
+    [imported, added] = store.audit()
+    assert (imported.op.value, imported.id, added.op.value) == ("import", "0123456789ab", "add")
+    assert imported.before == raw
+    assert imported.after["kind"] == "preference" and imported.after["source"] == ""
+    assert "kind" in imported.note and "source" in imported.note
+    written = json.loads((tmp_path / "memory.json").read_text(encoding="utf-8"))["entries"][0]
+    assert written["kind"] == "preference" and written["source"] == ""
