@@ -8,15 +8,16 @@ changes are noticed by a one-second poll of the store's cheap state token.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import var
+from textual.screen import Screen
 
 from core.errors import ConflictError, MemtuiError
 from core.model import AuditEvent, Entry
@@ -95,6 +96,7 @@ class MemtuiApp(App[None]):
     MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen}
     DEFAULT_MODE = "browse"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     POLL_SECONDS = 1.0
 
     BINDINGS = [
@@ -185,10 +187,18 @@ class MemtuiApp(App[None]):
             self._reload_again = False
             self.reload()
 
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's own commands, less the two that memtui's Quit (q) and Keys (?) already offer."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
+
     # ------------------------------------------------------------------ navigation
 
     def action_show(self, mode: str) -> None:
         if self.current_mode != mode:
+            if mode == "audit" and self.audit_entry_filter is None:
+                self.audit_entry_filter = ""  # a plain visit: drop a filter that `h` set for one entry
             self.switch_mode(mode)
 
     def action_help(self) -> None:
@@ -212,16 +222,25 @@ class MemtuiApp(App[None]):
             if request.op == "add":
                 assert request.kind is not None and request.text is not None
                 result = store.remember(request.kind, request.text, source="tui")
-                entry = result.entry
+                added = result.entry
+                if any(gone.id == added.id for gone in result.evicted):
+                    summary = (
+                        f"The store is full and this {kind_name(added.kind)} was the next to go, "
+                        "so it was evicted at once"
+                    )
+                    if len(result.evicted) > 1:
+                        summary += f" with {len(result.evicted) - 1} more"
+                    self.post_message(WriteDone(request, summary, None, warning=True))
+                    return
                 if result.added:
-                    summary = f"Added {kind_name(entry.kind)} {entry.id}"
+                    summary = f"Added {kind_name(added.kind)} {added.id}"
                     if result.evicted:
                         summary += f"; evicted {len(result.evicted)} to stay within {store.limits.max_entries}"
                 else:
-                    summary = f"Already remembered as {entry.id}: refreshed its time instead of adding a copy"
-                if entry.blocked:
+                    summary = f"Already remembered as {added.id}: refreshed its time instead of adding a copy"
+                if added.blocked:
                     summary += " — blocked by the threat scan until approved"
-                self.post_message(WriteDone(request, summary, entry))
+                self.post_message(WriteDone(request, summary, added))
             elif request.op in ("edit", "reclassify"):
                 assert request.entry_id is not None
                 entry = store.update(
@@ -262,7 +281,10 @@ class MemtuiApp(App[None]):
         entry = message.entry
         if entry is not None and message.request.op != "delete":
             self.select_after_load = entry.id
-        self.notify(message.summary, title=DONE_TITLES.get(message.request.op, "Saved"), timeout=4)
+        if message.warning:
+            self.notify(message.summary, title="Not kept", severity="warning", timeout=8)
+        else:
+            self.notify(message.summary, title=DONE_TITLES.get(message.request.op, "Saved"), timeout=4)
         self.reload()
 
     def on_write_failed(self, message: WriteFailed) -> None:

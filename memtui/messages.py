@@ -84,6 +84,7 @@ class WriteDone(Message):
     summary: str
     entry: Entry | None = None
     restore: RestoreResult | None = None
+    warning: bool = False  # done, but not what the person wanted (e.g. evicted at once)
 
 
 @dataclass

@@ -91,8 +91,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         await pilot.press(*"部署 dry-run 测试")
         await settle(pilot, 0.6)
         save(app, "explain")
-        app.screen.query_one("#ranked", VirtualTable).focus()
-        await pilot.press("space", "down")
+        await pilot.press("enter", "space", "down")  # to the ranked table, pin #1, select #2
         await settle(pilot)
         save(app, "explain-compare")
         await pilot.press("escape")

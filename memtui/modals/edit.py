@@ -1,8 +1,10 @@
 """Write or rewrite one memory: ModalScreen[EditResult | None].
 
 While the person types, the core's `check_text` says how long the stored text will be, which
-entry it would be deduped against, and what the threat scan finds. If the entry changes on disk
-meanwhile, the editor says so and stays open; the save itself checks for the conflict.
+entry it would be deduped against, and what the threat scan finds; for a new memory in a full
+store, the editor also says what saving would evict, and asks first when that is more than one.
+If the entry changes on disk meanwhile, the editor says so and stays open; the save itself checks
+for the conflict.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -24,7 +26,8 @@ from core.kinds import Kind
 from core.model import Entry, TextCheck
 
 from ..messages import TextChecked
-from ..widgets.fmt import clip, kind_badge
+from ..widgets.fmt import clip, kind_badge, kind_name
+from .confirm import ConfirmModal
 
 CHECK_DELAY = 0.12
 
@@ -44,6 +47,29 @@ class MemoryText(Validator):
         return self.success()
 
 
+class KindChoice(RadioSet):
+    """The four kinds. Typing here starts the text instead of being lost: the first letter moves
+    to the text box and every key already on its way follows it there (spaces included)."""
+
+    def __init__(self, *buttons: RadioButton, **kwargs) -> None:
+        super().__init__(*buttons, **kwargs)
+        self.typing = False
+
+    def on_focus(self) -> None:
+        self.typing = False  # back on the kinds on purpose: space picks a kind again
+
+    def on_key(self, event: events.Key) -> None:
+        character = event.character
+        if not event.is_printable or not character or (character == " " and not self.typing):
+            return
+        self.typing = True
+        area = self.screen.query_one("#edit-text", TextArea)
+        self.screen.set_focus(area)  # at once, so the next keys go straight to the text
+        area.insert(character)
+        event.stop()
+        event.prevent_default()
+
+
 class EditModal(ModalScreen[EditResult | None]):
     """`ctrl+s` saves, `escape` cancels; `tab` moves between the kind (arrows, enter) and the text."""
 
@@ -61,14 +87,17 @@ class EditModal(ModalScreen[EditResult | None]):
         self.check: TextCheck | None = None
         self.disk_notice: Text | None = None
         self._timer: Timer | None = None
+        self._touched = bool(self.initial_text)  # say "empty" only once there was text, or on save
 
     def compose(self) -> ComposeResult:
         title = f"Edit memory {self.entry.id}" if self.entry else "Add a memory"
         with Vertical(classes="dialog", id="edit-dialog"):
             yield Static(title, classes="dialog-title", markup=False)
-            with RadioSet(id="edit-kind"):
+            with KindChoice(id="edit-kind"):
+                english = self.app.size.width >= 100  # four labels of "偏好 preference" need the room
                 for kind in Kind:
-                    yield RadioButton(kind_badge(kind), value=kind is self.initial_kind, id=f"kind-{kind.value}")
+                    yield RadioButton(kind_badge(kind, english=english), value=kind is self.initial_kind,
+                                      id=f"kind-{kind.value}")
             yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
             yield Static(id="edit-count")
             yield Static(id="edit-warnings")
@@ -103,8 +132,13 @@ class EditModal(ModalScreen[EditResult | None]):
             return self.initial_kind
         return Kind(pressed.id.removeprefix("kind-"))
 
+    @on(RadioSet.Changed, "#edit-kind")
+    def _kind_changed(self) -> None:
+        self._update_count()  # what saving evicts depends on the kind
+
     @on(TextArea.Changed, "#edit-text")
     def _text_changed(self) -> None:
+        self._touched = True
         self._update_count()
         self._schedule_check()
 
@@ -136,14 +170,52 @@ class EditModal(ModalScreen[EditResult | None]):
         self.query_one("#edit-count", Static).update(count)
         self.query_one("#edit-warnings", Static).update(Group(*self.warnings()))
 
+    def evictions(self) -> int:
+        """How many entries saving this new memory would evict: the store keeps at most max_entries."""
+        snapshot = getattr(self.app, "snapshot", None)
+        if self.entry is not None or snapshot is None:
+            return 0
+        if self.check is not None and self.check.duplicate_of is not None:
+            return 0  # a duplicate refreshes the entry it matches; nothing is added
+        return max(0, len(snapshot.entries) + 1 - snapshot.max_entries)
+
+    def _eviction_warning(self, evicts: int) -> Text:
+        snapshot = self.app.snapshot  # type: ignore[attr-defined]
+        count, cap = len(snapshot.entries), snapshot.max_entries
+        # the new entry is the newest of its kind: it goes after every entry of its kind or a more evictable one
+        rank = self.kind.eviction_rank
+        position = 1 + sum(1 for entry in snapshot.entries if entry.kind.eviction_rank >= rank)
+        if position <= evicts:
+            return Text(
+                f"⚠ The store is full ({count}/{cap}) and a new {kind_name(self.kind)} is the next to go: "
+                "it would be evicted at once. Free a place first, or choose a kind that is kept longer.",
+                style="bold #ff875f",
+            )
+        if evicts == 1:
+            first = next((e for e in snapshot.entries if snapshot.eviction.get(e.id) == 1), None)
+            line = Text(f"⚠ The store is full ({count}/{cap}): saving evicts the next to go", style="#ffaf5f")
+            if first is not None:
+                line.append(f", {first.id} ")
+                line.append_text(clip(first.text, 40, "italic #ffaf5f"))
+            return line
+        return Text(
+            f"⚠ The store is over its limit ({count}/{cap}): saving evicts {evicts} entries, "
+            "facts first, oldest first",
+            style="bold #ff875f",
+        )
+
     def warnings(self) -> list[Text]:
         lines: list[Text] = []
         if self.disk_notice is not None:
             lines.append(self.disk_notice)
         result = self.validator.validate(self.text)
         if not result.is_valid:
-            lines.extend(Text("✗ " + d, style="#ff5f5f") for d in result.failure_descriptions)
+            if self._touched:
+                lines.extend(Text("✗ " + d, style="#ff5f5f") for d in result.failure_descriptions)
             return lines
+        evicts = self.evictions()
+        if evicts:
+            lines.append(self._eviction_warning(evicts))
         check = self.check
         if check is None or not self.text.strip():
             return lines
@@ -193,10 +265,27 @@ class EditModal(ModalScreen[EditResult | None]):
     def action_save(self) -> None:
         result = self.validator.validate(self.text)
         if not result.is_valid:
+            self._touched = True
             self._update_count()
             self.query_one("#edit-text", TextArea).focus()
             return
-        self.dismiss(EditResult(self.text.strip(), self.kind))
+        edit = EditResult(self.text.strip(), self.kind)
+        evicts = self.evictions()
+        if evicts <= 1:  # one eviction at the limit is the store working as designed
+            self.dismiss(edit)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(edit)
+
+        body = Group(
+            self._eviction_warning(evicts),
+            Text(""),
+            Text("Every evicted entry is in the backup taken before the write, and in the audit log.", style="#8a8a8a"),
+        )
+        self.app.push_screen(ConfirmModal(f"Evict {evicts} entries to save this?", body, yes="Save", danger=True),
+                             answered)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -49,6 +49,7 @@ class AuditScreen(Screen):
         self.events: list[AuditEvent] = []
         self.shown: list[AuditEvent] = []
         self._timer: Timer | None = None
+        self._history_filter: str | None = None  # the entry id `h` filled in, if it is still there
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Audit")
@@ -76,11 +77,19 @@ class AuditScreen(Screen):
         self.call_after_refresh(self.apply_entry_filter)
 
     def apply_entry_filter(self) -> None:
+        """Take the entry id that `h` asked for; on a plain visit, drop the one it set last time."""
         wanted = self.app.audit_entry_filter  # type: ignore[attr-defined]
         if wanted is None:
             return
         self.app.audit_entry_filter = None  # type: ignore[attr-defined]
-        self.query_one("#audit-id", Input).value = wanted
+        field = self.query_one("#audit-id", Input)
+        if not wanted:
+            if self._history_filter is None or field.value != self._history_filter:
+                return  # the person typed this filter: keep it
+            self._history_filter = None
+        else:
+            self._history_filter = wanted
+        field.value = wanted
         self.fill()
 
     def _history_changed(self, history: StoreHistory | None) -> None:

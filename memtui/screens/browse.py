@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -122,11 +122,15 @@ class BrowseScreen(Screen):
             self.query_one("#filter", Input).value = ""
             self.action_view("all")
         empty = not snapshot.entries
+        main = self.query_one("#browse-main")
+        appeared = not empty and not main.display
         self.query_one("#empty-state").display = empty
-        self.query_one("#browse-main").display = not empty
+        main.display = not empty
         if empty:
             self._show_empty_state()
         self.fill(keep=keep)
+        if appeared and not isinstance(self.focused, Input):
+            self.query_one(EntryTable).focus()  # the first entries: arrows move through them, not the detail
 
     def _history_changed(self, history: StoreHistory | None) -> None:
         self._show_selected()
@@ -193,11 +197,20 @@ class BrowseScreen(Screen):
         self._filter_timer = self.set_timer(FILTER_DELAY, apply)
 
     @on(Input.Submitted, "#filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
+    def _filter_submitted(self) -> None:
+        self._leave_filter()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "down" and isinstance(self.focused, Input):  # from the filter down into the rows
+            event.stop()
+            self._leave_filter()
+
+    def _leave_filter(self) -> None:
         if self._filter_timer is not None:
             self._filter_timer.stop()
-        if event.value != self.filter_text:
-            self.filter_text = event.value
+        value = self.query_one("#filter", Input).value
+        if value != self.filter_text:
+            self.filter_text = value
             self.fill()
         self.query_one(EntryTable).focus()
 
@@ -206,9 +219,9 @@ class BrowseScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "reclassify", "delete", "history"):
             return True if self.selected_entry() is not None else None
-        if action == "approve":
+        if action == "approve":  # shown only on a blocked entry, which is rare: it keeps the footer short
             entry = self.selected_entry()
-            return True if entry is not None and entry.blocked else None
+            return True if entry is not None and entry.blocked else False
         return True
 
     def action_filter(self) -> None:

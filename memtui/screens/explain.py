@@ -6,7 +6,7 @@ import time
 
 from rich.console import Group
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -24,6 +24,7 @@ from ..widgets.term_bars import breakdown, comparison, entry_heading
 from ..widgets.virtual_table import Column, VirtualTable
 
 EXPLAIN_DELAY = 0.15
+TYPE_A_QUERY = "Type a query to rank the entries."
 MAX_UNMATCHED_ROWS = 500  # every hit is listed; entries without a query term only up to this many
 RANKED_COLUMNS = [
     Column("rank", "#", 4),
@@ -68,7 +69,7 @@ class ExplainScreen(Screen):
             yield Input(str(limits.char_budget), id="budget", type="integer", max_length=6)
         yield Static(id="explain-summary")
         with Horizontal(id="explain-main"):
-            yield VirtualTable(RANKED_COLUMNS, empty="Type a query to rank the entries.", id="ranked")
+            yield VirtualTable(RANKED_COLUMNS, empty=TYPE_A_QUERY, id="ranked")
             with VerticalScroll(id="why"):
                 yield Static(id="why-entry")
                 yield Static(id="why-terms")
@@ -105,7 +106,15 @@ class ExplainScreen(Screen):
         self._timer = self.set_timer(EXPLAIN_DELAY, self.refresh_explain)
 
     @on(Input.Submitted)
-    def _input_submitted(self, event: Input.Submitted) -> None:
+    def _input_submitted(self) -> None:
+        self._to_ranked()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "down" and isinstance(self.focused, Input):  # from a box down into the ranking
+            event.stop()
+            self._to_ranked()
+
+    def _to_ranked(self) -> None:
         if self._timer is not None:
             self._timer.stop()
         self.refresh_explain()
@@ -134,7 +143,9 @@ class ExplainScreen(Screen):
         if not query.strip():
             self.explanation = None
             self._rows = {}
-            self.query_one("#ranked", VirtualTable).set_rows([], lambda index: ())
+            table = self.query_one("#ranked", VirtualTable)
+            table.empty_message = TYPE_A_QUERY
+            table.set_rows([], lambda index: ())
             self._show_intro()
             self.query_one("#why-terms", Static).update("")
             self.query_one("#why-compare", Static).update("")
@@ -186,7 +197,9 @@ class ExplainScreen(Screen):
             shown.append(row)
         self._shown = shown
         self._hidden_unmatched = max(0, unmatched - MAX_UNMATCHED_ROWS)
-        self.query_one("#ranked", VirtualTable).set_rows([row.id for row in shown], self._cells)
+        table = self.query_one("#ranked", VirtualTable)
+        table.empty_message = "No entries to rank: the store is empty." if explanation.n == 0 else TYPE_A_QUERY
+        table.set_rows([row.id for row in shown], self._cells)
         self.query_one(BlockView).show(explanation)
         self._show_why()
 

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from core.model import AuditEvent, Entry
 
 from ..messages import StoreHistory, StoreSnapshot
-from .fmt import OP_COLOURS, age, kind_badge, one_line, timestamp
+from .fmt import OP_COLOURS, ago, kind_badge, one_line, timestamp
 
 
 class EntryDetail(VerticalScroll):
@@ -50,15 +50,12 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     meta.append(f"{length}/{snapshot.max_text}", style="bold #ffd75f" if length >= snapshot.max_text else "bold")
     meta.append(" chars · source ", style="#8a8a8a")
     meta.append(entry.source or "—")
-    meta.append(" · ", style="#8a8a8a")
-    when = age(entry.ts, now)
-    meta.append("saved: unknown" if not entry.ts else "saved just now" if when == "now" else f"saved {when} ago")
     parts: list[RenderableType] = [title, meta, Text(""), Text(entry.text), Text("")]
 
     fields = Table.grid(padding=(0, 1))
     fields.add_column(style="bold #8a8a8a", no_wrap=True)
     fields.add_column()
-    fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({age(entry.ts, now)} ago)" if entry.ts else "unknown"))
+    fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({ago(entry.ts, now)})" if entry.ts else "unknown"))
     fields.add_row("eviction", eviction_text(entry, snapshot))
     parts.append(fields)
 
@@ -88,11 +85,17 @@ def eviction_text(entry: Entry, snapshot: StoreSnapshot) -> Text:
     count = len(snapshot.entries)
     if position is None:
         return Text("—")
+    cap = snapshot.max_entries
+    over = count - cap
     text = Text(f"#{position} of {count} to be evicted", style="bold" if position == 1 else "")
-    if position == 1:
+    if over > 0:
+        text.append(f" · the store is {over} over its limit of {cap}", style="bold #ff875f")
+        if position <= over + 1:
+            text.append(f"; the next add evicts #1–#{over + 1}, this one included", style="bold #ff875f")
+    elif position == 1:
         text.append(" · next to go", style="bold #ff875f")
-    if count < snapshot.max_entries:
-        text.append(f" · none until {snapshot.max_entries}", style="#8a8a8a")
+    if count < cap:
+        text.append(f" · none until {cap}", style="#8a8a8a")
     text.append("\n(facts first, then lessons, corrections, preferences; oldest first)", style="#8a8a8a")
     return text
 

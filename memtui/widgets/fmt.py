@@ -108,7 +108,10 @@ def size(n: int) -> str:
 def flag_words(flags: list[str]) -> Text:
     """Flags shown compactly in the table: `blocked`, `override`, `redacted`, `approved`."""
     out = Text(no_wrap=True, end="")
+    judged = "blocked" in flags or any(flag.startswith("approved:") for flag in flags)
     for flag in flags:
+        if judged and flag.startswith("threat:"):
+            continue  # "blocked" or "approved" says enough here; the detail pane names the threat
         if flag == "blocked":
             word, style = "blocked", FLAG_STYLES["blocked"]
         elif flag.startswith("threat:"):

@@ -24,8 +24,7 @@ class StatusBar(Static):
         snapshot: StoreSnapshot | None = getattr(app, "snapshot", None)
         history: StoreHistory | None = getattr(app, "history", None)
         self.update(render_status(self.title, snapshot, history, getattr(app, "demo", False), str(app.store.path)))
-        warnings = history.health.warnings if history else []
-        self.set_class(bool(warnings), "-warning")
+        self.set_class(bool(status_warnings(snapshot, history)), "-warning")
 
 
 def render_status(
@@ -55,10 +54,25 @@ def render_status(
     if not health.writable:
         text.append(" │ ", style="dim")
         text.append("read-only", style="bold #ff875f")
-    for warning in health.warnings:
+    for warning in status_warnings(snapshot, history):
         text.append("\n")
         text.append(" ⚠ " + warning, style="bold #ffd75f")
     return text
+
+
+def status_warnings(snapshot: StoreSnapshot | None, history: StoreHistory | None) -> list[str]:
+    """The health warnings, with a store over its limit said as such: the next add evicts the excess."""
+    if history is None:
+        return []
+    warnings = list(history.health.warnings)
+    if snapshot is not None and len(snapshot.entries) > snapshot.max_entries:
+        count, cap = len(snapshot.entries), snapshot.max_entries
+        warnings = [w for w in warnings if not w.startswith("store is nearly full")]
+        warnings.insert(
+            0,
+            f"over the limit ({count}/{cap}): the next add evicts {count - cap + 1} entries, facts first, oldest first",
+        )
+    return warnings
 
 
 def _short_path(path: str) -> str:

@@ -44,7 +44,15 @@ async def wait_loaded(pilot: Pilot) -> None:
 
 
 async def type_text(pilot: Pilot, text: str) -> None:
-    await pilot.press(*text)
+    """Type `text` the way a terminal delivers it: a burst of key events, then the app catches up."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    for character in text:
+        event = events.Key(_character_to_key(character), character)
+        event.set_sender(pilot.app)
+        pilot.app.post_message(event)
+    await pilot.pause()
 
 
 def file_entries(directory: Path) -> list[dict]:

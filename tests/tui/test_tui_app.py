@@ -37,6 +37,10 @@ async def test_command_palette_offers_the_same_actions(seeded):
         await wait_loaded(pilot)
         await pilot.press("ctrl+p")
         await pilot.pause()
+        await type_text(pilot, "keys")
+        await wait_until(pilot, lambda: "List every key" in screen_text(app), what="memtui's Keys")
+        assert "Show help for the focused widget" not in screen_text(app)  # not a second, different "Keys"
+        await pilot.press(*["backspace"] * 4)
         await type_text(pilot, "explain")
         await wait_until(pilot, lambda: "Explain" in screen_text(app))
         await pilot.press("enter")

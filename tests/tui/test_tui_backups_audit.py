@@ -117,3 +117,9 @@ async def test_history_key_opens_the_audit_log_of_the_selected_entry(seeded):
         await wait_until(pilot, lambda: [str(e.op) for e in screen.shown] == ["edit", "add"])
         text = screen_text(app)
         assert "PostgreSQL 16" in text and "cli" in text
+
+        await pilot.press("escape", "a")  # a plain visit shows the whole log again
+        await pilot.pause()
+        every = len(seeded.store().audit())
+        await wait_until(pilot, lambda: len(app.screen.shown) == every, what="every event")
+        assert app.screen.query_one("#audit-id").value == ""

@@ -6,7 +6,7 @@ from core.store import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.widgets.entry_table import EntryTable
 
-from .helpers import screen_text, type_text, wait_for_text, wait_loaded
+from .helpers import screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
 
 
 async def test_views_filter_and_detail_show_the_store(demo: MemoryStore):
@@ -48,6 +48,12 @@ async def test_views_filter_and_detail_show_the_store(demo: MemoryStore):
         await pilot.pause(0.3)
         assert table.row_count == len(entries)
 
+        await pilot.press("slash", "q", "d", "down")  # q and d are letters in the filter; down goes to the rows
+        await pilot.pause()
+        assert app.is_running and app.screen.query_one("#filter").value == "qd"
+        assert app.focused is table and table.row_count == 0
+        assert len(demo.entries()) == len(entries)
+
 
 async def test_cjk_text_is_clipped_by_cell_width_with_an_ellipsis(seeded):
     long_text = "长期记忆的难点不在存而在下一次用得上" * 20
@@ -73,7 +79,33 @@ async def test_empty_store_in_a_directory_that_does_not_exist_yet(tmp_path):
         assert "No memories yet" in text
         assert "memtui add" in text and " n " in text
         assert "0/500" in text and "(not created yet)" in text
+        await pilot.press("w")
+        await type_text(pilot, "部署")
+        await wait_for_text(pilot, "No entries to rank: the store is empty.")
+        assert "Type a query to rank" not in screen_text(app)
         assert not directory.exists()
+
+
+async def test_the_first_entries_of_an_empty_store_take_the_keys(tmp_path):
+    from memtui.modals.edit import EditModal
+
+    app = MemtuiApp(MemoryStore(tmp_path / "empty"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_loaded(pilot)
+        await wait_for_text(pilot, "No memories yet")
+        agent = MemoryStore(tmp_path / "empty", actor="api")
+        first = agent.remember("fact", "CI runs on GitHub Actions").entry
+        second = agent.remember("lesson", "部署前先跑冒烟测试").entry
+        await wait_for_text(pilot, "CI runs on GitHub Actions", timeout=3)
+        detail = app.screen.query_one("#detail-body")
+        assert shows(detail, "(just now)") and not shows(detail, "now ago")
+        table = app.screen.query_one(EntryTable)
+        assert table.selected_id() == first.id
+        await pilot.press("down")  # moves through the entries, not the detail pane
+        assert table.selected_id() == second.id
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal), what="the editor")
+        assert app.screen.entry.id == second.id
 
 
 async def test_header_warns_about_a_recovered_corrupt_file(seeded):

@@ -16,6 +16,7 @@ from .helpers import (
     file_entry,
     paste,
     screen_text,
+    shows,
     type_text,
     wait_for_text,
     wait_loaded,
@@ -119,6 +120,10 @@ async def test_approve_a_blocked_entry(seeded):
         await select(pilot, "Ignore")
         text = screen_text(app)
         assert "BLOCKED" in text and "threat:override" in text
+        assert "A Approve" in text  # in the footer, on a blocked entry only
+        row = next(line for line in text.splitlines() if "Ignore previous" in line and " tool " in line)
+        flags = row.split(" tool ")[1].split("▏")[0]
+        assert "blocked" in flags and "…" not in flags  # the flags column is not cut short
         await pilot.press("A")
         await wait_for_text(pilot, "Approve a blocked memory?")
         await pilot.press("y")
@@ -223,3 +228,77 @@ async def test_an_edit_that_cannot_be_saved_is_given_back(seeded, monkeypatch):
         await wait_for_text(pilot, "store directory is not writable")
         await wait_until(pilot, lambda: isinstance(app.screen, EditModal) and app.screen.text.endswith("重启 now"),
                          what="the editor to come back with the text")
+
+
+async def test_typing_while_the_kind_is_focused_goes_to_the_text(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        modal = app.screen
+        assert "The text is empty" not in screen_text(app)  # no complaint before anything was typed
+        await type_text(pilot, "qa wd runs nightly")  # q, a, w, d: none of them quits or switches screens
+        assert modal.text == "qa wd runs nightly" and modal.kind.value == "fact"  # spaces did not pick a kind
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: len(file_entries(seeded.dir)) == len(seeded.ids) + 1, what="the add")
+    added = file_entries(seeded.dir)[-1]
+    assert (added["kind"], added["text"]) == ("fact", "qa wd runs nightly")
+
+
+async def test_adding_to_a_store_over_its_limit_says_what_it_evicts_and_asks_first(seeded):
+    from core.limits import Limits
+
+    before = (seeded.dir / "memory.json").read_bytes()
+    app = MemtuiApp(MemoryStore(seeded.dir, Limits(max_entries=3)))  # 6 entries, limit 3
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        text = await wait_for_text(pilot, "over the limit (6/3): the next add evicts 4 entries")
+        assert "nearly full" not in text
+        await pilot.press("w")
+        await type_text(pilot, "部署")
+        await pilot.press("escape", "b")
+        await pilot.press("escape")
+        assert (seeded.dir / "memory.json").read_bytes() == before  # looking evicts nothing
+
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await pilot.press("right", "enter")  # the kind buttons: fact → preference, the kind kept longest
+        await pilot.press("tab")
+        await paste(pilot, "回复里的代码块标注语言")
+        await wait_for_text(pilot, "saving evicts 4 entries, facts first")
+        await pilot.press("ctrl+s")
+        await wait_for_text(pilot, "Evict 4 entries to save this?")
+        await pilot.press("n")  # not like that
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal), what="back in the editor")
+        assert (seeded.dir / "memory.json").read_bytes() == before
+        await pilot.press("ctrl+s")
+        await wait_for_text(pilot, "Evict 4 entries to save this?")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(file_entries(seeded.dir)) == 3, what="the add and its evictions")
+    added = file_entries(seeded.dir)[-1]
+    assert (added["kind"], added["text"]) == ("preference", "回复里的代码块标注语言")
+    assert [e["op"] for e in audit_events(seeded.dir)[-5:]] == ["add", "evict", "evict", "evict", "evict"]
+
+
+async def test_a_new_entry_that_would_be_evicted_at_once_is_said_so(tmp_path):
+    from core.limits import Limits
+
+    store = MemoryStore(tmp_path / "full", Limits(max_entries=2), actor="api")
+    store.remember("preference", "回答尽量简短，先给结论")
+    store.remember("preference", "Prefers pnpm over npm")
+    app = MemtuiApp(store)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await type_text(pilot, "staging is at stage.example.com")  # a fact, the kind evicted first
+        warnings = app.screen.query_one("#edit-warnings")
+        await wait_until(pilot, lambda: shows(warnings, "it would be evicted at once"), what="the warning")
+        await pilot.press("ctrl+s")
+        text = await wait_for_text(pilot, "Not kept")
+        assert "was the next to go," in text and "so it was evicted at once" in text
+        assert "Added" not in screen_text(app)
+    kept = [e["text"] for e in file_entries(tmp_path / "full")]
+    assert kept == ["回答尽量简短，先给结论", "Prefers pnpm over npm"]
+    assert [e["op"] for e in audit_events(tmp_path / "full")[-2:]] == ["add", "evict"]

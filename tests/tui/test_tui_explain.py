@@ -46,7 +46,8 @@ async def test_ranked_table_breakdown_and_block_match_the_core(seeded):
             assert line.strip() in text
         assert "why: ranked #1" in text
 
-        screen.query_one("#ranked", VirtualTable).focus()
+        await pilot.press("enter")  # from the query to the ranked table
+        assert app.focused is screen.query_one("#ranked", VirtualTable)
         await pilot.press(*["down"] * (len(expected.entries) - 1))
         last = expected.entries[-1]
         assert last.status == "zero_score"
@@ -70,20 +71,20 @@ async def test_other_top_k_and_budget_values_cut_entries_with_a_reason(seeded):
         await wait_until(pilot, lambda: screen.explanation.top_k == 1, what="top-k 1")
         second = screen.explanation.for_id(hits[1].id)
         assert second.status == "cut_top_k"
-        screen.query_one("#ranked", VirtualTable).focus()
+        await pilot.press("enter")  # to the ranked table
         await pilot.press("down")
         why = screen.query_one("#why-entry")
         await wait_until(pilot, lambda: shows(why, second.reason), what="the cut top-k reason")
         assert "only the top 1" in second.reason
         assert "cut top-k" in screen_text(app)
 
-        screen.query_one("#budget", Input).focus()
+        await pilot.press("t", "tab")  # top-k, then budget
+        assert app.focused is screen.query_one("#budget", Input)
         await pilot.press("backspace", "backspace", "backspace", "backspace")
         await type_text(pilot, "10")
         await wait_until(pilot, lambda: screen.explanation.budget == 10, what="budget 10")
         assert screen.explanation.entries[0].status == "cut_budget"
-        screen.query_one("#ranked", VirtualTable).focus()
-        await pilot.press("up")
+        await pilot.press("enter", "up")
         first = screen.explanation.entries[0]
         await wait_until(pilot, lambda: shows(why, first.reason), what="the cut budget reason")
         assert "cut budget" in screen_text(app)
@@ -97,8 +98,7 @@ async def test_pin_one_entry_and_compare_term_by_term(seeded):
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, query)
-        screen.query_one("#ranked", VirtualTable).focus()
-        await pilot.press("space")
+        await pilot.press("down", "space")  # from the query down to the ranked table, pin the top entry
         assert screen.pinned == a.id
         await pilot.press("down")
         text = await wait_for_text(pilot, "Why is A above B?")
