@@ -44,7 +44,7 @@ def read_backup(storage: Storage, name: str) -> Document:
     try:
         return parse_document(path.read_bytes())
     except Corrupt as exc:
-        raise BackupNotFound(name, f"backup is not a valid memory file ({exc})") from None
+        raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
 
 
 def diff_documents(name: str, current: Document, target: Document) -> RestoreResult:
@@ -66,11 +66,11 @@ def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise BackupNotFound(name, f"cannot read backup ({exc.strerror or exc})") from None
+        raise BackupNotFound(name, problem=f"cannot be read ({exc.strerror or exc})") from None
     try:
         target = parse_document(data)
     except Corrupt as exc:
-        raise BackupNotFound(name, f"backup is not a valid memory file ({exc})") from None
+        raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
     result: dict[str, RestoreResult] = {}
 
     def mutate(doc: Document) -> list[dict]:

@@ -34,8 +34,10 @@ class EntryNotFound(MemtuiError, KeyError):
 
 
 class BackupNotFound(MemtuiError, KeyError):
-    def __init__(self, name: object, why: str = "no such backup") -> None:
-        super().__init__(f"{why}: {name!r}")
+    """No backup of that name, or one that cannot be read as a memory file."""
+
+    def __init__(self, name: object, why: str = "no such backup", *, problem: str | None = None) -> None:
+        super().__init__(f"backup {name} {problem}" if problem else f"{why}: {name!r}")
         self.name = name
 
 

@@ -93,7 +93,13 @@ def health(store: MemoryStore) -> Health:
     if storage.read_error:
         warnings.append(storage.read_error)
     if len(records) >= cap * 0.9:
-        warnings.append(f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first")
+        if len(records) > cap:
+            warnings.append(
+                f"store is over the limit ({len(records)}/{cap}): the next add evicts "
+                f"{len(records) - cap + 1} entries, facts first, oldest first"
+            )
+        else:
+            warnings.append(f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first")
     if invalid:
         warnings.append(f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched")
     if blocked:

@@ -199,11 +199,13 @@ def diagnose(store, cmd: str = "memtui") -> Report:
         warning_with("blocked by the threat scan")
 
     if health.entries >= health.max_entries * 0.9:
-        problem = Problem("full", f"the store is nearly full ({health.entries}/{health.max_entries}): "
+        state = "over the limit" if health.entries > health.max_entries else "nearly full"
+        problem = Problem("full", f"the store is {state} ({health.entries}/{health.max_entries}): "
                                   f"new entries evict facts first, oldest first")
         problem.fixes.append(Fix(f"{cmd} list --kind fact", "review the facts and delete stale ones"))
         problems.append(problem)
         warning_with("nearly full")
+        warning_with("over the limit")
 
     if not health.writable:
         problem = Problem("unwritable", f"the store directory {store.dir} is not writable: changes cannot be saved")

@@ -61,18 +61,10 @@ def render_status(
 
 
 def status_warnings(snapshot: StoreSnapshot | None, history: StoreHistory | None) -> list[str]:
-    """The health warnings, with a store over its limit said as such: the next add evicts the excess."""
+    """The store's health warnings, as the core words them."""
     if history is None:
         return []
-    warnings = list(history.health.warnings)
-    if snapshot is not None and len(snapshot.entries) > snapshot.max_entries:
-        count, cap = len(snapshot.entries), snapshot.max_entries
-        warnings = [w for w in warnings if not w.startswith("store is nearly full")]
-        warnings.insert(
-            0,
-            f"over the limit ({count}/{cap}): the next add evicts {count - cap + 1} entries, facts first, oldest first",
-        )
-    return warnings
+    return list(history.health.warnings)
 
 
 def _short_path(path: str) -> str:

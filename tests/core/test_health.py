@@ -117,3 +117,15 @@ def test_health_never_fails_on_audit_lines_another_program_wrote(tmp_path, odd):
     [q] = health.quarantined
     assert isinstance(q.error, str) and (q.restored_from is None or isinstance(q.restored_from, str))
     assert any("memory.json.broken-20250101T000000.000000Z" in w for w in health.warnings)
+
+
+def test_a_store_over_its_limit_says_how_many_entries_the_next_add_evicts(tmp_path):
+    from core.limits import Limits
+
+    store = MemoryStore(tmp_path)
+    for i in range(5):
+        store.remember("fact", f"fact number {i} about the build")
+    over = MemoryStore(tmp_path, Limits(max_entries=3))
+    assert over.health().warnings == [
+        "store is over the limit (5/3): the next add evicts 3 entries, facts first, oldest first"
+    ]
