@@ -259,7 +259,7 @@ class MemtuiApp(App[None]):
             elif request.op == "delete":
                 assert request.entry_id is not None
                 entry = store.delete(request.entry_id, expected=request.expected)
-                self.post_message(WriteDone(request, f"Deleted {entry.id}", entry))
+                self.post_message(WriteDone(request, f"{entry.id} {one_line(entry.text)[:48]} (a backup keeps it)", entry))
             elif request.op == "approve":
                 assert request.entry_id is not None
                 entry = store.approve(request.entry_id, expected=request.expected)
