@@ -90,6 +90,8 @@ def health(store: MemoryStore) -> Health:
     writable = (os.access(store.dir, os.W_OK | os.X_OK) if store.dir.is_dir() else _creatable(store.dir))
     warnings = []
     cap = store.limits.max_entries
+    if storage.audit_error:
+        warnings.append(storage.audit_error)
     if storage.read_error:
         warnings.append(storage.read_error)
     if len(records) >= cap * 0.9:

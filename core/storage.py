@@ -81,6 +81,7 @@ class Storage:
         self._audit_cache: tuple[tuple, list[dict]] | None = None
         self.recovery: Recovery | None = None  # set when this process quarantined a corrupt file
         self.read_error: str | None = None  # set when the last read could not show the file as it is
+        self.audit_error: str | None = None  # set when this process saved a change it could not log
 
     # ------------------------------------------------------------------ reading
 
@@ -215,8 +216,18 @@ class Storage:
                     unlogged = []
                     # straight after the replace: a writer killed in between leaves the change without
                     # its events, and the next write logs them late (see _unlogged_change)
-                    _write_all(fd, prefix + batch)
-                    os.fsync(fd)
+                    try:
+                        _write_all(fd, prefix + batch)
+                        os.fsync(fd)
+                    except OSError as exc:
+                        # The change is saved; only its events are not. Reporting "not saved" would be
+                        # false and invite a retry, so the next write logs them late, as after a crash.
+                        self.audit_error = (
+                            f"a change was saved but its audit events could not be written "
+                            f"({exc.strerror or exc}); the next write logs them"
+                        )
+                    else:
+                        self.audit_error = None
                 finally:
                     os.close(fd)
                 _fsync_dir(self.dir)

@@ -4,6 +4,7 @@ and a change whose writer died before logging it is logged late by the next writ
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -218,3 +219,28 @@ def test_history_of_an_entry_includes_the_restore_that_brought_it_back(tmp_path)
     history = [event.op.value for event in store.audit(entry.id)]
     assert history == ["add", "delete", "restore"]
     assert entry.id in store.audit(entry.id)[-1].model_extra["added"]
+
+
+def test_a_change_saved_without_its_audit_events_is_not_reported_as_failed(tmp_path, monkeypatch):
+    """A full disk after the replace: the entry is saved, so the caller gets it, health says the
+    events are missing, and the next write logs them late."""
+    store = MemoryStore(tmp_path)
+    store.remember("fact", "written and logged as usual")
+    real_write_all = core.storage._write_all
+
+    def full_disk(fd, data):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("audit.jsonl"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write_all(fd, data)
+
+    monkeypatch.setattr(core.storage, "_write_all", full_disk)
+    saved = store.remember("lesson", "saved while the disk was full").entry
+    assert saved.id in [e.id for e in MemoryStore(tmp_path).entries()]
+    assert [e.op.value for e in store.audit()] == ["add"]
+    assert any("could not be written" in w for w in store.health().warnings)
+
+    monkeypatch.setattr(core.storage, "_write_all", real_write_all)
+    store.remember("fact", "the disk has room again")
+    events = [(e.op.value, e.id) for e in store.audit()]
+    assert ("add", saved.id) in events and len(events) == 3
+    assert not any("could not be written" in w for w in store.health().warnings)
