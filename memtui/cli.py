@@ -541,8 +541,13 @@ def cmd_app(args: argparse.Namespace) -> int:
             raise CliError("the demo store is not part of this installation (memtui.demo is missing)")
         from memtui.demo import create_demo_store
 
+        import shutil
+
         store = create_demo_store()
-        run_app(store, demo=True)
+        try:
+            run_app(store, demo=True)
+        finally:
+            shutil.rmtree(store.dir, ignore_errors=True)  # the demo store is temporary
         return 0
     run_app(_open(args, actor="tui"))
     return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 from core.kinds import Kind
 from core.store import MemoryStore
 from memtui.app import MemtuiApp
@@ -64,7 +66,12 @@ async def test_demo_store_has_realistic_entries_and_history(tmp_path):
     assert {"add", "edit", "reclassify", "delete", "refresh", "restore"} <= ops
     assert len({e.actor for e in store.audit()}) >= 3
     assert store.actor == "tui"
-    assert create_demo_store().dir != create_demo_store().dir  # fresh temporary stores
+    first, second = create_demo_store(), create_demo_store()
+    try:
+        assert first.dir != second.dir  # fresh temporary stores
+    finally:
+        shutil.rmtree(first.dir, ignore_errors=True)
+        shutil.rmtree(second.dir, ignore_errors=True)
 
 
 async def test_demo_flag_is_shown_in_the_header(tmp_path):
