@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import orjson
 
 from .errors import BackupNotFound
@@ -75,7 +73,7 @@ def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
 
     def mutate(doc: Document) -> list[dict]:
         diff = diff_documents(name, doc, target)
-        doc.top, doc.items, doc.assigned = target.top, target.items, set(target.assigned)
+        doc.top, doc.items = target.top, target.items
         result["diff"] = diff
         note = f"restored {name}: {len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed"
         return [{"op": "restore", "id": None, "before": None, "after": None, "note": note, "backup": name,
@@ -86,13 +84,3 @@ def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
     diff = result["diff"]
     diff.backup_of_current = info.get("backup")
     return diff
-
-
-def backup_age(storage: Storage) -> float | None:
-    names = storage.backup_names()
-    if not names:
-        return None
-    try:
-        return os.path.getmtime(storage.backups_dir / names[0])
-    except OSError:
-        return None

@@ -41,16 +41,11 @@ def quarantined_files(storage: Storage) -> list[Quarantine]:
     errors: dict[str, str] = {}
     restored: dict[str, str] = {}
     for event in storage.audit_lines():  # lines another program wrote may hold anything: use only text
-        op, note = event.get("op"), _text(event.get("note")) or ""
-        if op == "quarantine":
-            name = _text(event.get("file")) or note.split(":", 1)[0]
-            errors[name] = _text(event.get("error")) or note.split(": ", 1)[-1]
-        elif op == "restore" and (event.get("quarantined") or "after quarantining" in note):
-            name = _text(event.get("quarantined")) or note.rsplit(" ", 1)[-1]
-            words = note.split()
-            backup = _text(event.get("backup")) or (words[2] if len(words) > 2 else None)
-            if backup:
-                restored[name] = backup
+        op = event.get("op")
+        if op == "quarantine" and _text(event.get("file")) and _text(event.get("error")):
+            errors[event["file"]] = event["error"]
+        elif op == "restore" and _text(event.get("quarantined")) and _text(event.get("backup")):
+            restored[event["quarantined"]] = event["backup"]
     try:
         paths = sorted(p for p in storage.dir.iterdir() if p.name.startswith(BROKEN_PREFIX))
     except OSError:

@@ -64,12 +64,11 @@ def line_for(kind: Kind, text: str, lang: str = "zh") -> str:
 class Rendered:
     """A rendered block and how it was filled."""
 
-    __slots__ = ("block", "used_chars", "lines", "fitted")
+    __slots__ = ("block", "used_chars", "fitted")
 
-    def __init__(self, block: str, used_chars: int, lines: list[str], fitted: int) -> None:
+    def __init__(self, block: str, used_chars: int, fitted: int) -> None:
         self.block = block
         self.used_chars = used_chars
-        self.lines = lines
         self.fitted = fitted  # how many of the given entries made it into the block
 
 
@@ -83,10 +82,10 @@ def render_lines(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: s
         lines.append(line)
         used += len(line)
     if not lines:
-        return Rendered("", 0, [], 0)
+        return Rendered("", 0, 0)
     header = HEADER_EN if lang == "en" else HEADER
     block = BLOCK_START + "\n" + header + "\n" + "".join(lines) + "\n\n" + BLOCK_END
-    return Rendered(block, used, lines, len(lines))
+    return Rendered(block, used, len(lines))
 
 
 def render_block(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: str = "zh") -> str:

@@ -50,10 +50,6 @@ class Kind(str, enum.Enum):
     def label(self) -> str:
         return _LABELS_ZH[self]
 
-    @property
-    def label_en(self) -> str:
-        return self.value
-
     def label_for(self, lang: str = "zh") -> str:
         return self.value if lang == "en" else _LABELS_ZH[self]
 

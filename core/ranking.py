@@ -39,7 +39,7 @@ class Index:
 
     __slots__ = (
         "n", "avg_len", "doc_lens", "k1", "b", "vectorized",
-        "_counts", "_postings", "_inverted", "_norm", "_tfn", "_vectors",
+        "_counts", "_postings", "_norm", "_tfn", "_vectors",
     )
 
     def __init__(
@@ -64,7 +64,6 @@ class Index:
         # A term's postings are found by scanning the per-document counts the first time a query
         # asks for it, then cached: far cheaper than inverting every term of the store up front.
         self._postings: dict[str, list[tuple[int, int]]] = {}
-        self._inverted = False
         self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
         if self.vectorized:
             try:
@@ -72,34 +71,13 @@ class Index:
             except ImportError:  # pragma: no cover - numpy ships with the default install
                 self.vectorized = False
 
-    def _invert(self) -> None:
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for doc_id, counts in enumerate(self._counts):
-            for term, tf in counts.items():
-                bucket = postings.get(term)
-                if bucket is None:
-                    postings[term] = [(doc_id, tf)]
-                else:
-                    bucket.append((doc_id, tf))
-        self._postings = postings
-        self._inverted = True
-
     def posting(self, term: str) -> list[tuple[int, int]]:
         """(doc_id, tf) for every document holding `term`, in store order."""
         bucket = self._postings.get(term)
         if bucket is None:
-            if self._inverted:
-                return []
             bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
             self._postings[term] = bucket
         return bucket
-
-    @property
-    def postings(self) -> dict[str, list[tuple[int, int]]]:
-        """The full inverted index (built on first use; queries do not need it)."""
-        if not self._inverted:
-            self._invert()
-        return self._postings
 
     def counts(self, doc_id: int) -> Counter[str]:
         return self._counts[doc_id]

@@ -20,7 +20,6 @@ __all__ = [
 
 _ID = re.compile(r"[0-9a-f]{12}\Z")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
-_COMPUTED = ("blocked",)
 
 
 class Corrupt(Exception):
@@ -35,9 +34,9 @@ def legacy_id(ts: object, kind: object, text: object) -> str:
 
 
 def new_id(taken: set[str] | dict[str, object]) -> str:
-    while True:
-        import secrets
+    import secrets
 
+    while True:
         candidate = secrets.token_hex(6)
         if candidate not in taken:
             return candidate
@@ -75,7 +74,7 @@ class Record:
         self.flags = list(flags or ())
         self.extra = dict(extra or {})
         self._norm: str | None = None
-        self.raw: dict | None = None  # the object as read from the file, if it was
+        self.raw: dict | None = None  # the object as read from the file, if it was (see `id_given`)
         self.judge()
 
     def judge(self) -> None:
@@ -90,6 +89,12 @@ class Record:
             if category not in self.threats:
                 self.threats.append(category)
         self._norm = None
+
+    @property
+    def id_given(self) -> bool:
+        """Read from the file without its id (or with one another entry already had): the id
+        was derived on load, and the next write stores it."""
+        return self.raw is not None and self.raw.get("id") != self.id
 
     @property
     def effective_flags(self) -> list[str]:
@@ -121,13 +126,6 @@ class Record:
         else:
             out.pop("flags", None)
         return out
-
-    def copy(self) -> Record:
-        clone = Record.__new__(Record)
-        for slot in Record.__slots__:
-            value = getattr(self, slot)
-            setattr(clone, slot, list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value)
-        return clone
 
 
 class Invalid:
@@ -184,16 +182,11 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items", "assigned")
+    __slots__ = ("top", "items")
 
-    def __init__(
-        self, top: dict | None = None, items: list[Record | Invalid] | None = None, assigned: set[str] | None = None
-    ) -> None:
+    def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
-        # ids given on load to entries the file holds without one (or with a duplicated one):
-        # the next write stores them, and logs that as an `import`
-        self.assigned: set[str] = assigned if assigned is not None else set()
 
     @property
     def records(self) -> list[Record]:
@@ -211,11 +204,6 @@ class Document:
             if isinstance(item, Record) and item.id == entry_id:
                 return item
         return None
-
-    def copy(self) -> Document:
-        return Document(
-            dict(self.top), [item.copy() if isinstance(item, Record) else item for item in self.items], set(self.assigned)
-        )
 
     def to_bytes(self) -> bytes:
         entries = [item.to_json() if isinstance(item, Record) else item.raw for item in self.items]
@@ -264,7 +252,6 @@ def parse_document(data: bytes) -> Document:
         raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
     items: list[Record | Invalid] = []
     taken: set[str] = set()
-    assigned: set[str] = set()
     for raw in top["entries"]:
         fields, error = _check(raw)
         if fields is not None and lenient and _has_lone_surrogate(raw):
@@ -278,14 +265,12 @@ def parse_document(data: bytes) -> Document:
             salt += 1
             entry_id = legacy_id(fields["ts"], fields["kind_raw"], f"{fields['text']}\n#{salt}")
         taken.add(entry_id)
-        if entry_id != fields["id"]:
-            assigned.add(entry_id)
         record = Record(
             entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"]
         )
         record.raw = raw
         items.append(record)
-    return Document(top, items, assigned)
+    return Document(top, items)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -637,8 +637,8 @@ def _import_events(doc: Document) -> list[Event]:
         stored = record.to_json()
         # fields the file lacked and now get their default (source "", ts 0) are not worth an event
         changed = sorted(key for key in record.raw if stored.get(key) != record.raw[key])
-        if record.id in doc.assigned or changed:
-            notes = ["id given to an entry the file held without one"] if record.id in doc.assigned else []
+        if record.id_given or changed:
+            notes = ["id given to an entry the file held without one"] if record.id_given else []
             if changed:
                 notes.append("stored in canonical form: " + ", ".join(changed))
             note = "; ".join(notes)

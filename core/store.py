@@ -136,9 +136,7 @@ class MemoryStore:
 
     def eviction_order(self) -> list[Entry]:
         """Valid entries in the order eviction would remove them: first is next."""
-        records = self._snap().records
-        order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
-        return [_entry(records[i]) for i in order]
+        return [_entry(record) for record in _eviction_order(self._snap().records)]
 
     def _top(self, query: str, top_k: int | None) -> list[tuple[Record, float]]:
         snap = self._snap()
@@ -186,9 +184,7 @@ class MemoryStore:
         would be deduped against, and what the threat scan finds. Used for live warnings."""
         from .model import TextCheck
 
-        cleaned, secrets_found = redact(text.strip())
-        cut = len(cleaned) > self.limits.max_text
-        stored = cleaned[: self.limits.max_text].strip()
+        stored, secrets_found, cut = self._clean_text(text)
         duplicate = None
         if stored:
             match = self._find_duplicate(self._snap().records, normalize(stored), exclude_id)
@@ -198,15 +194,21 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ writing
 
+    def _clean_text(self, text: str) -> tuple[str, list, bool]:
+        """The text a write would store: stripped, secrets redacted, cut to max_text. Returns it,
+        the secrets found and whether it was cut."""
+        text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
+        text, secrets_found = redact(text)
+        cut = len(text) > self.limits.max_text
+        return text[: self.limits.max_text].strip(), secrets_found, cut
+
     def _prepare_text(self, text: object) -> tuple[str, list[str]]:
-        """Strip, redact secrets, cut to max_text; returns the text and its threat flags."""
+        """The text a write stores, and its threat flags; bad text is an InvalidInput."""
         if not isinstance(text, str):
             raise InvalidInput(f"text must be a string, got {type(text).__name__}")
-        text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
-        if not text:
+        if not text.lstrip("\ufeff").strip():
             raise InvalidInput("text is empty")
-        text, secrets_found = redact(text)
-        text = text[: self.limits.max_text].strip()
+        text, secrets_found, _cut = self._clean_text(text)
         _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
         flags += threat_flags(scan_text(text))
@@ -268,14 +270,15 @@ class MemoryStore:
         )
 
     def _evict(self, doc: Document) -> list[Record]:
-        """Remove entries while over the cap: highest eviction rank first, then the oldest."""
-        evicted: list[Record] = []
-        while True:
-            positions = [i for i, item in enumerate(doc.items) if isinstance(item, Record)]
-            if len(positions) <= self.limits.max_entries:
-                return evicted
-            victim = min(positions, key=lambda i: (-doc.items[i].kind.eviction_rank, doc.items[i].ts, i))  # type: ignore[union-attr]
-            evicted.append(doc.items.pop(victim))  # type: ignore[arg-type]
+        """Remove the entries over the cap, first in eviction order (SPEC §5)."""
+        records = doc.records
+        excess = len(records) - self.limits.max_entries
+        if excess <= 0:
+            return []
+        evicted = _eviction_order(records)[:excess]
+        gone = {id(record) for record in evicted}
+        doc.items = [item for item in doc.items if id(item) not in gone]
+        return evicted
 
     def _check_expected(self, record: Record | None, entry_id: str, expected: Any) -> Record:
         if record is None:
@@ -402,6 +405,12 @@ class MemoryStore:
         from .health import health
 
         return health(self)
+
+
+def _eviction_order(records: list[Record]) -> list[Record]:
+    """Highest eviction rank first (facts), then the oldest, then the earliest in store order."""
+    order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
+    return [records[i] for i in order]
 
 
 def _touches(event: dict, entry_id: str) -> bool:

@@ -74,13 +74,7 @@ def fit(text: str, width: int, align: str = "<") -> str:
 def clean(text: str) -> str:
     """One line, safe to print: whitespace runs become one space and control characters
     (which could move the cursor or recolour the terminal) are shown escaped."""
-    text = " ".join(str(text).split())
-    if text.isprintable():
-        return text
-    return "".join(
-        char if char.isprintable() or char == " " or unicodedata.category(char) != "Cc" else f"\\x{ord(char):02x}"
-        for char in text
-    )
+    return safe(" ".join(str(text).split()))
 
 
 def safe(text: str) -> str:

@@ -5,7 +5,6 @@ Every function takes a core value and returns a rich `Text`; user text is never 
 
 from __future__ import annotations
 
-from datetime import datetime
 
 from rich.text import Text
 
@@ -94,7 +93,7 @@ def ago(ts: float, now: float | None = None) -> str:
 def timestamp(ts: float) -> str:
     if not ts:
         return "unknown"
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+    return render.local_time(ts)
 
 
 size = render.size
