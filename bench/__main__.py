@@ -29,13 +29,13 @@ def median_ms(fn, repeat: int) -> float:
 
 
 def limits_for(count: int):
-    from core import Limits
+    from memtui_core import Limits
 
     return Limits(max_entries=max(500, count))
 
 
 def bench_retrieve(directory: Path, count: int, repeat: int) -> dict[str, float]:
-    from core import MemoryStore
+    from memtui_core import MemoryStore
 
     limits = limits_for(count)
 
@@ -55,7 +55,7 @@ def bench_retrieve(directory: Path, count: int, repeat: int) -> dict[str, float]
 
 
 def bench_explain(directory: Path, count: int, repeat: int) -> float:
-    from core import MemoryStore
+    from memtui_core import MemoryStore
 
     store = MemoryStore(directory, limits_for(count))
     store.explain(QUERIES[0])
@@ -66,9 +66,9 @@ def bench_libraries(directory: Path, count: int, repeat: int) -> dict[str, float
     """Our index vs bm25s and rank_bm25 on identical document tokens."""
     import numpy as np
 
-    from core import MemoryStore
-    from core.ranking import Index, document_tokens
-    from core.tokenize import tokenize
+    from memtui_core import MemoryStore
+    from memtui_core.ranking import Index, document_tokens
+    from memtui_core.tokenize import tokenize
 
     store = MemoryStore(directory, limits_for(count))
     docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in store.entries()]

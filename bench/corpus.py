@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from core.kinds import Kind
+from memtui_core.kinds import Kind
 
 ZH = (
     "部署 脚本 默认 先 确认 后再 真正 执行 用户 偏好 回复 中文 代码 注释 英文 测试 覆盖 数据库 迁移 "

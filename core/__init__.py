@@ -1,17 +1,17 @@
 """memtui core: long-term memory for LLM agents, without any UI.
 
-    from core import MemoryStore, set_block
+    from memtui_core import MemoryStore, set_block
     store = MemoryStore()                      # $MEMTUI_DIR or the platform data dir
     system = set_block(system, store.retrieve_block(user_text))
 
-Names are imported on first use, so `import core` costs almost nothing and the per-turn path
+Names are imported on first use, so `import memtui_core` costs almost nothing and the per-turn path
 (`retrieve_block`) never loads pydantic.
 """
 
 from __future__ import annotations
 
 import importlib
-TYPE_CHECKING = False  # typing itself is not imported: `import core` stays cheap
+TYPE_CHECKING = False  # typing itself is not imported: `import memtui_core` stays cheap
 
 __version__ = "0.1.0"
 
@@ -74,7 +74,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 # `tokenize` is both a submodule and a function: bind the function now (stdlib only, cheap), or
-# importing anything that imports core.tokenize first would make `from core import tokenize`
+# importing anything that imports memtui_core.tokenize first would make `from memtui_core import tokenize`
 # give the module.
 from .tokenize import tokenize  # noqa: E402
 
@@ -82,7 +82,7 @@ from .tokenize import tokenize  # noqa: E402
 def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'core' has no attribute {name!r}")
+        raise AttributeError(f"module 'memtui_core' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

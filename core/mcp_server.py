@@ -2,9 +2,9 @@
 
     memtui mcp --dir ~/.local/share/memtui          # what an MCP client runs
 
-The tools answer exactly what the agent tools answer (`core.tools`); a failure (unknown kind,
+The tools answer exactly what the agent tools answer (`memtui_core.tools`); a failure (unknown kind,
 missing text, a store that cannot be written) comes back as a tool error, never as a crash of
-the server. The MCP SDK is imported inside the functions, so `import core` stays light.
+the server. The MCP SDK is imported inside the functions, so `import memtui_core` stays light.
 """
 
 # No `from __future__ import annotations` here: the SDK reads the tool functions' annotations
@@ -22,7 +22,7 @@ __all__ = ["INJECT_TOOL", "SERVER_NAME", "build_server", "run_stdio"]
 
 SERVER_NAME = "memtui"
 INJECT_TOOL = "memory_inject"
-ERROR_PREFIX = "错误："  # how core.tools handlers begin an error answer
+ERROR_PREFIX = "错误："  # how memtui_core.tools handlers begin an error answer
 
 INSTRUCTIONS = (
     "Long-term memory from past sessions with this user: preferences, corrections, lessons and "

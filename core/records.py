@@ -278,9 +278,9 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
 def _may_hold_a_big_integer(data: bytes) -> bool:
-    """Whether the bytes hold a run of 20 digits: the shortest integer orjson cannot read exactly
-    (it reads one beyond 64 bits as a float, which a write would then store changed)."""
-    return data.translate(_DIGITS_AS_ZERO).find(b"0" * 20) != -1
+    """Whether the bytes hold a run of 19 digits: the shortest integer orjson may not read exactly
+    (below -2**63 it reads a float, which a write would then store changed; -2**63 - 1 has 19 digits)."""
+    return data.translate(_DIGITS_AS_ZERO).find(b"0" * 19) != -1
 
 
 def _loads_with_json(data: bytes) -> object | None:

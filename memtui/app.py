@@ -19,9 +19,9 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import var
 from textual.screen import Screen
 
-from core.errors import ConflictError, MemtuiError
-from core.model import AuditEvent, Entry
-from core.store import MemoryStore
+from memtui_core.errors import ConflictError, MemtuiError
+from memtui_core.model import AuditEvent, Entry
+from memtui_core.store import MemoryStore
 
 from .messages import (
     HistoryLoaded,

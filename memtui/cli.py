@@ -335,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _failure(error: Exception) -> str | None:
     """The one-line message for an expected failure, or None for a bug (shown as a traceback)."""
-    from core.errors import MemtuiError
+    from memtui_core.errors import MemtuiError
 
     if isinstance(error, (CliError, MemtuiError)):
         return _one_line(str(error))
@@ -381,11 +381,11 @@ def _silence_stdout() -> None:
 
 def _open(args: argparse.Namespace, actor: str = "cli"):
     """The store the command works on (remembered on `args` for the warnings after it)."""
-    from core.store import MemoryStore
+    from memtui_core.store import MemoryStore
 
     limits = None
     if args.lock_timeout is not None:
-        from core.limits import DEFAULT_LIMITS
+        from memtui_core.limits import DEFAULT_LIMITS
 
         limits = DEFAULT_LIMITS.replace(lock_timeout=args.lock_timeout)
     store = MemoryStore(args.dir, limits=limits, actor=actor)
@@ -398,7 +398,7 @@ def _open(args: argparse.Namespace, actor: str = "cli"):
 def _store_warnings(store) -> list[str]:
     """A recovered or quarantined memory file, or an unreadable one: told on every command.
     Cheap on purpose (one directory listing): it runs after `memtui inject` too."""
-    from core.storage import BROKEN_PREFIX
+    from memtui_core.storage import BROKEN_PREFIX
 
     storage = store.storage
     warnings = []
@@ -586,7 +586,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     store = _open(args)
     entries = store.entries()
     if args.kind is not None:
-        from core.kinds import Kind
+        from memtui_core.kinds import Kind
 
         kind = Kind.require(_text(args.kind, "KIND"))
         entries = [entry for entry in entries if entry.kind is kind]
@@ -611,7 +611,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from core.kinds import Kind
+    from memtui_core.kinds import Kind
 
     kind = Kind.require(_text(args.kind, "KIND"))
     text = _text(args.text, "TEXT", strict=True)
@@ -675,7 +675,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_reclassify(args: argparse.Namespace) -> int:
-    from core.kinds import Kind
+    from memtui_core.kinds import Kind
 
     kind = Kind.require(_text(args.kind, "KIND"))
     store = _open(args)
@@ -821,7 +821,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from core.tokenize import tokenize
+    from memtui_core.tokenize import tokenize
 
     store = _open(args)
     query = _query(args.query)
@@ -839,7 +839,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from core.mcp_server import run_stdio
+    from memtui_core.mcp_server import run_stdio
 
     store = _open(args, actor="mcp")
     for warning in _store_warnings(store):

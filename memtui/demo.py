@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from core.store import MemoryStore
+from memtui_core.store import MemoryStore
 
 __all__ = ["create_demo_store", "DEMO_MEMORIES"]
 

@@ -41,7 +41,7 @@ class Duplicate:
 
 @dataclass
 class Report:
-    health: object  # core.model.Health
+    health: object  # memtui_core.model.Health
     problems: list[Problem]
     duplicates: list[Duplicate]
 
@@ -90,8 +90,8 @@ def near_duplicates(entries, threshold: float = DUPLICATE_SIMILARITY, limit: int
     Exact, and cheap through prefix filtering: with each token set ordered rarest token first, two
     sets that overlap by `threshold` share a token among the first `n - ceil(threshold * n) + 1` of
     each, so only entries that share such a token are compared."""
-    from core.store import normalize
-    from core.tokenize import tokenize
+    from memtui_core.store import normalize
+    from memtui_core.tokenize import tokenize
 
     sets = [frozenset(tokenize(entry.text)) for entry in entries]
     df = Counter(token for tokens in sets for token in tokens)

@@ -10,8 +10,8 @@ from typing import Literal
 
 from textual.message import Message
 
-from core.kinds import Kind
-from core.model import AuditEvent, Backup, Entry, Explanation, Health, RestoreResult, TextCheck
+from memtui_core.kinds import Kind
+from memtui_core.model import AuditEvent, Backup, Entry, Explanation, Health, RestoreResult, TextCheck
 
 
 @dataclass(eq=False)

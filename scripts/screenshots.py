@@ -17,7 +17,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from core.store import MemoryStore  # noqa: E402
+from memtui_core.store import MemoryStore  # noqa: E402
 from memtui.app import MemtuiApp  # noqa: E402
 from memtui.demo import create_demo_store  # noqa: E402
 from memtui.widgets.entry_table import EntryTable  # noqa: E402

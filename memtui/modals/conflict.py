@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from core.model import Entry
+from memtui_core.model import Entry
 
 from ..messages import WriteRequest
 from ..widgets.fmt import ago, kind_badge

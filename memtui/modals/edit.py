@@ -22,8 +22,8 @@ from textual.timer import Timer
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
-from core.kinds import Kind
-from core.model import Entry, TextCheck
+from memtui_core.kinds import Kind
+from memtui_core.model import Entry, TextCheck
 
 from ..messages import TextChecked
 from ..widgets.fmt import clip, kind_badge, kind_name

@@ -11,8 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.kinds import Kind
-from core.model import Entry
+from memtui_core.kinds import Kind
+from memtui_core.model import Entry
 
 from ..widgets.fmt import clip, kind_badge
 

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Select, Static
 
-from core.model import AuditEvent, AuditOp
+from memtui_core.model import AuditEvent, AuditOp
 
 from ..messages import StoreHistory
 from ..widgets.entry_detail import change_summary
@@ -219,7 +219,7 @@ def _entry_block(title: str, style: str, data: dict | None) -> list[RenderableTy
 
 
 def kind_name_of(kind: object) -> str:
-    from core.kinds import Kind
+    from memtui_core.kinds import Kind
 
     parsed = Kind.parse(kind)
     return kind_name(parsed) if parsed else str(kind)

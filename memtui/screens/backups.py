@@ -11,7 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from core.model import Backup, Entry
+from memtui_core.model import Backup, Entry
 
 from ..messages import BackupsLoaded, RestorePreviewFailed, RestorePreviewReady, WriteRequest
 from ..modals.confirm import ConfirmModal

@@ -12,8 +12,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static, Tab, Tabs
 
-from core.kinds import Kind
-from core.model import Entry
+from memtui_core.kinds import Kind
+from memtui_core.model import Entry
 
 from ..messages import StoreHistory, StoreSnapshot, WriteRequest
 from ..modals.confirm import ConfirmModal

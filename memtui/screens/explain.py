@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, Static
 
-from core.model import EntryExplanation, Explanation, Status
+from memtui_core.model import EntryExplanation, Explanation, Status
 
 from ..messages import ExplainFailed, ExplainReady
 from ..widgets.block_view import BlockView

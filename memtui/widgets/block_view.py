@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core.model import Explanation
+from memtui_core.model import Explanation
 
 from .fmt import meter
 

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core.model import AuditEvent, Entry
+from memtui_core.model import AuditEvent, Entry
 
 from ..messages import StoreHistory, StoreSnapshot
 from .fmt import OP_COLOURS, ago, kind_badge, one_line, timestamp
@@ -104,7 +104,7 @@ def flag_reasons(entry: Entry) -> list[tuple[str, str]]:
     """Each flag with a sentence; threat reasons come from the core's scan of the text."""
     if not entry.flags:
         return []
-    from core.threats import scan_text
+    from memtui_core.threats import scan_text
 
     findings = [f for f in scan_text(entry.text) if getattr(f, "category", "") != "secret"]
     by_category: dict[str, list] = {}

@@ -6,7 +6,7 @@ import time
 
 from rich.text import Text
 
-from core.model import Entry
+from memtui_core.model import Entry
 
 from .fmt import age, flag_words, kind_badge, one_line
 from .virtual_table import Column, VirtualTable

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from core.kinds import Kind
-from core.model import Status
+from memtui_core.kinds import Kind
+from memtui_core.model import Status
 
 from .. import render
 

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from core.model import EntryExplanation, Explanation, Status
+from memtui_core.model import EntryExplanation, Explanation, Status
 
 from .fmt import bar, kind_badge, status_badge
 

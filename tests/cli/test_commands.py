@@ -6,7 +6,7 @@ import re
 
 import orjson
 
-from core.store import MemoryStore
+from memtui_core.store import MemoryStore
 from memtui.render import cell_width
 
 from .conftest import SAMPLE, run_memtui, write_store

@@ -85,13 +85,13 @@ def _loaded(modules: set[str], *names: str) -> list[str]:
 
 def test_the_agent_path_imports_only_what_it_uses(store_dir):
     heavy = ("textual", "mcp", "mcp_types", "rich", "anyio", "pydantic", "pydantic_core", "filelock",
-             "platformdirs", "numpy", "memtui.render", "memtui.doctor", "core.model", "core.explain",
-             "core.mcp_server", "asyncio", "shutil", "argparse")
+             "platformdirs", "numpy", "memtui.render", "memtui.doctor", "memtui_core.model", "memtui_core.explain",
+             "memtui_core.mcp_server", "asyncio", "shutil", "argparse")
     inject = _modules_after(["--dir", str(store_dir), "inject", "部署 dry-run"], store_dir)
-    assert "core.store" in inject
+    assert "memtui_core.store" in inject
     assert _loaded(inject, *heavy) == []
 
-    unwanted_for_search = ("textual", "mcp", "mcp_types", "rich", "anyio", "core.mcp_server", "memtui.doctor")
+    unwanted_for_search = ("textual", "mcp", "mcp_types", "rich", "anyio", "memtui_core.mcp_server", "memtui.doctor")
     for args in (["search", "部署", "--json"], ["search", "部署"], ["list"], ["explain", "部署", "--json"]):
         assert _loaded(_modules_after(["--dir", str(store_dir), *args], store_dir), *unwanted_for_search) == [], args
 
@@ -99,10 +99,10 @@ def test_the_agent_path_imports_only_what_it_uses(store_dir):
 def test_importing_the_packages_is_cheap():
     done = subprocess.run(
         [sys.executable, "-c",
-         "import sys, memtui, memtui.cli, core, core.mcp_server; print(' '.join(sorted(sys.modules)))"],
+         "import sys, memtui, memtui.cli, memtui_core, memtui_core.mcp_server; print(' '.join(sorted(sys.modules)))"],
         capture_output=True, cwd=REPO, timeout=30, check=True)
     modules = set(done.stdout.decode().split())
-    assert _loaded(modules, "core.store", "core.model", "pydantic", "orjson", "textual", "mcp", "mcp_types", "rich",
+    assert _loaded(modules, "memtui_core.store", "memtui_core.model", "pydantic", "orjson", "textual", "mcp", "mcp_types", "rich",
                    "argparse") == []
 
 

@@ -17,7 +17,7 @@ import anyio
 import orjson
 import pytest
 
-from core.store import MemoryStore
+from memtui_core.store import MemoryStore
 
 from .conftest import REPO
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.model import AuditOp
+from memtui_core.model import AuditOp
 from memtui import cli
 from memtui.doctor import near_duplicates
 from memtui.render import Style, cell_width, clean, fit, pad, table, truncate

@@ -10,12 +10,12 @@ import textwrap
 
 import pytest
 
-from core.store import MemoryStore
+from memtui_core.store import MemoryStore
 
 WRITER = textwrap.dedent(
     """
     import os, sys, time
-    from core.store import MemoryStore
+    from memtui_core.store import MemoryStore
 
     directory, worker, count, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     store = MemoryStore(directory, actor=f"worker-{worker}")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.distill import (
+from memtui_core.distill import (
     DISTILL_SYSTEM,
     DISTILL_USER_TEMPLATE,
     TRIGGER_WORDS,
@@ -23,9 +23,9 @@ from core.distill import (
     parse_distill,
     worth_distilling,
 )
-from core.kinds import Kind
-from core.limits import Limits
-from core.store import MemoryStore
+from memtui_core.kinds import Kind
+from memtui_core.limits import Limits
+from memtui_core.store import MemoryStore
 
 OMITTED = re.compile(r"^\[… (\d+) messages omitted …\]$", re.M)
 

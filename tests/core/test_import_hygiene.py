@@ -23,21 +23,21 @@ def test_no_core_module_imports_textual(tmp_path):
     result = run_python(
         """
         import importlib, json, pkgutil, sys
-        import core
-        names = sorted(m.name for m in pkgutil.iter_modules(core.__path__, "core."))
+        import memtui_core
+        names = sorted(m.name for m in pkgutil.iter_modules(memtui_core.__path__, "memtui_core."))
         for name in names:
             importlib.import_module(name)
         print(json.dumps({"modules": names, "textual": sorted(m for m in sys.modules if m.split(".")[0] == "textual")}))
         """,
         tmp_path,
     )
-    assert "core.store" in result["modules"] and "core.tokenize" in result["modules"]
+    assert "memtui_core.store" in result["modules"] and "memtui_core.tokenize" in result["modules"]
     assert len(result["modules"]) >= 10
     assert result["textual"] == []
 
 
 def test_retrieve_block_imports_nothing_heavy(tmp_path):
-    from core.store import MemoryStore
+    from memtui_core.store import MemoryStore
 
     directory = tmp_path / "store"
     store = MemoryStore(directory)
@@ -46,8 +46,8 @@ def test_retrieve_block_imports_nothing_heavy(tmp_path):
     result = run_python(
         f"""
         import json, sys
-        import core
-        block = core.MemoryStore({str(directory)!r}).retrieve_block("部署脚本怎么跑")
+        import memtui_core
+        block = memtui_core.MemoryStore({str(directory)!r}).retrieve_block("部署脚本怎么跑")
         heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "platformdirs")
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
         print(json.dumps({{"block": block, "loaded": loaded}}))
@@ -63,22 +63,22 @@ def test_import_core_alone_is_cheap(tmp_path):
         """
         import json, sys
         before = set(sys.modules)
-        import core
+        import memtui_core
         print(json.dumps(sorted(set(sys.modules) - before)))
         """,
         tmp_path,
     )
-    assert "core" in result
+    assert "memtui_core" in result
     heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "orjson", "platformdirs")
     assert [m for m in result if m.split(".")[0] in heavy] == []
-    assert not {"core.store", "core.model", "core.storage", "core.threats"} & set(result)
+    assert not {"memtui_core.store", "memtui_core.model", "memtui_core.storage", "memtui_core.threats"} & set(result)
 
 
 def test_public_names_of_the_core(tmp_path):
     result = run_python(
         """
         import json
-        from core import (Kind, Entry, MemoryStore, Limits, tokenize, render_block, set_block, BLOCK_START,
+        from memtui_core import (Kind, Entry, MemoryStore, Limits, tokenize, render_block, set_block, BLOCK_START,
                           BLOCK_END, worth_distilling, excerpt_from, parse_distill, DISTILL_SYSTEM,
                           distill_memories, tool_schemas, save_tool, search_tool, scan_text)
         names = [Kind, Entry, MemoryStore, Limits, tokenize, render_block, set_block, worth_distilling,
@@ -96,14 +96,45 @@ def test_public_names_of_the_core(tmp_path):
 
 
 def test_core_tokenize_is_the_function_whatever_was_imported_first(tmp_path):
-    # `core.tokenize` is also a submodule; importing the store first must not shadow the function.
+    # `memtui_core.tokenize` is also a submodule; importing the store first must not shadow the function.
     result = run_python(
         """
         import json
-        import core.store
-        from core import tokenize
+        import memtui_core.store
+        from memtui_core import tokenize
         print(json.dumps(tokenize("前端用Vite")))
         """,
         tmp_path,
     )
     assert result == ["前端", "端用", "vite"]
+
+
+def test_a_project_with_its_own_core_package_still_gets_memtui_core(tmp_path):
+    """The engine installs as `memtui_core`, so a project's own `core/` (Django apps often have one) wins
+    `import core` and memtui keeps working beside it."""
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "__init__.py").write_text("OWNER = 'the project'\n")
+    result = run_python(
+        """
+        import json
+        import core
+        from memtui_core import MemoryStore, set_block
+        print(json.dumps([core.OWNER, MemoryStore.__module__, set_block.__module__]))
+        """,
+        tmp_path,
+    )
+    assert result == ["the project", "memtui_core.store", "memtui_core.inject"]
+
+
+def test_no_source_file_imports_the_folder_name_core():
+    """Inside the repository `import core` would still resolve (the folder is on sys.path when tests
+    run from the root), so a leftover would pass here and fail for every installed user."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    bare = re.compile(r"^\s*(from\s+core(\.|\s)|import\s+core\b)", re.M)
+    offenders = [str(p.relative_to(root)) for folder in ("core", "memtui", "tests", "bench", "scripts")
+                 for p in (root / folder).rglob("*.py")
+                 if p.resolve() != Path(__file__).resolve() and bare.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN, render_block, set_block
-from core.kinds import Kind
-from core.model import Entry
+from memtui_core.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN, render_block, set_block
+from memtui_core.kinds import Kind
+from memtui_core.model import Entry
 
 # Written out by hand from the spec, so a changed constant fails here.
 START = "=== Long-term memory (retrieved from past sessions) ==="

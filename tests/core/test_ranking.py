@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from core.kinds import Kind
-from core.ranking import Index, document_tokens, query_terms
-from core.store import MemoryStore
-from core.tokenize import tokenize
+from memtui_core.kinds import Kind
+from memtui_core.ranking import Index, document_tokens, query_terms
+from memtui_core.store import MemoryStore
+from memtui_core.tokenize import tokenize
 
 # ---------------------------------------------------------------- a deterministic mixed corpus
 
@@ -454,7 +454,7 @@ def test_ranks_in_explain_count_only_the_hits_that_can_be_injected(blocked_store
 
 
 def test_big_store_scores_equal_bm25s(tmp_path):
-    from core.ranking import VECTOR_MIN_DOCS
+    from memtui_core.ranking import VECTOR_MIN_DOCS
 
     corpus = make_corpus(VECTOR_MIN_DOCS + 50, seed=99)
     write_store_file(tmp_path / "big", corpus_items(corpus))

@@ -10,8 +10,8 @@ import stat
 import orjson
 import pytest
 
-from core.kinds import Kind
-from core.store import MemoryStore
+from memtui_core.kinds import Kind
+from memtui_core.store import MemoryStore
 
 
 def write(directory, document) -> None:
@@ -209,7 +209,7 @@ def test_invalid_entries_are_never_searched_or_injected(mixed_dir):
 
 
 def test_invalid_entries_do_not_count_towards_max_entries(tmp_path):
-    from core.limits import Limits
+    from memtui_core.limits import Limits
 
     write(tmp_path / "s", {"entries": INVALID[:4]})
     store = MemoryStore(tmp_path / "s", limits=Limits(max_entries=2))
@@ -356,3 +356,12 @@ def test_writing_an_alias_or_a_null_source_in_canonical_form_is_audited(tmp_path
     assert "kind" in imported.note and "source" in imported.note
     written = json.loads((tmp_path / "memory.json").read_text(encoding="utf-8"))["entries"][0]
     assert written["kind"] == "preference" and written["source"] == ""
+
+
+def test_an_integer_just_below_the_64_bit_range_survives_a_write(tmp_path):
+    """-2**63 - 1 has only 19 digits, yet orjson reads it as a float; the file must keep it exactly."""
+    from memtui_core.store import MemoryStore
+
+    (tmp_path / "memory.json").write_text('{"entries": [], "version": -9223372036854775809}')
+    MemoryStore(tmp_path).remember("fact", "the deploy host is build-01")
+    assert '"version": -9223372036854775809' in (tmp_path / "memory.json").read_text()

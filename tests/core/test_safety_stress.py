@@ -20,10 +20,10 @@ import orjson
 import pytest
 from filelock import FileLock
 
-from core.errors import ConflictError, EntryNotFound, LockTimeout, StoreUnwritable
-from core.limits import Limits
-from core.records import parse_document
-from core.store import MemoryStore
+from memtui_core.errors import ConflictError, EntryNotFound, LockTimeout, StoreUnwritable
+from memtui_core.limits import Limits
+from memtui_core.records import parse_document
+from memtui_core.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG = Limits(max_entries=100_000, lock_timeout=60)
@@ -50,8 +50,8 @@ def temp_files(directory: Path) -> list[str]:
 WRITER = r"""
 import sys, time
 from pathlib import Path
-from core.limits import Limits
-from core.store import MemoryStore
+from memtui_core.limits import Limits
+from memtui_core.store import MemoryStore
 
 directory, sync, writer, count = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 store = MemoryStore(directory, limits=Limits(max_entries=100000, lock_timeout=60), actor=f"writer-{writer}")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.threats import (
+from memtui_core.threats import (
     _NEEDS_FOLDING,
     CATEGORIES,
     RULES,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from core.tokenize import tokenize
+from memtui_core.tokenize import tokenize
 
 # ---------------------------------------------------------------- a reference, straight from the prose
 

@@ -7,11 +7,11 @@ import re
 import orjson
 import pytest
 
-from core.kinds import Kind
-from core.limits import Limits
-from core.model import Entry, Hit, RememberResult
-from core.store import MemoryStore
-from core.tools import run_tool, save_tool, search_tool, tool_schemas
+from memtui_core.kinds import Kind
+from memtui_core.limits import Limits
+from memtui_core.model import Entry, Hit, RememberResult
+from memtui_core.store import MemoryStore
+from memtui_core.tools import run_tool, save_tool, search_tool, tool_schemas
 
 HIT_LINE = re.compile(r"^\[(偏好|纠正|经验|事实)\] \((\d+\.\d{2})\) (.+)$")
 

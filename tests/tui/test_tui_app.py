@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 
-from core.kinds import Kind
-from core.store import MemoryStore
+from memtui_core.kinds import Kind
+from memtui_core.store import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.demo import create_demo_store
 from memtui.screens.explain import ExplainScreen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.store import MemoryStore
+from memtui_core.store import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.widgets.entry_table import EntryTable
 
@@ -138,7 +138,7 @@ async def test_narrow_terminal_with_a_full_length_chinese_entry(seeded):
 async def test_a_large_store_lists_every_entry_and_filters_it(tmp_path):
     import orjson
 
-    from core.limits import Limits
+    from memtui_core.limits import Limits
 
     directory = tmp_path / "big"
     directory.mkdir()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from core.store import MemoryStore
+from memtui_core.store import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.modals.conflict import ConflictModal
 from memtui.modals.edit import EditModal
@@ -211,7 +211,7 @@ async def test_read_only_store_browses_and_explains_why_edits_fail(seeded, monke
 
 
 async def test_an_edit_that_cannot_be_saved_is_given_back(seeded, monkeypatch):
-    from core.errors import StoreUnwritable
+    from memtui_core.errors import StoreUnwritable
 
     def refuse(*args, **kwargs):
         raise StoreUnwritable("store directory is not writable")
@@ -247,7 +247,7 @@ async def test_typing_while_the_kind_is_focused_goes_to_the_text(seeded):
 
 
 async def test_adding_to_a_store_over_its_limit_says_what_it_evicts_and_asks_first(seeded):
-    from core.limits import Limits
+    from memtui_core.limits import Limits
 
     before = (seeded.dir / "memory.json").read_bytes()
     app = MemtuiApp(MemoryStore(seeded.dir, Limits(max_entries=3)))  # 6 entries, limit 3
@@ -282,7 +282,7 @@ async def test_adding_to_a_store_over_its_limit_says_what_it_evicts_and_asks_fir
 
 
 async def test_a_new_entry_that_would_be_evicted_at_once_is_said_so(tmp_path):
-    from core.limits import Limits
+    from memtui_core.limits import Limits
 
     store = MemoryStore(tmp_path / "full", Limits(max_entries=2), actor="api")
     store.remember("preference", "回答尽量简短，先给结论")
