@@ -54,6 +54,24 @@ def bench_retrieve(directory: Path, count: int, repeat: int) -> dict[str, float]
     }
 
 
+def bench_injection_log(directory: Path, count: int, repeat: int) -> dict[str, float]:
+    """Warm retrieve_block with the injection log off and on, interleaved so drift hits both alike."""
+    from memtui_core import MemoryStore
+
+    limits = limits_for(count)
+    off = MemoryStore(directory, limits.replace(injection_log=0))
+    on = MemoryStore(directory, limits)
+    off.retrieve_block(QUERIES[0])
+    on.retrieve_block(QUERIES[0])
+    times: dict[str, list[float]] = {"off": [], "on": []}
+    for i in range(repeat * 5):
+        for name, store in (("off", off), ("on", on)) if i % 2 else (("on", on), ("off", off)):
+            start = time.perf_counter()
+            store.retrieve_block(QUERIES[i % len(QUERIES)])
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+
+
 def bench_explain(directory: Path, count: int, repeat: int) -> float:
     from memtui_core import MemoryStore
 
@@ -177,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         for count in sizes:
             r = bench_retrieve(dirs[count], count, repeat)
             print(f"{count:>8} {r['cold']:>9.3f} {r['warm']:>9.3f}")
+
+        print("\n## injection log: warm retrieve_block with the log off and on (goal: <= 5% more)")
+        for count in sizes:
+            if count <= 10000:
+                r = bench_injection_log(dirs[count], count, repeat)
+                print(f"{count:>8}   off {r['off']:.3f}   on {r['on']:.3f}   cost {(r['on'] / r['off'] - 1) * 100:+.1f}%")
 
         print("\n## explain (one query, every entry explained)")
         for count in sizes:

@@ -106,11 +106,30 @@ def health(store: MemoryStore) -> Health:
         warnings.append(f"a corrupt memory file was quarantined to {os.path.basename(q.path)} ({q.error}); {source}")
     if not writable:
         warnings.append(f"store directory {store.dir} is not writable: changes cannot be saved")
+    injections, share = _injection_usage(store, records, warnings)
     return Health(
         path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,
         locked=is_locked(storage), writable=writable, warnings=warnings,
+        injections=injections, injected_share=share,
     )
+
+
+def _injection_usage(store: MemoryStore, records: list, warnings: list[str]) -> tuple[int, float | None]:
+    """How many injections the log holds, and the share of entries injected at least once."""
+    from .injections import usage
+
+    log = store.injection_log
+    lines, skipped = log.read()
+    if log.error:
+        warnings.append(log.error)
+    if skipped:
+        warnings.append(f"{len(skipped)} corrupt line{'s' if len(skipped) != 1 else ''} in the injection log "
+                        f"skipped (first: {skipped[0]})")
+    if not log.enabled or not records:
+        return len(lines), None
+    used = usage(lines)
+    return len(lines), sum(1 for r in records if r.id in used) / len(records)
 
 
 def _creatable(path) -> bool:

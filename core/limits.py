@@ -21,7 +21,15 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     "backups_daily_days": (int, 14, "plus the newest backup of each of the last two weeks"),
     "lock_timeout": (float, 10.0, "seconds a writer waits for the lock before giving up"),
     "audit_max_bytes": (int, 4_000_000, "the audit log rotates past this size, keeping the newest events"),
+    "injection_log": (int, 1, "1 logs every injection to injections.jsonl; 0 turns the log off"),
+    "injection_queries": (int, 1, "1 keeps each query (secrets redacted); 0 keeps only its hash"),
+    "injection_days": (int, 30, "a month of injections answers 'why was this in my prompt' and shows usage"),
+    "injection_max_bytes": (int, 4_000_000, "about 10,000 injections (two files of half this), a month of heavy use"),
+    "injection_query_chars": (int, 1000, "enough of a message to recognise and replay it; a pasted document is cut"),
+    "import_max_bytes": (int, 5_000_000, "ten times a full store in any format; a bigger file is not memories"),
 }
+
+_MAY_BE_ZERO = ("b", "injection_log", "injection_queries")
 
 
 class Limits:
@@ -40,7 +48,7 @@ class Limits:
             if typ is int and value != int(value):
                 raise ValueError(f"limit {name} must be a whole number, got {value!r}")
             value = typ(value)
-            if value < 0 or (value == 0 and name not in ("b",)):
+            if value < 0 or (value == 0 and name not in _MAY_BE_ZERO):
                 raise ValueError(f"limit {name} must be positive, got {value!r}")
             object.__setattr__(self, name, value)
 

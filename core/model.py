@@ -179,6 +179,10 @@ class Health(BaseModel):
     locked: bool = False
     writable: bool = True
     warnings: list[str] = Field(default_factory=list)
+    # the injection log over its retention window: how many injections, and the share of entries
+    # injected at least once (None when the log is off or the store is empty)
+    injections: int = 0
+    injected_share: float | None = None
 
     @property
     def ok(self) -> bool:

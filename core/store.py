@@ -91,6 +91,7 @@ class MemoryStore:
         self.actor = actor
         self._storage = Storage(self.dir, self.limits, actor)
         self._snapshot: _Snapshot | None = None
+        self._injection_log = None
 
     def __repr__(self) -> str:
         return f"MemoryStore({str(self.dir)!r}, actor={self.actor!r})"
@@ -154,12 +155,23 @@ class MemoryStore:
         return [Hit(entry=_entry(r), score=s) for r, s in self._top(query, top_k)]
 
     def retrieve_block(self, query: str, lang: str = "zh") -> str:
-        """The block to put in the system prompt for this turn; "" if nothing fits or on any error."""
+        """The block to put in the system prompt for this turn; "" if nothing fits or on any error.
+        Each call is logged to `injections.jsonl` (see `injections.py`); logging never fails it."""
         try:
-            picked = [record for record, _ in self._top(query, None)]
-            return render_lines(picked, self.limits.char_budget, lang).block
+            hits = self._top(query, None)
+            block = render_lines([record for record, _ in hits], self.limits.char_budget, lang).block
         except Exception:
             return ""
+        self.injection_log.record(query, hits, block, lang)
+        return block
+
+    @property
+    def injection_log(self):
+        if self._injection_log is None:
+            from .injections import InjectionLog
+
+            self._injection_log = InjectionLog(self.dir, self.limits, self.actor)
+        return self._injection_log
 
     def explain(self, query: str, top_k: int | None = None, budget: int | None = None, lang: str = "zh") -> Explanation:
         from .explain import explain
