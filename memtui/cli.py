@@ -274,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("mcp", "run the MCP server on stdio (memory_save, memory_search, memory_inject)")
     p.set_defaults(handler=cmd_mcp)
+
+    from memtui.cli_transfer import register
+
+    register(command, as_json)  # injections, export, import
     return parser
 
 
@@ -414,6 +418,11 @@ def _store_warnings(store) -> list[str]:
                         f"{recovery.quarantined.name} and {restored}; run `memtui doctor`")
     if storage.read_error:
         warnings.append(storage.read_error)
+    if store._injection_log is not None:  # written now, so a failure is told before the process ends
+        store._injection_log.flush()
+        failure = store._injection_log.take_error()
+        if failure:
+            warnings.append(failure)
     try:
         broken = sorted(name for name in os.listdir(store.dir) if name.startswith(BROKEN_PREFIX))
     except OSError:

@@ -1,0 +1,221 @@
+"""`memtui injections`, `memtui export` and `memtui import`: memory over time, and in and out.
+
+    memtui injections                     past injections, newest last
+    memtui injections --replay 12         injection 12 as it was, and what the same query injects today
+    memtui export --format hermes -o MEMORY.md
+    memtui import USER.md --dry-run       exactly what an import would add, refresh, cut, block or evict
+"""
+
+from __future__ import annotations
+
+import sys
+
+from memtui.cli import CliError, _echo, _emit_json, _open, _text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+
+def register(command, as_json) -> None:
+    """Add the three commands to the parser (`command` makes a subparser, as in build_parser)."""
+    from memtui_core.transfer import EXPORT_FORMATS, IMPORT_FORMATS
+
+    p = command("injections", "past injections from the injection log: what was injected, and replays", as_json)
+    p.add_argument("--id", dest="entry_id", metavar="ID", help="only injections that included this entry")
+    p.add_argument("--since", metavar="WHEN", help="only since: 2026-11-24, 3d, 12h or 30m ago")
+    p.add_argument("--last", type=int, default=None, metavar="N", help="only the newest N")
+    p.add_argument("--show", type=int, metavar="N", help="injection N: each entry as it was injected")
+    p.add_argument("--replay", type=int, metavar="N", help="injection N replayed against today's store")
+    p.set_defaults(handler=cmd_injections)
+
+    p = command("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown", as_json)
+    p.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="json")
+    p.add_argument("--kind", metavar="KIND", help="only this kind")
+    p.add_argument("-o", "--output", metavar="FILE", help="write FILE (atomically, 0600); default stdout")
+    p.set_defaults(handler=cmd_export)
+
+    p = command("import", "add entries from a file through the normal write rules, in one transaction", as_json)
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--format", dest="fmt", choices=IMPORT_FORMATS, default=None,
+                   help="default: detected from the content")
+    p.add_argument("--kind", metavar="KIND", help="give every entry this kind")
+    p.add_argument("--dry-run", action="store_true", help="only print what would be added, refreshed, cut, "
+                   "blocked or evicted")
+    p.add_argument("--yes", action="store_true", help="confirm the eviction an import causes")
+    p.set_defaults(handler=cmd_import)
+
+
+# ---------------------------------------------------------------------------- injections
+
+
+def parse_since(value: str, now: float) -> float:
+    """`2026-11-24`, `2026-11-24T10:00`, or an age: `3d`, `12h`, `30m`."""
+    import re
+    from datetime import datetime
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([dhm])\s*", value)
+    if m:
+        return now - float(m.group(1)) * {"d": 86400, "h": 3600, "m": 60}[m.group(2)]
+    try:
+        return datetime.fromisoformat(value.strip()).timestamp()
+    except ValueError:
+        raise CliError(f"--since {value!r}: give a date (2026-11-24) or an age (3d, 12h, 30m)") from None
+
+
+def cmd_injections(args: argparse.Namespace) -> int:
+    import time
+
+    from memtui_core.injections import explain_line, replay
+
+    store = _open(args)
+    log = store.injection_log
+    since = parse_since(args.since, time.time()) if args.since else None
+    lines, skipped = log.read(since)
+    for note in skipped[:5]:
+        print(f"memtui: warning: injection log: skipped corrupt {note}", file=sys.stderr)
+    if len(skipped) > 5:
+        print(f"memtui: warning: injection log: {len(skipped) - 5} more corrupt lines skipped", file=sys.stderr)
+    number = args.replay if args.replay is not None else args.show
+    if number is not None:
+        line = next((line for line in log.read()[0] if line["n"] == number), None)
+        if line is None:
+            raise CliError(f"no injection {number} in the log (`memtui injections` lists them)")
+        if args.replay is not None:
+            result = replay(store, line)
+            return _emit_json(result.as_dict()) if args.json else _print_replay(result)
+        rows = explain_line(store, line)
+        if args.json:
+            return _emit_json({**_public(line), "entries": rows})
+        _print_line_head(line)
+        _print_rows(rows)
+        return 0
+    if args.entry_id:
+        wanted = _text(args.entry_id, "ID")
+        lines = [line for line in lines if any(hit["id"] == wanted for hit in line["hits"])]
+    if args.last is not None:
+        lines = lines[-args.last:] if args.last > 0 else []
+    if args.json:
+        return _emit_json([_public(line) for line in lines])
+    from memtui.render import Style, clean, local_time, table, terminal_width
+
+    style = Style()
+    if not log.enabled:
+        _echo(style.dim("the injection log is off (injection_log=0 or MEMTUI_INJECTION_LOG=off)"))
+    if not lines:
+        _echo(style.dim(f"no injections logged{' match' if args.entry_id or since else ''} in {log.path}"))
+        return 0
+    rows = [[str(line["n"]), local_time(line["at"]), clean(line["actor"]), str(len(line["hits"])),
+             " ".join(hit["id"] for hit in line["hits"]) or "-", clean(_query_cell(line))] for line in lines]
+    _echo(*table(["N", "TIME", "ACTOR", "HITS", "IDS", "QUERY"], rows, width=terminal_width(), style=style,
+                 styles=[style.bold, style.dim, None, None, style.dim, None]))
+    return 0
+
+
+def _query_cell(line: dict) -> str:
+    if "q" in line:
+        return line["q"] + (" …(cut)" if line.get("cut") else "")
+    return f"(hash {line['qh']})"
+
+
+def _public(line: dict) -> dict:
+    return {key: line[key] for key in ("n", "at", "actor", "profile", "lang", "q", "qh", "cut", "hits") if key in line}
+
+
+def _print_line_head(line: dict) -> None:
+    from memtui.render import clean, local_time
+
+    _echo(f"injection {line['n']} at {local_time(line['at'])} by {clean(line['actor'])} "
+          f"(profile {clean(line['profile'])}): {clean(_query_cell(line))}")
+
+
+def _print_rows(rows: list[dict], indent: str = "  ") -> None:
+    from memtui.render import clean
+
+    if not rows:
+        _echo(indent + "nothing was injected")
+    for row in rows:
+        text = row.get("text")
+        shown = clean(text) if text is not None else "(text no longer kept anywhere)"
+        _echo(f"{indent}#{row['rank']} {row['id']} [{row.get('kind') or '?'}] score {row.get('score')} "
+              f"{row.get('chars')} chars {row.get('status', '')}".rstrip() + f": {shown}")
+        if row.get("today"):
+            _echo(f"{indent}   today: {clean(row['today'])}")
+
+
+def _print_replay(result) -> int:
+    _print_line_head(result.line)
+    _echo("then:")
+    _print_rows(result.then)
+    _echo("today:")
+    _print_rows(result.now)
+    if result.same:
+        _echo("the same entries, in the same order, would be injected today")
+    else:
+        for label, ids in (("no longer injected", result.dropped), ("newly injected", result.added),
+                           ("still injected", result.kept)):
+            if ids:
+                _echo(f"{label}: {' '.join(ids)}")
+    if result.note:
+        _echo(f"note: {result.note}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- export and import
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from memtui_core.transfer import export_bytes, write_export
+
+    store = _open(args)
+    kind = _text(args.kind, "KIND") if args.kind else None
+    target = _text(args.output, "FILE") if args.output and args.output != "-" else None
+    data = export_bytes(store, args.fmt, kind, file_name=target or "")
+    if target is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return 0
+    path = write_export(store, data, target)
+    count = len(store.storage.load().records)
+    if args.json:
+        return _emit_json({"path": str(path), "format": args.fmt, "bytes": len(data)})
+    print(f"exported to {path} ({args.fmt}, {len(data):,} bytes, from a store of {count} entries)", file=sys.stderr)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from memtui_core.transfer import import_file
+
+    store = _open(args)
+    kind = _text(args.kind, "KIND") if args.kind else None
+    plan = import_file(store, _text(args.file, "FILE"), args.fmt, kind=kind, dry_run=args.dry_run,
+                       allow_evict=args.yes)
+    if args.json:
+        return _emit_json({**plan.as_dict(), "dry_run": args.dry_run})
+    _echo(*plan_lines(plan, args.dry_run))
+    return 0
+
+
+def plan_lines(plan, dry_run: bool) -> list[str]:
+    """The plan as text: one line per entry, then what is evicted, then the summary."""
+    from memtui.render import clean, truncate
+
+    verb = {"add": "add" if dry_run else "added", "refresh": "refresh" if dry_run else "refreshed"}
+    out = []
+    for row in plan.rows:
+        notes = [n for n, on in (("cut to limit", row["truncated"]), ("secret redacted", row["redacted"]),
+                                 ("BLOCKED by the threat scan", row["blocked"])) if on]
+        target = f" {row['id']}" if row["id"] else ""
+        out.append(f"{verb[row['action']]:<9} line {row['line']:<5} [{row['kind']}]{target}"
+                   + (f" ({'; '.join(notes)})" if notes else "") + f": {truncate(clean(row['text']), 70)}")
+    for gone in plan.evicted:
+        out.append(f"{'evict' if dry_run else 'evicted':<9} {gone['id']} [{gone['kind']}]: "
+                   f"{truncate(clean(gone['text']), 70)}")
+    head = ("would import " if dry_run else "imported ") + plan.summary
+    out.append(head)
+    if dry_run:
+        out.append("nothing was written" + ("; the eviction needs --yes" if plan.evicted else ""))
+    return out
+
+
+__all__ = ["cmd_export", "cmd_import", "cmd_injections", "parse_since", "plan_lines", "register"]
