@@ -234,8 +234,12 @@ class InjectionLog:
             except OSError as exc:
                 skipped.append(f"{os.path.basename(path)}: cannot read ({exc.strerror or exc})")
                 continue
-            with os.fdopen(fd, "rb") as fh:
-                data = fh.read()
+            try:
+                with os.fdopen(fd, "rb") as fh:
+                    data = fh.read()
+            except OSError as exc:
+                skipped.append(f"{os.path.basename(path)}: cannot read ({exc.strerror or exc})")
+                continue
             for number, raw in enumerate(data.splitlines(), 1):
                 if not raw.strip():
                     continue

@@ -221,7 +221,7 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
             match.ts = max(match.ts, item.ts if item.ts is not None else now)
             if item.source:
                 match.source = item.source
-            row.update(action="refresh", id=match.id, duplicate_of=match.text, blocked=match.blocked)
+            row.update(action="refresh", id=match.id, kind=match.kind.value, duplicate_of=match.text, blocked=match.blocked)
             events.append({"op": "import", "id": match.id, "before": before, "after": match.view(),
                            "note": f"refreshed from {file}", "file": file})
             plan.rows.append(row)
