@@ -92,6 +92,11 @@ def test_a_plain_read_writes_nothing(tmp_path):
     reader.approve(entry.id)  # not blocked: nothing to change
 
     after = {p: (p.read_bytes(), os.stat(p).st_mtime_ns) for p in tmp_path.rglob("*") if p.is_file()}
+    # retrieve_block is an injection: it is logged, and that is the only file a read touches
+    reader.injection_log.flush()
+    log = tmp_path / "injections.jsonl"
+    assert log.read_bytes().count(b"\n") == 1
+    after.pop(log, None)
     assert after == files
 
 
