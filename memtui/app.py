@@ -41,6 +41,7 @@ from .screens.backups import BackupsScreen
 from .screens.browse import BrowseScreen
 from .screens.explain import ExplainScreen
 from .screens.help import HelpScreen
+from .screens.injections import InjectionsScreen
 from .widgets.fmt import kind_name, one_line
 
 __all__ = ["MemtuiApp", "run_app"]
@@ -93,7 +94,8 @@ class MemtuiApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
     COMMANDS = App.COMMANDS | {MemtuiCommands}
-    MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen}
+    MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen,
+             "injections": InjectionsScreen}
     DEFAULT_MODE = "browse"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -106,6 +108,8 @@ class MemtuiApp(App[None]):
         Binding("w", "show('explain')", "Explain", id="app.explain", tooltip="Why each entry is or is not injected for a query"),
         Binding("b", "show('backups')", "Backups", id="app.backups", tooltip="See what restoring a backup would change, and restore it"),
         Binding("a", "show('audit')", "Audit", id="app.audit", tooltip="Every change to the store, newest first"),
+        Binding("i", "show('injections')", "Injections", id="app.injections",
+                tooltip="Past injections: what each put into the prompt, replayed against today's store"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.commands", tooltip="Search every action", show=False),
     ]
 

@@ -36,12 +36,14 @@ class HelpScreen(ModalScreen[None]):
         from .backups import BackupsScreen
         from .browse import BrowseScreen
         from .explain import ExplainScreen
+        from .injections import InjectionsScreen
 
         screens = {
             "browse": ("Browse (entries)", BrowseScreen),
             "explain": ("Explain (w)", ExplainScreen),
             "backups": ("Backups (b)", BackupsScreen),
             "audit": ("Audit (a)", AuditScreen),
+            "injections": ("Injections (i)", InjectionsScreen),
         }
         out = []
         if self.current in screens:

@@ -1,0 +1,230 @@
+"""Past injections from the injection log: what each put into the prompt, and its query replayed today.
+
+`n` switches to the curation view: the entries never injected within the log's window.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ..widgets.fmt import one_line
+from ..widgets.status_bar import StatusBar
+from ..widgets.virtual_table import Column, VirtualTable
+
+INJECTION_COLUMNS = [
+    Column("n", "#", 5, justify="right", min_width=3),
+    Column("time", "time", 14),
+    Column("actor", "actor", 6, min_width=5),
+    Column("hits", "hits", 4, justify="right", min_width=4),
+    Column("query", "query", None),
+]
+UNUSED_COLUMNS = [
+    Column("id", "entry", 12),
+    Column("kind", "kind", 10),
+    Column("text", "never injected in the window", None),
+]
+STATUS_STYLE = {"unchanged": "#87d787", "changed": "#ffd75f", "deleted": "#ff8787"}
+
+
+class InjectionsScreen(Screen):
+    """Newest injection first. The right pane shows the highlighted one as it was; `r` replays it."""
+
+    DEFAULT_CSS = """
+    #injections-main { height: 1fr; }
+    #injections-table { width: 2fr; height: 1fr; }
+    #injections-detail { width: 1fr; height: 1fr; border-left: vkey $primary 40%; padding: 0 1; }
+    #injections-count { height: 1; margin: 0 1; color: $text-muted; }
+    .-narrow #injections-main { layout: vertical; }
+    .-narrow #injections-table { width: 1fr; }
+    .-narrow #injections-detail { width: 1fr; border-left: none; border-top: hkey $primary 40%; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="injections.back", tooltip="Back to the entries"),
+        Binding("r", "replay", "Replay", id="injections.replay",
+                tooltip="Run the highlighted injection's query against today's store and show the difference"),
+        Binding("n", "toggle_unused", "Never injected", id="injections.unused",
+                tooltip="Entries never injected within the log's window: curation candidates"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[dict] = []
+        self.unused: list = []
+        self.showing_unused = False
+        self.replayed: dict[int, object] = {}  # injection number -> its replay
+        self._key: tuple | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("Injections")
+        yield Static(id="injections-count")
+        with Horizontal(id="injections-main"):
+            yield VirtualTable(INJECTION_COLUMNS, empty="No injections logged yet.", id="injections-table")
+            with VerticalScroll(id="injections-detail"):
+                yield Static(id="injections-detail-body")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#injections-table", VirtualTable).focus()
+        self.reload()
+        self.set_interval(2.0, self.reload)
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    # ------------------------------------------------------------------ data
+
+    def reload(self) -> None:
+        store = self.app.store  # type: ignore[attr-defined]
+        log = store.injection_log
+        lines, skipped = log.read()
+        key = (len(lines), lines[-1]["at"] if lines else None, store.state(), len(skipped))
+        if key == self._key:
+            return
+        self._key = key
+        self.lines = list(reversed(lines))
+        from memtui_core.injections import usage
+
+        used = usage(lines)
+        self.unused = [entry for entry in store.entries() if entry.id not in used]
+        count = f"{len(lines)} injections in the last {store.limits.injection_days} days"
+        if not log.enabled:
+            count = "The injection log is off. " + count
+        if skipped:
+            count += f" · {len(skipped)} corrupt lines skipped"
+        if store.entries():
+            share = 1 - len(self.unused) / len(store.entries())
+            count += f" · {share:.0%} of entries injected at least once"
+        self.query_one("#injections-count", Static).update(count)
+        self.fill()
+
+    def fill(self) -> None:
+        table = self.query_one("#injections-table", VirtualTable)
+        if self.showing_unused:
+            table.set_columns(UNUSED_COLUMNS)
+            table.set_rows([entry.id for entry in self.unused], self._unused_cells, keep=table.selected_key())
+        else:
+            table.set_columns(INJECTION_COLUMNS)
+            table.set_rows([str(line["n"]) for line in self.lines], self._cells, keep=table.selected_key())
+        self._show_selected()
+
+    def _cells(self, index: int) -> list[Text]:
+        line = self.lines[index]
+        query = line.get("q")
+        shown = Text(one_line(query)) if query is not None else Text(f"(hash {line['qh']})", style="#8a8a8a")
+        return [
+            Text(str(line["n"]), style="bold"),
+            Text(datetime.fromtimestamp(line["at"]).strftime("%m-%d %H:%M:%S"), style="#8a8a8a"),
+            Text(one_line(line["actor"])),
+            Text(str(len(line["hits"]))),
+            shown,
+        ]
+
+    def _unused_cells(self, index: int) -> list[Text]:
+        entry = self.unused[index]
+        return [Text(entry.id, style="#8a8a8a"), Text(entry.kind.value), Text(one_line(entry.text))]
+
+    def selected_line(self) -> dict | None:
+        table = self.query_one("#injections-table", VirtualTable)
+        if self.showing_unused or not self.lines or not table.row_count:
+            return None
+        return self.lines[min(table.cursor_row, len(self.lines) - 1)]
+
+    def on_virtual_table_highlighted(self, _message: VirtualTable.Highlighted) -> None:
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        body = self.query_one("#injections-detail-body", Static)
+        if self.showing_unused:
+            body.update(Text(f"{len(self.unused)} entries were never injected in the window. Each is a "
+                             "curation candidate: reword it the way the user asks, or delete it.", style="italic"))
+            return
+        line = self.selected_line()
+        if line is None:
+            body.update(Text("No injections logged yet. Each memtui inject, memory_inject or "
+                             "retrieve_block call adds one.", style="dim italic"))
+            return
+        body.update(self._render_line(line))
+
+    def _render_line(self, line: dict) -> RenderableType:
+        from memtui_core.injections import explain_line
+
+        store = self.app.store  # type: ignore[attr-defined]
+        head = Text()
+        head.append(f" injection {line['n']} ", style="bold reverse")
+        head.append(f"  {datetime.fromtimestamp(line['at']).strftime('%Y-%m-%d %H:%M:%S')}  by {line['actor']}",
+                    style="bold")
+        parts: list[RenderableType] = [head]
+        query = line.get("q")
+        parts.append(Text(f"query: {one_line(query)}" if query is not None else "query kept only as a hash",
+                          style="italic"))
+        parts.append(Text(""))
+        parts.append(Text("Injected then", style="bold"))
+        rows = explain_line(store, line)
+        if not rows:
+            parts.append(Text("  nothing matched", style="dim"))
+        for row in rows:
+            entry = Text(f"  #{row['rank']} {row['id']} ", style="bold")
+            entry.append(row["status"], style=STATUS_STYLE.get(row["status"], ""))
+            entry.append(f"  score {row['score']}, {row['chars']} chars", style="#8a8a8a")
+            parts.append(entry)
+            text = row.get("text")
+            parts.append(Text("    " + (one_line(text) if text is not None else "(text no longer kept anywhere)")))
+            if row.get("today"):
+                parts.append(Text("    today: " + one_line(row["today"]), style="#ffd75f"))
+        result = self.replayed.get(line["n"])
+        if result is not None:
+            parts += [Text(""), *replay_lines(result)]
+        else:
+            parts += [Text(""), Text("r replays this query against today's store", style="dim")]
+        return Group(*parts)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_replay(self) -> None:
+        from memtui_core.errors import MemtuiError
+        from memtui_core.injections import replay
+
+        line = self.selected_line()
+        if line is None:
+            self.notify("Highlight an injection to replay it", severity="warning")
+            return
+        try:
+            self.replayed[line["n"]] = replay(self.app.store, line)  # type: ignore[attr-defined]
+        except MemtuiError as exc:
+            self.notify(str(exc), title="Cannot replay", severity="warning")
+            return
+        self._show_selected()
+
+    def action_toggle_unused(self) -> None:
+        self.showing_unused = not self.showing_unused
+        self.fill()
+
+    def action_back(self) -> None:
+        self.app.action_show("browse")  # type: ignore[attr-defined]
+
+
+def replay_lines(result) -> list[Text]:
+    out = [Text("Replayed today", style="bold")]
+    if result.same:
+        out.append(Text("  the same entries, in the same order", style="#87d787"))
+    for label, ids, style in (("no longer injected", result.dropped, "#ff8787"),
+                              ("newly injected", result.added, "#87d787"),
+                              ("still injected", result.kept, "")):
+        if ids and not result.same:
+            out.append(Text(f"  {label}: " + " ".join(ids), style=style))
+    for row in result.now:
+        out.append(Text(f"  #{row['rank']} {row['id']} [{row['kind']}] " + one_line(row["text"])))
+    if not result.now:
+        out.append(Text("  nothing would be injected today", style="dim"))
+    if result.note:
+        out.append(Text(f"  {result.note}", style="italic #8a8a8a"))
+    return out
