@@ -157,6 +157,9 @@ class MemtuiApp(App[None]):
             state = store.state()
             entries = store.entries()
             eviction = {entry.id: position for position, entry in enumerate(store.eviction_order(), start=1)}
+            from memtui_core.injections import usage
+
+            log = store.injection_log
             snapshot = StoreSnapshot(
                 entries=entries,
                 eviction=eviction,
@@ -166,6 +169,9 @@ class MemtuiApp(App[None]):
                 max_text=store.limits.max_text,
                 loaded_at=time.time(),
                 load_seconds=time.perf_counter() - started,
+                usage=usage(log.read()[0]),
+                usage_days=store.limits.injection_days,
+                usage_logged=log.enabled,
             )
             self.post_message(StoreLoaded(snapshot))
             health = store.health()

@@ -26,6 +26,10 @@ class StoreSnapshot:
     max_text: int
     loaded_at: float
     load_seconds: float = 0.0
+    # from the injection log: entry id -> (injections that included it, time of the last one)
+    usage: dict[str, tuple[int, float]] = field(default_factory=dict)
+    usage_days: int = 30
+    usage_logged: bool = True  # False: the injection log is off, so usage is unknown
 
     def by_id(self, entry_id: str) -> Entry | None:
         for entry in self.entries:

@@ -46,6 +46,8 @@ class BrowseScreen(Screen):
         Binding("d", "delete", "Delete", id="browse.delete", tooltip="Delete the selected entry (asks first)"),
         Binding("A", "approve", "Approve", id="browse.approve", tooltip="Let a blocked entry be injected (asks first)"),
         Binding("h", "history", "History", id="browse.history", tooltip="The audit log of the selected entry"),
+        Binding("u", "usage_order", "Usage", id="browse.usage",
+                tooltip="Cycle: store order, least injected first, only entries never injected in 30 days"),
         Binding("escape", "back", "Clear filter", id="browse.back", show=False, tooltip="Clear the filter"),
         Binding("1", "view('all')", "All", id="browse.view_all", show=False, tooltip="Show all kinds"),
         Binding("2", "view('preference')", "偏好 preference", id="browse.view_preference", show=False,
@@ -60,6 +62,7 @@ class BrowseScreen(Screen):
         super().__init__()
         self.view: Kind | None = None
         self.filter_text = ""
+        self.usage_order = "store"  # store | least | never
         self._by_id: dict[str, Entry] = {}
         self._filter_timer: Timer | None = None
 
@@ -101,6 +104,11 @@ class BrowseScreen(Screen):
             entries = [
                 e for e in entries if needle in e.text.lower() or e.id.startswith(needle) or needle in e.source.lower()
             ]
+        usage = snapshot.usage
+        if self.usage_order == "least":  # fewest injections first, then the longest since the last one
+            entries = sorted(entries, key=lambda e: usage.get(e.id, (0, 0.0)))
+        elif self.usage_order == "never":
+            entries = [e for e in entries if e.id not in usage]
         return entries
 
     def selected_entry(self) -> Entry | None:
@@ -223,6 +231,15 @@ class BrowseScreen(Screen):
             entry = self.selected_entry()
             return True if entry is not None and entry.blocked else False
         return True
+
+    def action_usage_order(self) -> None:
+        order = {"store": "least", "least": "never", "never": "store"}[self.usage_order]
+        self.usage_order = order
+        snapshot = self.snapshot
+        days = snapshot.usage_days if snapshot else 30
+        self.notify({"store": "Store order", "least": "Least injected first",
+                     "never": f"Only entries never injected in {days} days"}[order], title="Usage")
+        self.fill(keep=self.query_one(EntryTable).selected_id())
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()

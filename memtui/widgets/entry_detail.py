@@ -57,6 +57,7 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     fields.add_column()
     fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({ago(entry.ts, now)})" if entry.ts else "unknown"))
     fields.add_row("eviction", eviction_text(entry, snapshot))
+    fields.add_row("injected", usage_text(entry, snapshot, now))
     parts.append(fields)
 
     reasons = flag_reasons(entry)
@@ -78,6 +79,17 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
         else:
             parts.append(history_table(events, entry.id))
     return Group(*parts)
+
+
+def usage_text(entry: Entry, snapshot: StoreSnapshot, now: float) -> Text:
+    """How often the injection log saw this entry injected, and when last."""
+    if not snapshot.usage_logged:
+        return Text("unknown: the injection log is off", style="#8a8a8a")
+    count, last = snapshot.usage.get(entry.id, (0, 0.0))
+    if not count:
+        return Text(f"never in the last {snapshot.usage_days} days", style="#ffd75f")
+    times = "once" if count == 1 else f"{count} times"
+    return Text(f"{times} in the last {snapshot.usage_days} days, last {timestamp(last)} ({ago(last, now)})")
 
 
 def eviction_text(entry: Entry, snapshot: StoreSnapshot) -> Text:

@@ -55,3 +55,34 @@ async def test_open_a_past_injection_and_replay_it(seeded):
         assert table.row_count == len(MemoryStore(seeded.dir).entries()) - 1
         await pilot.press("n")
         await wait_until(pilot, lambda: table.row_count == 2)
+
+
+async def test_usage_in_the_detail_pane_and_the_browse_order(seeded):
+    from memtui.widgets.entry_table import EntryTable
+
+    agent = MemoryStore(seeded.dir, actor="cli")
+    for _ in range(2):
+        agent.retrieve_block("部署脚本 dry-run 执行")
+    agent.injection_log.flush()
+    used = {hit["id"] for line in agent.injection_log.read()[0] for hit in line["hits"]}
+    deploy = seeded.id_of("部署脚本")
+    assert deploy in used
+
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        await pilot.press("down")  # the second entry in store order: the deploy correction
+        assert table.selected_id() == deploy
+        detail = app.screen.query_one("#detail-body")
+        await wait_until(pilot, lambda: shows(detail, "2 times in the last 30 days"))
+        await pilot.press("u")  # least injected first
+        await wait_until(pilot, lambda: table.entries[-1].id == deploy or table.entries[-1].id in used)
+        assert table.entries[0].id not in used
+        await pilot.press("u")  # never injected in 30 days
+        await wait_until(pilot, lambda: table.row_count == len(seeded.ids) - len(used))
+        assert not {entry.id for entry in table.entries} & used
+        await pilot.press("down", "up")
+        await wait_until(pilot, lambda: shows(detail, "never in the last 30 days"))
+        await pilot.press("u")  # back to store order
+        await wait_until(pilot, lambda: table.row_count == len(seeded.ids))
