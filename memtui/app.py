@@ -202,6 +202,20 @@ class MemtuiApp(App[None]):
         for command in super().get_system_commands(screen):
             if command.title not in ("Quit", "Keys"):
                 yield command
+        yield SystemCommand("Export memories", "Write the entries to a JSON, JSONL, Hermes or Markdown file",
+                            partial(self.open_transfer, "export"))
+        yield SystemCommand("Import memories", "Preview, then add the entries of a memtui or Hermes file",
+                            partial(self.open_transfer, "import"))
+
+    def open_transfer(self, mode: str) -> None:
+        from .modals.transfer import TransferModal
+
+        def done(summary: str | None) -> None:
+            if summary:
+                self.notify(summary, title="Export" if mode == "export" else "Import")
+                self.reload()
+
+        self.push_screen(TransferModal(mode), done)
 
     # ------------------------------------------------------------------ navigation
 

@@ -86,3 +86,40 @@ async def test_usage_in_the_detail_pane_and_the_browse_order(seeded):
         await wait_until(pilot, lambda: shows(detail, "never in the last 30 days"))
         await pilot.press("u")  # back to store order
         await wait_until(pilot, lambda: table.row_count == len(seeded.ids))
+
+
+async def test_import_and_export_from_the_command_palette(seeded, tmp_path):
+    from .helpers import type_text
+
+    source = tmp_path / "MEMORY.md"
+    source.write_text("Always run migrations inside a transaction\n§\nThe queue is RabbitMQ 3.13\n")
+    before = (seeded.dir / "memory.json").read_bytes()
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "Import memories")
+        await wait_for_text(pilot, "Import memories")
+        await pilot.press("enter")
+        from memtui.modals.transfer import TransferModal
+
+        await wait_until(pilot, lambda: isinstance(app.screen, TransferModal) and app.screen.mode == "import")
+        await type_text(pilot, str(source))
+        await pilot.press("enter")
+        text = await wait_for_text(pilot, "would import MEMORY.md (hermes): 2 added")
+        assert "[lesson]" in text and "[fact]" in text
+        assert (seeded.dir / "memory.json").read_bytes() == before  # only a preview so far
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(MemoryStore(seeded.dir).entries()) == len(seeded.ids) + 2)
+
+        target = tmp_path / "out" / "USER.md"
+        target.parent.mkdir()
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "Export memories")
+        await wait_for_text(pilot, "Export memories")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TransferModal) and app.screen.mode == "export")
+        await type_text(pilot, str(target))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: target.exists())
+        assert target.read_text() == "回答尽量简短，先给结论\n"  # USER.md: the preferences

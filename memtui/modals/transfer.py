@@ -1,0 +1,135 @@
+"""Export and import from the command palette: a path, a preview of what an import would do, a confirmation."""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+
+def export_format(path: str) -> str:
+    """The export format a file name asks for: .jsonl, .json, MEMORY.md / USER.md (Hermes), else Markdown."""
+    name = os.path.basename(path).lower()
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "json"
+    if name in ("memory.md", "user.md"):
+        return "hermes"
+    return "markdown"
+
+
+class TransferModal(ModalScreen[str | None]):
+    """`export`: a path, written on enter. `import`: a path, enter previews, `y` imports."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="transfer.cancel")]
+
+    def __init__(self, mode: str) -> None:
+        super().__init__(classes="modal")
+        self.mode = mode
+        self.plan = None  # the previewed import plan
+        self.previewed_path: str | None = None
+
+    def compose(self) -> ComposeResult:
+        title = "Export memories" if self.mode == "export" else "Import memories"
+        hint = ("Path to write: .json, .jsonl, MEMORY.md / USER.md (Hermes) or any other name for Markdown"
+                if self.mode == "export" else "Path of a memtui JSON/JSONL file or a Hermes MEMORY.md / USER.md; "
+                "enter shows what the import would do")
+        with Vertical(classes="dialog", id="transfer-dialog"):
+            yield Static(title, classes="dialog-title")
+            yield Static(hint, id="transfer-hint")
+            yield Input(placeholder="path", id="transfer-path")
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(id="transfer-body")
+            with Horizontal(classes="dialog-buttons"):
+                if self.mode == "import":
+                    yield Button("Import (y)", id="transfer-go", variant="primary", disabled=True)
+                yield Button("Cancel (esc)", id="transfer-cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#transfer-path", Input).focus()
+
+    def _body(self, text: Text | str) -> None:
+        self.query_one("#transfer-body", Static).update(text)
+
+    @on(Input.Submitted, "#transfer-path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        path = os.path.expanduser(event.value.strip())
+        if not path:
+            self._body(Text("Type a path first.", style="#ffd75f"))
+            return
+        if self.mode == "export":
+            self._export(path)
+        else:
+            self._preview(path)
+
+    def _export(self, path: str) -> None:
+        from memtui_core.errors import MemtuiError
+        from memtui_core.transfer import export_bytes, write_export
+
+        store = self.app.store  # type: ignore[attr-defined]
+        fmt = export_format(path)
+        try:
+            data = export_bytes(store, fmt, file_name=path)
+            written = write_export(store, data, path)
+        except (MemtuiError, OSError) as exc:
+            self._body(Text(str(exc), style="#ff8787"))
+            return
+        self.dismiss(f"Exported to {written} ({fmt}, {len(data):,} bytes)")
+
+    def _preview(self, path: str) -> None:
+        from memtui_core.errors import MemtuiError
+        from memtui_core.transfer import import_file
+
+        from memtui.cli_transfer import plan_lines
+
+        store = self.app.store  # type: ignore[attr-defined]
+        button = self.query_one("#transfer-go", Button)
+        try:
+            self.plan = import_file(store, path, dry_run=True)
+        except MemtuiError as exc:
+            self.plan = None
+            button.disabled = True
+            self._body(Text(str(exc), style="#ff8787"))
+            return
+        self.previewed_path = path
+        lines = plan_lines(self.plan, dry_run=True)
+        body = Text("\n".join(lines[:-1]))
+        if self.plan.evicted:
+            body.append(f"\n\nImporting evicts {len(self.plan.evicted)} entries (listed above): y confirms it.",
+                        style="bold #ff8787")
+        else:
+            body.append("\n\nNothing is written until you press y.", style="#8a8a8a")
+        self._body(body)
+        button.disabled = False
+        button.focus()
+
+    def key_y(self) -> None:
+        if self.mode == "import" and self.plan is not None:
+            self._import()
+
+    @on(Button.Pressed, "#transfer-go")
+    def _import(self) -> None:
+        from memtui_core.errors import MemtuiError
+        from memtui_core.transfer import import_file
+
+        if self.previewed_path is None:
+            return
+        store = self.app.store  # type: ignore[attr-defined]
+        try:
+            # the person saw the preview, evictions included, and confirmed it
+            plan = import_file(store, self.previewed_path, allow_evict=True)
+        except MemtuiError as exc:
+            self._body(Text(str(exc), style="#ff8787"))
+            return
+        self.dismiss("Imported " + plan.summary)
+
+    @on(Button.Pressed, "#transfer-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
