@@ -62,6 +62,9 @@ def test_mcp_server_round_trip(tmp_path):
     assert not seen["nothing"].is_error and _text(seen["nothing"]) == "没有找到相关记忆"
 
     store = MemoryStore(store_dir)
+    # each memory_inject is in the injection log, with the MCP actor (written by the time the server exits)
+    logged = store.injection_log.read()[0]
+    assert [(line["actor"], line["q"], len(line["hits"])) for line in logged] == [("mcp", "部署脚本", 1), ("mcp", "完全无关", 0)]
     assert _text(seen["inject"]) == store.retrieve_block("部署脚本") != ""
     assert not seen["inject_empty"].is_error and _text(seen["inject_empty"]) == ""
 
