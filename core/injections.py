@@ -27,6 +27,7 @@ keeps only the queries' hashes.
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import orjson
@@ -41,10 +42,55 @@ FLUSH_AFTER = 1.0  # seconds an injection may wait in memory before it is writte
 _FIRST_AT = b'{"at":'  # every line starts with its time, so a rotation check reads 32 bytes
 
 
+# Logs holding unwritten injections, flushed at exit and, once a process has injected more than
+# once (a long-lived caller), every FLUSH_AFTER seconds by one daemon thread. Only logs with
+# something pending are referenced, so stores made and dropped per turn are not kept alive.
+_pending: set[InjectionLog] = set()
+_pending_lock = threading.Lock()
+_process = {"injections": 0, "atexit": False, "flusher": False}
+
+
+def _pending_add(log: InjectionLog) -> None:
+    with _pending_lock:
+        _pending.add(log)
+        _process["injections"] += 1
+        register = not _process["atexit"]
+        start = _process["injections"] >= 2 and not _process["flusher"]
+        _process["atexit"] = True
+        _process["flusher"] = _process["flusher"] or start
+    if register:
+        import atexit
+
+        atexit.register(flush_pending)
+    if start:
+        threading.Thread(target=_flusher, name="memtui-injection-log", daemon=True).start()
+
+
+def flush_pending() -> None:
+    """Write every buffered injection of this process."""
+    with _pending_lock:
+        logs = list(_pending)
+        _pending.clear()
+    for log in logs:
+        log.flush()
+
+
+def _flusher() -> None:
+    while True:
+        time.sleep(FLUSH_AFTER)
+        flush_pending()
+
+
 def text_hash(text: str) -> str:
     import hashlib
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def entry_lines(block: str) -> list[str]:
+    """The entry lines of a rendered block, in rank order (start, header, a blank line, the
+    entries, a blank line, end)."""
+    return block.split("\n")[3:-2] if block else []
 
 
 def query_hash(query: str) -> str:
@@ -78,9 +124,6 @@ class InjectionLog:
         self._first_at: tuple[int, float] | None = None  # (inode, time of its first line)
         self._cache: tuple[tuple, list[dict], list[str]] | None = None
         self._buffer: list[tuple] = []  # injections not yet written
-        self._calls = 0
-        import threading
-
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ writing (the per-turn path)
@@ -97,25 +140,11 @@ class InjectionLog:
             with self._lock:
                 self._buffer.append(item)
                 first = self._buffer[0][0]
-                self._calls += 1
-            if self._calls == 1:
-                import atexit
-
-                atexit.register(self.flush)
-            elif self._calls == 2:  # more than one injection in this process: a long-lived caller
-                import threading
-
-                threading.Thread(target=self._flusher, name="memtui-injection-log", daemon=True).start()
+            _pending_add(self)
             if item[0] - first >= FLUSH_AFTER:
                 self.flush()
         except Exception as exc:  # a bug here must still not cost the agent its memories
             self.error = f"injection log {self.path} not written: {type(exc).__name__}: {exc}"
-
-    def _flusher(self) -> None:
-        while True:
-            time.sleep(FLUSH_AFTER)
-            if self._buffer:
-                self.flush()
 
     def flush(self) -> None:
         """Write what is buffered, as one append. Never raises; a failure is kept in `error`."""
@@ -148,8 +177,7 @@ class InjectionLog:
                 out["qh"] = query_hash(text)
         else:
             out["qh"] = query_hash(text)
-        # the block: start, header, a blank line, one line per injected entry in rank order, blank, end
-        lines = block.split("\n")[3:-2] if block else []
+        lines = entry_lines(block)
         # each hit as [id, rank, score, characters of its line, hash of the text injected]
         out["hits"] = [
             [entry_id, rank, round(score, 4), len(lines[rank - 1]) + 1, text_hash(text)]
@@ -402,7 +430,7 @@ def replay(store, line: dict) -> Replay:
         raise InvalidInput("this injection was logged without its query (hash only): it cannot be replayed")
     hits = store._top(query, None)
     rendered = render_lines([record for record, _ in hits], store.limits.char_budget, line.get("lang") or "zh")
-    lines = rendered.block.split("\n")[3:-2] if rendered.block else []
+    lines = entry_lines(rendered.block)
     now = [
         {"id": record.id, "rank": rank, "score": round(score, 4), "chars": len(lines[rank - 1]) + 1,
          "kind": record.kind.value, "text": record.text}

@@ -258,3 +258,25 @@ def test_a_log_that_cannot_be_written_never_fails_the_injection(tmp_path):
     store.retrieve_block("部署 dry-run")
     store.injection_log.flush()
     assert store.injection_log.error is None
+
+
+def test_stores_made_per_turn_are_not_kept_alive_by_the_log(tmp_path):
+    import gc
+    import weakref
+
+    from memtui_core.injections import flush_pending
+
+    make_store(tmp_path)
+    refs = []
+    for query in ("部署", "中文", "postgres"):
+        store = MemoryStore(tmp_path / "s")
+        store.retrieve_block(query)
+        refs.append(weakref.ref(store.injection_log))
+        del store
+    flush_pending()  # what the flusher thread and the exit handler do
+    deadline = time.time() + 5  # the flusher thread may be writing them right now
+    while any(ref() is not None for ref in refs) and time.time() < deadline:
+        gc.collect()
+        time.sleep(0.05)
+    assert all(ref() is None for ref in refs)
+    assert [line["q"] for line in MemoryStore(tmp_path / "s").injection_log.read()[0]] == ["部署", "中文", "postgres"]
