@@ -38,6 +38,9 @@ __all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "ImportPlan", "ImportRefused", "d
 EXPORT_FORMATS = ("json", "jsonl", "hermes", "markdown")
 IMPORT_FORMATS = ("json", "jsonl", "hermes")
 HERMES_SEPARATOR = "\n§\n"
+# An import holds at most this many times max_entries: more would mostly evict itself, and
+# deduping every entry against all before it grows with the square of the count (2,000: ~1.6 s).
+MAX_IMPORT_FACTOR = 4
 _HERMES_SPLIT = re.compile(r"\n[ \t]*§[ \t]*(?:\n|\Z)|\A[ \t]*§[ \t]*\n")
 # A MEMORY.md entry that reads as advice for next time is a lesson; anything else is a fact.
 LESSON_WORDS = re.compile(
@@ -268,6 +271,10 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
     fmt, items = parse_import(data, fmt, file, parsed_kind, store.limits.import_max_bytes)
     if not items:
         raise ImportRefused(f"{file} holds no entries")
+    most = MAX_IMPORT_FACTOR * store.limits.max_entries
+    if len(items) > most:
+        raise ImportRefused(f"{file} holds {len(items):,} entries, more than {most:,} ({MAX_IMPORT_FACTOR} times the "
+                            f"store's limit of {store.limits.max_entries}); nothing was imported: split the file")
     if dry_run:
         doc = parse_document(store.storage.load().to_bytes())  # a copy: planning changes it
         plan, _events = plan_import(store, doc, items, file, fmt)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from memtui.cli import CliError, _echo, _emit_json, _open, _text
+from memtui.cli import CliError, _echo, _emit_json, _open, _positive, _text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,9 +24,9 @@ def register(command, as_json) -> None:
     p = command("injections", "past injections from the injection log: what was injected, and replays", as_json)
     p.add_argument("--id", dest="entry_id", metavar="ID", help="only injections that included this entry")
     p.add_argument("--since", metavar="WHEN", help="only since: 2026-11-24, 3d, 12h or 30m ago")
-    p.add_argument("--last", type=int, default=None, metavar="N", help="only the newest N")
-    p.add_argument("--show", type=int, metavar="N", help="injection N: each entry as it was injected")
-    p.add_argument("--replay", type=int, metavar="N", help="injection N replayed against today's store")
+    p.add_argument("--last", type=_positive, default=None, metavar="N", help="only the newest N")
+    p.add_argument("--show", type=_positive, metavar="N", help="injection N: each entry as it was injected")
+    p.add_argument("--replay", type=_positive, metavar="N", help="injection N replayed against today's store")
     p.set_defaults(handler=cmd_injections)
 
     p = command("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown", as_json)
@@ -94,7 +94,7 @@ def cmd_injections(args: argparse.Namespace) -> int:
         wanted = _text(args.entry_id, "ID")
         lines = [line for line in lines if any(hit["id"] == wanted for hit in line["hits"])]
     if args.last is not None:
-        lines = lines[-args.last:] if args.last > 0 else []
+        lines = lines[-args.last:]
     if args.json:
         return _emit_json([_public(line) for line in lines])
     from memtui.render import Style, clean, local_time, table, terminal_width

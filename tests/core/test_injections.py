@@ -280,3 +280,30 @@ def test_stores_made_per_turn_are_not_kept_alive_by_the_log(tmp_path):
         time.sleep(0.05)
     assert all(ref() is None for ref in refs)
     assert [line["q"] for line in MemoryStore(tmp_path / "s").injection_log.read()[0]] == ["部署", "中文", "postgres"]
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(junk=st.lists(st.one_of(st.binary(max_size=80), st.text(max_size=80).map(str.encode),
+                               st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+                                            lambda inner: st.lists(inner, max_size=4)
+                                            | st.dictionaries(st.sampled_from(["at", "hits", "q", "actor", "qh"]),
+                                                              inner, max_size=5),
+                                            max_leaves=12).map(lambda v: orjson.dumps(v))),
+                     max_size=8))
+def test_any_junk_in_the_log_is_skipped_never_fatal(tmp_path, junk):
+    store = make_store(tmp_path / f"j{abs(hash(tuple(junk)))}")
+    store.retrieve_block("部署")
+    store.injection_log.flush()
+    with open(store.dir / LOG_NAME, "ab") as fh:
+        fh.write(b"\n".join(line.replace(b"\n", b" ") for line in junk) + b"\n")
+    store.retrieve_block("中文")
+    lines, skipped = store.injection_log.read()
+    assert [line["q"] for line in lines if line.get("actor") == "agent"][-2:] == ["部署", "中文"]
+    for line in lines:
+        usage([line])
+        explain_line(store, line)
+    store.health()

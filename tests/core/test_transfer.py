@@ -237,3 +237,13 @@ def test_importing_500_hermes_entries_takes_under_a_second(tmp_path):
     elapsed = time.perf_counter() - start
     assert plan.count("add") == 500
     assert elapsed < 3.0  # measured ~0.3 s; generous for a loaded CI machine
+
+
+def test_a_file_with_far_more_entries_than_a_store_holds_is_refused(tmp_path):
+    store = MemoryStore(tmp_path / "s", Limits(max_entries=10))
+    source = tmp_path / "MEMORY.md"
+    source.write_text("\n§\n".join(f"fact {i} about host {i * 7}" for i in range(41)))
+    with pytest.raises(ImportRefused, match="holds 41 entries, more than 40"):
+        import_file(store, source, allow_evict=True)
+    source.write_text("\n§\n".join(f"fact {i} about host {i * 7}" for i in range(40)))
+    assert len(import_file(store, source, allow_evict=True).evicted) == 30
