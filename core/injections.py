@@ -71,14 +71,27 @@ def flush_pending() -> None:
     with _pending_lock:
         logs = list(_pending)
         _pending.clear()
+    # oldest first, so that stores sharing one log write their lines in the order they injected
+    logs.sort(key=_oldest)
     for log in logs:
         log.flush()
+
+
+def _oldest(log: InjectionLog) -> float:
+    buffer = log._buffer  # another thread may empty it meanwhile: read it once
+    try:
+        return buffer[0][0]
+    except IndexError:
+        return 0.0
 
 
 def _flusher() -> None:
     while True:
         time.sleep(FLUSH_AFTER)
-        flush_pending()
+        try:
+            flush_pending()
+        except Exception:  # flush() keeps its own errors; nothing may end this thread
+            pass
 
 
 def text_hash(text: str) -> str:
@@ -169,7 +182,7 @@ class InjectionLog:
         text = query if isinstance(query, str) else ""
         text, _found = redact(text)
         cap = self.limits.injection_query_chars
-        out: dict = {"at": round(at, 3), "actor": self.actor, "profile": profile, "lang": lang}
+        out: dict = {"at": round(at, 6), "actor": self.actor, "profile": profile, "lang": lang}
         if self.keep_queries:
             out["q"] = text[:cap]
             if len(text) > cap:

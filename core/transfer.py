@@ -95,6 +95,14 @@ def detect_format(data: bytes, name: str = "") -> str:
     raise ImportRefused(f"cannot tell the format of {name or 'the file'}: pass --format json, jsonl or hermes")
 
 
+def _is_json(data: bytes) -> bool:
+    try:
+        orjson.loads(data.lstrip(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return all(_is_json(line) for line in data.splitlines() if line.strip()) if b"\n" in data.strip() else False
+    return True
+
+
 def hermes_kind(text: str, file_name: str) -> Kind:
     """USER.md holds preferences; MEMORY.md (or any other) lessons when they read as advice, else facts."""
     if os.path.basename(file_name).lower() == "user.md":
@@ -116,7 +124,7 @@ def parse_import(data: bytes, fmt: str | None, name: str = "", kind: Kind | None
     except UnicodeDecodeError as exc:
         raise ImportRefused(f"{where} is not UTF-8 text (byte {exc.start})") from None
     if fmt == "hermes":
-        if text.lstrip().startswith(("{", "[")):
+        if text.lstrip().startswith(("{", "[")) and _is_json(data):
             raise ImportRefused(f"{where} is JSON, not a Hermes Markdown file")
         body_text = text.replace("\r\n", "\n")
         items = []
