@@ -288,7 +288,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(junk=st.lists(st.one_of(st.binary(max_size=80), st.text(max_size=80).map(str.encode),
-                               st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+                               st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=10),
                                             lambda inner: st.lists(inner, max_size=4)
                                             | st.dictionaries(st.sampled_from(["at", "hits", "q", "actor", "qh"]),
                                                               inner, max_size=5),
