@@ -62,6 +62,7 @@ class InjectionsScreen(Screen):
         self.showing_unused = False
         self.replayed: dict[int, object] = {}  # injection number -> its replay
         self._key: tuple | None = None
+        self._explained: dict[tuple, list[dict]] = {}
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Injections")
@@ -168,7 +169,10 @@ class InjectionsScreen(Screen):
                           style="italic"))
         parts.append(Text(""))
         parts.append(Text("Injected then", style="bold"))
-        rows = explain_line(store, line)
+        key = (line["n"], line["at"], store.state())
+        rows = self._explained.get(key)
+        if rows is None:  # looking a changed text up in the backups reads them: once per line and store state
+            rows = self._explained[key] = explain_line(store, line)
         if not rows:
             parts.append(Text("  nothing matched", style="dim"))
         for row in rows:
