@@ -63,6 +63,9 @@ class Report:
             f"{style.dim('store   ')} {h.path}" + ("" if h.exists else style.dim("  (not created yet)")),
             f"{style.dim('entries ')} {' · '.join(counts)}",
             f"{style.dim('backups ')} {('newest ' + h.last_backup) if h.last_backup else 'none yet'}",
+            f"{style.dim('injected')} " + (f"{h.injected_share:.0%} of entries at least once in the injection log "
+                                            f"({h.injections} injections)" if h.injected_share is not None
+                                            else f"{h.injections} injections logged"),
             f"{style.dim('access  ')} {'writable' if h.writable else style.red('not writable')} · "
             f"{style.yellow('locked by a writer') if h.locked else 'not locked'}",
             "",

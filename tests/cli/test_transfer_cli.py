@@ -48,6 +48,10 @@ def test_inject_is_logged_and_listed_shown_and_replayed(tmp_path):
     as_json = run_memtui("injections", "--replay", "1", "--json", store=store).json()
     assert as_json["dropped"] == [entry_id] and as_json["same"] is False
 
+    doctor = run_memtui("doctor", store=store)
+    # the one entry left was never injected: the deploy correction was, and it is deleted
+    assert "injected 0% of entries at least once in the injection log (1 injections)" in doctor.out
+    assert run_memtui("doctor", "--json", store=store).json()["injected_share"] == 0.0
     missing = run_memtui("injections", "--replay", "9", store=store)
     assert missing.code == 1 and "no injection 9" in missing.error_line
 
