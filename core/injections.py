@@ -77,6 +77,22 @@ def flush_pending() -> None:
         log.flush()
 
 
+def _after_fork_in_child() -> None:
+    """A forked child starts clean: the parent writes what it had buffered, and the child gets
+    its own lock and, when it injects more than once, its own flusher thread."""
+    global _pending_lock
+    _pending_lock = threading.Lock()
+    for log in _pending:
+        log._buffer = []
+        log._lock = threading.Lock()
+    _pending.clear()
+    _process.update(injections=0, flusher=False)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _oldest(log: InjectionLog) -> float:
     buffer = log._buffer  # another thread may empty it meanwhile: read it once
     try:

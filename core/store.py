@@ -162,7 +162,10 @@ class MemoryStore:
             block = render_lines([record for record, _ in hits], self.limits.char_budget, lang).block
         except Exception:
             return ""
-        self.injection_log.record(query, hits, block, lang)
+        try:
+            self.injection_log.record(query, hits, block, lang)
+        except Exception:  # logging never costs the agent its memories
+            pass
         return block
 
     @property

@@ -307,3 +307,22 @@ def test_any_junk_in_the_log_is_skipped_never_fatal(tmp_path, junk):
         usage([line])
         explain_line(store, line)
     store.health()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_logs_its_own_injections_and_not_its_parents(tmp_path):
+    store = make_store(tmp_path)
+    store.retrieve_block("部署")  # buffered in the parent when it forks
+    pid = os.fork()
+    if pid == 0:  # the child: two injections start its flusher; os._exit skips exit handlers
+        try:
+            child = MemoryStore(store.dir, actor="child")
+            child.retrieve_block("中文")
+            child.retrieve_block("postgres")
+            time.sleep(2.5)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    lines, _ = store.injection_log.read()
+    assert sorted((line["actor"], line["q"]) for line in lines) == [
+        ("agent", "部署"), ("child", "postgres"), ("child", "中文")]
