@@ -1,6 +1,6 @@
 """BM25 over the store: an inverted index built once per file state, queried many times.
 
-Scoring (SPEC §7): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
+Scoring (docs/ranking.md): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
 idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / max(avg_len, 1))).
 
 The length-normalised term frequency of every posting is computed once per term, so a warm query
