@@ -115,31 +115,11 @@ def test_control_characters_are_still_shown_escaped(tmp_path):
 
 
 def test_a_terminal_row_with_emoji_fits_as_the_app_measures_it(tmp_path):
-    import pty
-    import subprocess
-    import sys
-
-    from .conftest import REPO
+    from .test_process import _in_a_terminal
 
     store = tmp_path / "store"
     write_store(store, [{"kind": "fact", "text": ("⚠️ 部署 🧑\u200d💻 か\u3099 1️⃣ " * 20).strip()}])
-    main_fd, child_fd = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "memtui", "list"], stdout=child_fd, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, cwd=REPO,
-                            env={**os.environ, "MEMTUI_DIR": str(store), "COLUMNS": "70", "NO_COLOR": "1"})
-    os.close(child_fd)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main_fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    assert proc.wait(timeout=30) == 0
-    proc.stderr.close()
-    os.close(main_fd)
-    lines = [line for line in b"".join(chunks).decode().replace("\r", "").splitlines() if line]
+    shown = _in_a_terminal(["list"], {**os.environ, "MEMTUI_DIR": str(store), "COLUMNS": "70", "NO_COLOR": "1"})
+    lines = [line for line in shown.replace("\r", "").splitlines() if line]
     row = lines[1]
     assert row.endswith("…") and 60 <= app_width(row) <= 70, (row, app_width(row))
