@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = textwrap.dedent(
     """
-    import json, sys, importlib.metadata as md, importlib.util
-    import core
+    import json, sys, importlib, importlib.metadata as md, importlib.util
+    core = importlib.import_module("core")  # the project's own package, not memtui's engine
     from memtui_core import MemoryStore, Limits
     import memtui_core, memtui
     dist = md.distribution("memtui")
