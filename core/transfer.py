@@ -356,6 +356,8 @@ def write_export(store, data: bytes, target: str | os.PathLike[str]) -> Path:
         raise InvalidInput(f"{path} is a symbolic link: not written through it")
     if path.is_dir():
         raise InvalidInput(f"{path} is a directory")
+    if path.exists() and not path.is_file():  # a device, a pipe: replacing it would be a disaster
+        raise InvalidInput(f"{path} is not a regular file: not written")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise InvalidInput(f"cannot write {path}: no directory {parent}")

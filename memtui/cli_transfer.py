@@ -29,7 +29,7 @@ def register(command, as_json) -> None:
     p.add_argument("--replay", type=_positive, metavar="N", help="injection N replayed against today's store")
     p.set_defaults(handler=cmd_injections)
 
-    p = command("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown", as_json)
+    p = command("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown")
     p.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="json")
     p.add_argument("--kind", metavar="KIND", help="only this kind")
     p.add_argument("-o", "--output", metavar="FILE", help="write FILE (atomically, 0600); default stdout")
@@ -83,10 +83,10 @@ def cmd_injections(args: argparse.Namespace) -> int:
             raise CliError(f"no injection {number} in the log (`memtui injections` lists them)")
         if args.replay is not None:
             result = replay(store, line)
-            return _emit_json(result.as_dict()) if args.json else _print_replay(result)
+            return _emit_json(_shaped("ReplayReport", result.as_dict())) if args.json else _print_replay(result)
         rows = explain_line(store, line)
         if args.json:
-            return _emit_json({**_public(line), "entries": rows})
+            return _emit_json(_shaped("InjectionShown", {**_public(line), "entries": rows}))
         _print_line_head(line)
         _print_rows(rows)
         return 0
@@ -96,7 +96,7 @@ def cmd_injections(args: argparse.Namespace) -> int:
     if args.last is not None:
         lines = lines[-args.last:]
     if args.json:
-        return _emit_json([_public(line) for line in lines])
+        return _emit_json([_shaped("InjectionRecord", _public(line)) for line in lines])
     from memtui.render import Style, clean, local_time, table, terminal_width
 
     style = Style()
@@ -116,6 +116,13 @@ def _query_cell(line: dict) -> str:
     if "q" in line:
         return line["q"] + (" …(cut)" if line.get("cut") else "")
     return f"(hash {line['qh']})"
+
+
+def _shaped(model: str, data: dict) -> dict:
+    """`data` as the model of its --json output prints it (every field, in the schema's shape)."""
+    from memtui_core import over_time_models
+
+    return getattr(over_time_models, model).model_validate(data).model_dump(mode="json")
 
 
 def _public(line: dict) -> dict:
@@ -177,8 +184,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
     path = write_export(store, data, target)
     count = len(store.storage.load().records)
-    if args.json:
-        return _emit_json({"path": str(path), "format": args.fmt, "bytes": len(data)})
     print(f"exported to {path} ({args.fmt}, {len(data):,} bytes, from a store of {count} entries)", file=sys.stderr)
     return 0
 
@@ -191,7 +196,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     plan = import_file(store, _text(args.file, "FILE"), args.fmt, kind=kind, dry_run=args.dry_run,
                        allow_evict=args.yes)
     if args.json:
-        return _emit_json({**plan.as_dict(), "dry_run": args.dry_run})
+        return _emit_json(_shaped("ImportReport", {**plan.as_dict(), "dry_run": args.dry_run}))
     _echo(*plan_lines(plan, args.dry_run))
     return 0
 

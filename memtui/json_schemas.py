@@ -50,6 +50,14 @@ OUTPUTS: tuple[Output, ...] = (
            title="memtui restore [--dry-run] --json"),
     Output("audit", "memtui_core.model:AuditEvent", ("audit",), many=True, title="memtui audit --json"),
     Output("doctor", "memtui.doctor:DoctorOutput", ("doctor",), title="memtui doctor --json"),
+    Output("injections", "memtui_core.over_time_models:InjectionRecord", ("injections",), many=True,
+           title="memtui injections --json: past injections, oldest first"),
+    Output("injection", "memtui_core.over_time_models:InjectionShown", ("injections", "--show", "1"),
+           title="memtui injections --show N --json: one injection, each entry as it was then"),
+    Output("replay", "memtui_core.over_time_models:ReplayReport", ("injections", "--replay", "1"),
+           title="memtui injections --replay N --json: a past injection's query against today's store"),
+    Output("import", "memtui_core.over_time_models:ImportReport",
+           ("import", "tests/cli/data/MEMORY.md", "--dry-run"), title="memtui import FILE [--dry-run] --json"),
 )
 
 # Commands whose --json prints an output registered under another name.

@@ -127,6 +127,7 @@ def seeded(tmp_path_factory):
     assert run_memtui("add", "fact", "数据库迁移前先备份，备份放在 /var/backups", "--json", store=directory).json()["added"]
     backups = run_memtui("backups", "--json", store=directory).json()
     assert backups
+    assert run_memtui("inject", "部署 dry-run", store=directory).code == 0  # injection 1, for --show and --replay
     return directory, {"id": "000000000001", "blocked": blocked["id"], "backup": backups[-1]["name"]}
 
 
@@ -138,6 +139,8 @@ EXTRA = {
     "search": [("search", "nothing-matches")],
     "audit": [("audit", "--id", "{id}")],
     "doctor": [("doctor", "--strict")],
+    "import": [("import", "tests/cli/data/MEMORY.md")],
+    "injections": [("injections", "--id", "{id}")],
 }
 
 

@@ -218,6 +218,10 @@ def test_export_refuses_symlinks_and_unwritable_paths(tmp_path):
         write_export(store, b"{}", tmp_path / "missing" / "x.json")
     with pytest.raises(InvalidInput, match="is a directory"):
         write_export(store, b"{}", tmp_path)
+    if os.path.exists(os.devnull):
+        with pytest.raises(InvalidInput, match="not a regular file"):
+            write_export(store, b"{}", os.devnull)
+        assert not os.path.isfile(os.devnull)
 
 
 def test_detect_format():
