@@ -6,7 +6,7 @@ Formats (see docs/memory-over-time.md):
   timestamps and unknown fields). The original 4-field entries (kind, text, source, ts) are read
   by the same parser.
 - `jsonl`: one entry object per line; lossless.
-- `hermes`: entries separated by a line holding only `§`, possibly multi-line. A file named
+- `hermes`: entries separated by a line holding only the section sign (U+00A7), possibly multi-line. A file named
   USER.md holds preferences; any other holds facts and lessons: an entry is a lesson when it reads
   as advice for next time (`LESSON_WORDS`), a fact otherwise. `--kind` overrides the rule.
 - `markdown`: grouped by kind, for people to read (export only).
@@ -37,11 +37,11 @@ __all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "ImportPlan", "ImportRefused", "d
 
 EXPORT_FORMATS = ("json", "jsonl", "hermes", "markdown")
 IMPORT_FORMATS = ("json", "jsonl", "hermes")
-HERMES_SEPARATOR = "\n§\n"
+HERMES_SEPARATOR = "\n\u00a7\n"
 # An import holds at most this many times max_entries: more would mostly evict itself, and
 # deduping every entry against all before it grows with the square of the count (2,000: ~1.6 s).
 MAX_IMPORT_FACTOR = 4
-_HERMES_SPLIT = re.compile(r"\n[ \t]*§[ \t]*(?:\n|\Z)|\A[ \t]*§[ \t]*\n")
+_HERMES_SPLIT = re.compile(r"\n[ \t]*\u00a7[ \t]*(?:\n|\Z)|\A[ \t]*\u00a7[ \t]*\n")
 # A MEMORY.md entry that reads as advice for next time is a lesson; anything else is a fact.
 LESSON_WORDS = re.compile(
     r"\b(lessons?|learn(ed|t)|always|never|don'?t|do not|avoid|should|must|make sure|remember to|next time|"

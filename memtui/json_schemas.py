@@ -57,7 +57,7 @@ OUTPUTS: tuple[Output, ...] = (
     Output("replay", "memtui_core.over_time_models:ReplayReport", ("injections", "--replay", "1"),
            title="memtui injections --replay N --json: a past injection's query against today's store"),
     Output("import", "memtui_core.over_time_models:ImportReport",
-           ("import", "tests/cli/data/MEMORY.md", "--dry-run"), title="memtui import FILE [--dry-run] --json"),
+           ("import", "tests/cli/data/memories.jsonl", "--dry-run"), title="memtui import FILE [--dry-run] --json"),
 )
 
 # Commands whose --json prints an output registered under another name.

@@ -7,8 +7,8 @@ memory chosen by its (hidden) usefulness: a third of memories are never wanted, 
 long-tailed popularity, and a memory's popularity fades with age at a per-memory rate. When the
 store is over the cap one entry is evicted by one of three rules:
 
-- spec:       highest eviction rank (facts first), then oldest ts, then store order (as specified);
-- tiebreak:   the spec's order, with usage (injections in the last 30 days, fewer first) breaking
+- specified:  highest eviction rank (facts first), then oldest ts, then store order (as specified);
+- tiebreak:   the specified order, with usage (injections in the last 30 days, fewer first) breaking
               exact ties of kind and ts -- ties are real when a batch was imported at one time;
 - usage-first: within the most expendable kind, never-injected-in-30-days entries first, then
               oldest (a change of the rule, measured for comparison only).
@@ -68,7 +68,7 @@ def run(rule: str, seed: int, days: int, cap: int, new_per_day: int, queries_per
 
 def _key(rule: str, m: dict, day: int) -> tuple:
     recent = sum(1 for d in m["hits"] if d > day - WINDOW)
-    if rule == "spec":
+    if rule == "specified":
         return (-RANK[m["kind"]], m["ts"], m["order"])
     if rule == "tiebreak":
         return (-RANK[m["kind"]], m["ts"], recent, m["order"])
@@ -85,14 +85,14 @@ def main() -> None:
     args = parser.parse_args()
     print(f"cap {args.cap}, {args.new_per_day} new memories and {args.queries_per_day} queries a day, "
           f"{args.days} days, {args.seeds} seeds")
-    print(f"{'rule':<12} {'miss rate':>10} {'stdev':>8} {'vs spec, paired':>22}")
-    spec: list[float] = []
-    for rule in ("spec", "tiebreak", "usage-first"):
+    print(f"{'rule':<12} {'miss rate':>10} {'stdev':>8} {'vs specified, paired':>22}")
+    specified: list[float] = []
+    for rule in ("specified", "tiebreak", "usage-first"):
         rates = [run(rule, seed, args.days, args.cap, args.new_per_day, args.queries_per_day)
                  for seed in range(args.seeds)]
-        spec = spec or rates
-        diffs = [(a - b) * 100 for a, b in zip(rates, spec)]
-        paired = f"{statistics.mean(diffs):+.2f} ± {statistics.stdev(diffs):.2f} pts" if rule != "spec" else ""
+        specified = specified or rates
+        diffs = [(a - b) * 100 for a, b in zip(rates, specified)]
+        paired = f"{statistics.mean(diffs):+.2f} ± {statistics.stdev(diffs):.2f} pts" if rule != "specified" else ""
         print(f"{rule:<12} {statistics.mean(rates) * 100:>9.2f}% {statistics.stdev(rates) * 100:>7.2f}% {paired:>22}")
 
 

@@ -139,7 +139,7 @@ EXTRA = {
     "search": [("search", "nothing-matches")],
     "audit": [("audit", "--id", "{id}")],
     "doctor": [("doctor", "--strict")],
-    "import": [("import", "tests/cli/data/MEMORY.md")],
+    "import": [("import", "tests/cli/data/memories.jsonl")],
     "injections": [("injections", "--id", "{id}")],
 }
 

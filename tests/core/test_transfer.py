@@ -67,9 +67,9 @@ def test_the_original_four_field_file_imports(tmp_path):
 
 def test_hermes_files_round_trip_their_content(tmp_path):
     user = tmp_path / "USER.md"
-    user.write_text("Prefers answers in Chinese\n§\nLikes short commit messages,\nwritten in English\n")
+    user.write_text("Prefers answers in Chinese\n\u00a7\nLikes short commit messages,\nwritten in English\n")
     memory = tmp_path / "MEMORY.md"
-    memory.write_text("The API runs on port 8080\n§\nLesson: always run migrations in a transaction\n§\n"
+    memory.write_text("The API runs on port 8080\n\u00a7\nLesson: always run migrations in a transaction\n\u00a7\n"
                       "下次部署前先备份数据库\n")
     store = MemoryStore(tmp_path / "s")
     import_file(store, user)
@@ -85,10 +85,10 @@ def test_hermes_files_round_trip_their_content(tmp_path):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="§\r"), min_size=1,
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\u00a7\r"), min_size=1,
                         max_size=80).map(str.strip).filter(bool), min_size=1, max_size=8))
 def test_hermes_parsing_gives_back_the_entries_written(texts):
-    data = "\n§\n".join(texts).encode()
+    data = "\n\u00a7\n".join(texts).encode()
     _fmt, items = parse_import(data, "hermes", "MEMORY.md")
     assert [item.text for item in items] == texts
 
@@ -117,7 +117,7 @@ def test_import_goes_through_the_write_rules_and_reports_each_entry(tmp_path):
     store = filled(tmp_path / "s")
     source = tmp_path / "MEMORY.md"
     long_text = "the build server " + "x" * 600
-    source.write_text("\n§\n".join([
+    source.write_text("\n\u00a7\n".join([
         "staging database is postgres 16 on db.internal.",  # a duplicate: refreshed
         long_text,  # cut
         f"my token is {SECRET}",  # redacted
@@ -154,7 +154,7 @@ def test_a_duplicate_heavy_file_refreshes_instead_of_adding(tmp_path):
 def test_overflow_is_refused_unless_confirmed(tmp_path):
     store = filled(tmp_path / "s", Limits(max_entries=8))
     source = tmp_path / "MEMORY.md"
-    source.write_text("\n§\n".join(f"fact number {i} about service {i * 7}" for i in range(5)))
+    source.write_text("\n\u00a7\n".join(f"fact number {i} about service {i * 7}" for i in range(5)))
     before = store.path.read_bytes()
     assert len(import_file(store, source, dry_run=True).evicted) == 3
     with pytest.raises(ImportRefused, match="would evict 3 entries"):
@@ -188,7 +188,7 @@ def test_bad_files_are_refused_whole_with_one_line(tmp_path, data, fmt, message)
 def test_a_huge_file_is_refused(tmp_path):
     store = MemoryStore(tmp_path / "s", Limits(import_max_bytes=1000))
     source = tmp_path / "MEMORY.md"
-    source.write_text("\n§\n".join(["a fact about the system"] * 100))
+    source.write_text("\n\u00a7\n".join(["a fact about the system"] * 100))
     with pytest.raises(ImportRefused, match="over the import limit"):
         import_file(store, source)
     assert not store.path.exists()
@@ -233,7 +233,7 @@ def test_detect_format():
 
 def test_importing_500_hermes_entries_takes_under_a_second(tmp_path):
     source = tmp_path / "MEMORY.md"
-    source.write_text("\n§\n".join(f"service {i} listens on port {8000 + i} behind proxy {i % 17}; owner team {i % 23}"
+    source.write_text("\n\u00a7\n".join(f"service {i} listens on port {8000 + i} behind proxy {i % 17}; owner team {i % 23}"
                                    for i in range(500)))
     store = MemoryStore(tmp_path / "s")
     start = time.perf_counter()
@@ -246,8 +246,8 @@ def test_importing_500_hermes_entries_takes_under_a_second(tmp_path):
 def test_a_file_with_far_more_entries_than_a_store_holds_is_refused(tmp_path):
     store = MemoryStore(tmp_path / "s", Limits(max_entries=10))
     source = tmp_path / "MEMORY.md"
-    source.write_text("\n§\n".join(f"fact {i} about host {i * 7}" for i in range(41)))
+    source.write_text("\n\u00a7\n".join(f"fact {i} about host {i * 7}" for i in range(41)))
     with pytest.raises(ImportRefused, match="holds 41 entries, more than 40"):
         import_file(store, source, allow_evict=True)
-    source.write_text("\n§\n".join(f"fact {i} about host {i * 7}" for i in range(40)))
+    source.write_text("\n\u00a7\n".join(f"fact {i} about host {i * 7}" for i in range(40)))
     assert len(import_file(store, source, allow_evict=True).evicted) == 30

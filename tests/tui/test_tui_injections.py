@@ -92,7 +92,7 @@ async def test_import_and_export_from_the_command_palette(seeded, tmp_path):
     from .helpers import type_text
 
     source = tmp_path / "MEMORY.md"
-    source.write_text("Always run migrations inside a transaction\n§\nThe queue is RabbitMQ 3.13\n")
+    source.write_text("Always run migrations inside a transaction\n\u00a7\nThe queue is RabbitMQ 3.13\n")
     before = (seeded.dir / "memory.json").read_bytes()
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(140, 40)) as pilot:
