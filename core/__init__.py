@@ -57,6 +57,12 @@ _EXPORTS = {
     "save_tool": "tools",
     "search_tool": "tools",
     "run_tool": "tools",
+    "call_tool": "tools",
+    "update_tool": "tools",
+    "forget_tool": "tools",
+    "ToolAnswer": "tools",
+    # language
+    "LANGS": "lang",
     # threat scan
     "scan_text": "threats",
     "Finding": "threats",
@@ -104,4 +110,6 @@ if TYPE_CHECKING:
     from .store import MemoryStore, default_dir, normalize
     from .threats import Finding, scan_text
     from .tokenize import tokenize
-    from .tools import run_tool, save_tool, search_tool, tool_schemas
+    from .lang import LANGS
+    from .tools import (ToolAnswer, call_tool, forget_tool, run_tool, save_tool, search_tool, tool_schemas,
+                        update_tool)

@@ -686,7 +686,7 @@ def test_public_signatures_and_defaults(tmp_path):
     def defaults(function) -> dict:
         return {name: p.default for name, p in inspect.signature(function).parameters.items() if name != "self"}
 
-    assert defaults(MemoryStore.__init__) == {"dir": None, "limits": None, "actor": "api"}
+    assert defaults(MemoryStore.__init__) == {"dir": None, "limits": None, "actor": "api", "lang": None}
     assert MemoryStore(tmp_path).actor == "api"
     assert defaults(MemoryStore.remember) == {"kind": inspect.Parameter.empty, "text": inspect.Parameter.empty,
                                               "source": "tool"}
