@@ -52,6 +52,8 @@ _EXPORTS = {
     "DISTILL_SYSTEM": "distill",
     "distill_memories": "distill",
     "DistillResult": "distill",
+    "Dropped": "distill",
+    "parse_reply": "distill",
     # agent tools
     "tool_schemas": "tools",
     "save_tool": "tools",
@@ -99,7 +101,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .distill import DISTILL_SYSTEM, DistillResult, distill_memories, excerpt_from, parse_distill, worth_distilling
+    from .distill import (DISTILL_SYSTEM, DistillResult, Dropped, distill_memories, excerpt_from, parse_distill,
+                          parse_reply, worth_distilling)
     from .errors import (BackupNotFound, ConflictError, EntryNotFound, InvalidInput, InvalidKind, LockTimeout,
                          MemtuiError, StoreUnwritable)
     from .inject import BLOCK_END, BLOCK_START, render_block, set_block
