@@ -7,7 +7,7 @@ else `zh` -- the original block, byte for byte.
 
 `auto` looks at the text being answered (the user's message, the saved text, the query) and
 picks `zh` when it holds at least as many CJK characters as Latin words, else `en`. It is one
-regular-expression count over at most the first 2,000 characters: cheap enough for every turn,
+regular-expression count over at most the first 500 characters: cheap enough for every turn,
 and it imports nothing beyond `re` (which the block needs anyway).
 """
 
@@ -27,7 +27,7 @@ ENV_VAR = "MEMTUI_LANG"
 # Han, kana and hangul: a CJK message gets the Chinese block (its labels are Han characters).
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
-_SAMPLE = 2000
+_SAMPLE = 500
 
 
 def check_lang(value: object, where: str = "lang") -> str:
