@@ -16,7 +16,7 @@ answer is an error, for protocols that mark errors (MCP's `isError`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import EntryNotFound
@@ -327,6 +327,26 @@ def _entry_id(parsed: Mapping[str, Any]) -> str | None:
 # ---------------------------------------------------------------- handlers
 
 
+def _handle(
+    body: Callable[[Mapping[str, Any], MemoryStore, str], ToolAnswer],
+    args: object,
+    store: MemoryStore,
+    lang: str | None,
+    said: Callable[[Mapping[str, Any]], object],
+) -> ToolAnswer:
+    """What every handler shares: read the arguments, choose the language of the answer by what
+    `said(arguments)` returns (for `auto`), run `body`, and turn any failure into one line."""
+    language = _language(store, None, lang)
+    try:
+        parsed = _arguments(args)
+        if isinstance(parsed, str):
+            return ToolAnswer(_error(_say(parsed, language), language), True)
+        language = _language(store, said(parsed), lang)
+        return body(parsed, store, language)
+    except Exception as error:
+        return ToolAnswer(_describe(error, language), True)
+
+
 def save_tool(args: object, store: MemoryStore, source: str = "tool", lang: str | None = None) -> str:
     """Handle `memory_save(kind, text)`; the entry is written with `source` ("tool" by default).
 
@@ -341,13 +361,8 @@ def save_tool(args: object, store: MemoryStore, source: str = "tool", lang: str 
 
 
 def _save(args: object, store: MemoryStore, source: str, lang: str | None) -> ToolAnswer:
-    language = _language(store, None, lang)
-    try:
-        parsed = _arguments(args)
-        if isinstance(parsed, str):
-            return ToolAnswer(_error(_say(parsed, language), language), True)
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
         text = parsed.get("text")
-        language = _language(store, text, lang)
         raw_kind = parsed.get("kind")
         kind = Kind.parse(raw_kind)
         if kind is None:
@@ -356,12 +371,10 @@ def _save(args: object, store: MemoryStore, source: str, lang: str | None) -> To
             return ToolAnswer(_say("missing", language, name="text"), True)
 
         result = store.remember(kind, text, source=source)
-        total = _count(store)
         entry = result.entry
-        label = entry.kind.label_for(language)
-        message = _say("saved" if result.added else "duplicate", language, label=label, total=total)
+        message = _say("saved" if result.added else "duplicate", language, label=entry.kind.label_for(language),
+                       total=_count(store))
         message += _cut_note(store, getattr(result, "original_length", None), language)
-
         evicted_ids = [old.id for old in result.evicted]
         if entry.id in evicted_ids:
             message += _say("evicted_self", language)
@@ -374,8 +387,8 @@ def _save(args: object, store: MemoryStore, source: str, lang: str | None) -> To
         elif result.added and "secret-redacted" in flags:
             message += _say("redacted", language)
         return ToolAnswer(message, False)
-    except Exception as error:
-        return ToolAnswer(_describe(error, language), True)
+
+    return _handle(body, args, store, lang, lambda parsed: parsed.get("text"))
 
 
 def _top_k(value: object) -> int | None:
@@ -405,13 +418,8 @@ def search_tool(args: object, store: MemoryStore, lang: str | None = None) -> st
 def _search(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
     from .inject import clean_for_block
 
-    language = _language(store, None, lang)
-    try:
-        parsed = _arguments(args)
-        if isinstance(parsed, str):
-            return ToolAnswer(_error(_say(parsed, language), language), True)
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
         query = _text_arg(parsed, "query")
-        language = _language(store, query, lang)
         if query is None:
             return ToolAnswer(_say("missing", language, name="query"), True)
         hits = store.search(query, top_k=_top_k(parsed.get("top_k")))
@@ -421,8 +429,17 @@ def _search(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
             f"{hit.entry.id} [{hit.entry.kind.label_for(language)}] ({hit.score:.2f}) {clean_for_block(hit.entry.text)}"
             for hit in hits
         ), False)
-    except Exception as error:
-        return ToolAnswer(_describe(error, language), True)
+
+    return _handle(body, args, store, lang, lambda parsed: _text_arg(parsed, "query"))
+
+
+def _stored_text(store: MemoryStore, parsed: Mapping[str, Any]) -> str | None:
+    """The text of the entry a call names, to choose the answer's language by."""
+    entry_id = _entry_id(parsed)
+    try:
+        return store.get(entry_id).text if entry_id else None
+    except Exception:
+        return None
 
 
 def update_tool(args: object, store: MemoryStore, lang: str | None = None) -> str:
@@ -433,26 +450,14 @@ def update_tool(args: object, store: MemoryStore, lang: str | None = None) -> st
     return _update(args, store, lang).text
 
 
-def _stored_text(store: MemoryStore, entry_id: str) -> str | None:
-    try:
-        return store.get(entry_id).text
-    except Exception:
-        return None
-
-
 def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
     from .inject import clean_for_block
 
-    language = _language(store, None, lang)
-    try:
-        parsed = _arguments(args)
-        if isinstance(parsed, str):
-            return ToolAnswer(_error(_say(parsed, language), language), True)
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
         entry_id = _entry_id(parsed)
-        text = _text_arg(parsed, "text")
-        language = _language(store, text or (entry_id and _stored_text(store, entry_id)), lang)
         if entry_id is None:
             return ToolAnswer(_say("missing", language, name="id"), True)
+        text = _text_arg(parsed, "text")
         raw_kind = parsed.get("kind")
         kind = None if raw_kind is None else Kind.parse(raw_kind)
         if raw_kind is not None and kind is None:
@@ -473,8 +478,8 @@ def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
         if "blocked" in entry.flags:
             message += _blocked_note(list(entry.flags), language)
         return ToolAnswer(message, False)
-    except Exception as error:
-        return ToolAnswer(_describe(error, language), True)
+
+    return _handle(body, args, store, lang, lambda parsed: _text_arg(parsed, "text") or _stored_text(store, parsed))
 
 
 def forget_tool(args: object, store: MemoryStore, lang: str | None = None) -> str:
@@ -486,21 +491,16 @@ def forget_tool(args: object, store: MemoryStore, lang: str | None = None) -> st
 def _forget(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
     from .inject import clean_for_block
 
-    language = _language(store, None, lang)
-    try:
-        parsed = _arguments(args)
-        if isinstance(parsed, str):
-            return ToolAnswer(_error(_say(parsed, language), language), True)
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
         entry_id = _entry_id(parsed)
         if entry_id is None:
             return ToolAnswer(_say("missing", language, name="id"), True)
-        language = _language(store, _stored_text(store, entry_id), lang)
         entry = store.delete(entry_id)
         text = "" if "blocked" in entry.flags else clean_for_block(entry.text)
         return ToolAnswer(_say("forgotten", language, id=entry.id, label=entry.kind.label_for(language),
                                text=text), False)
-    except Exception as error:
-        return ToolAnswer(_describe(error, language), True)
+
+    return _handle(body, args, store, lang, lambda parsed: _stored_text(store, parsed))
 
 
 class ToolAnswer(NamedTuple):
