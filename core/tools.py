@@ -74,6 +74,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
                   "; the text had {length} characters, over the limit of {limit}, and was cut to its first {limit}"),
     "nothing": ("没有找到相关记忆", "No matching memories"),
     "updated": ("已更新 {id}（{label}）：{text}", "Updated {id} ({label}): {text}"),
+    "hidden": ("（内容未通过安全检查，不显示）", "(its text failed the safety check and is not shown)"),
     "unchanged": ("{id} 没有变化", "{id} is unchanged"),
     "forgotten": ("已删除 {id}（{label}）：{text}；备份中仍可恢复",
                   "Forgot {id} ({label}): {text}; a backup still holds it"),
@@ -177,7 +178,9 @@ def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool
             "Search long-term memory (preferences, corrections, lessons and facts from past sessions) "
             "by keywords. Returns one line per match: <id> [kind] (score) text.",
             {"query": {"type": "string", "description": "Keywords to look for, in any language."},
-             "top_k": _nullable({"type": "integer", "minimum": 1, "maximum": SEARCH_TOP_K_MAX, "description": (
+             # The range is stated, not declared: some strict modes refuse `minimum`/`maximum`,
+             # and the handler clamps whatever number it gets.
+             "top_k": _nullable({"type": "integer", "description": (
                  f"How many memories to return at most, 1 to {SEARCH_TOP_K_MAX}; null for the store's default.")})},
             read_only=True, idempotent=True,
         ),
@@ -496,7 +499,7 @@ def _forget(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
         if entry_id is None:
             return ToolAnswer(_say("missing", language, name="id"), True)
         entry = store.delete(entry_id)
-        text = "" if "blocked" in entry.flags else clean_for_block(entry.text)
+        text = _say("hidden", language) if "blocked" in entry.flags else clean_for_block(entry.text)
         return ToolAnswer(_say("forgotten", language, id=entry.id, label=entry.kind.label_for(language),
                                text=text), False)
 
