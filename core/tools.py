@@ -101,10 +101,6 @@ def _error(message: str, lang: str) -> str:
     return _say("error", lang, message=" ".join(message.split()))
 
 
-def _is_error(text: str) -> bool:
-    return text.startswith(("错误：", "Error: ", "缺少 "))
-
-
 def type_error(name: str, expected: object, lang: str) -> str:
     """The one-line answer for an argument of the wrong type (`expected`: a JSON Schema type)."""
     types = expected if isinstance(expected, list) else [expected]

@@ -114,8 +114,8 @@ def _add_store_options(parser: argparse.ArgumentParser, default: object) -> None
 LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
 
 
-def _add_lang_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lang", choices=("zh", "en", "auto"), default=None, help=LANG_HELP)
+def _add_lang_option(parser: argparse.ArgumentParser, help: str = LANG_HELP) -> None:
+    parser.add_argument("--lang", choices=("zh", "en", "auto"), default=None, help=help)
 
 
 INJECT_HELP = "print the memory block for a query; nothing when no entry matches"
@@ -282,7 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("mcp", "run the MCP server on stdio (memory_save, memory_search, memory_inject)")
     p.add_argument("--destructive", action="store_true",
                    help="also serve memory_update and memory_forget (recorded with actor mcp)")
-    _add_lang_option(p)
+    _add_lang_option(p, "language of the answers and the block: zh, en, or auto by each call's text "
+                        "(default: $MEMTUI_LANG, else zh)")
     p.set_defaults(handler=cmd_mcp)
     return parser
 
