@@ -6,6 +6,8 @@ from __future__ import annotations
 import typing
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from memtui_core.limits import Limits
@@ -237,3 +239,21 @@ def test_forgetting_a_blocked_entry_does_not_echo_its_text(tmp_path):
     assert "blocked" in result.entry.flags
     answer = run_tool("memory_forget", {"id": result.entry.id}, store, destructive=True)
     assert answer == f"Forgot {result.entry.id} (fact): (its text failed the safety check and is not shown); a backup still holds it"
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(name=st.sampled_from(["memory_save", "memory_search", "memory_update", "memory_forget", "nope"]),
+       args=st.dictionaries(st.sampled_from(["kind", "text", "query", "top_k", "id", "x"]), JSON_VALUES, max_size=4)
+       | JSON_VALUES | st.text(max_size=40),
+       lang=st.sampled_from([None, "zh", "en", "auto"]))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_tool_call_never_raises_and_answers_one_text(tmp_path, name, args, lang):
+    answer = call_tool(name, args, MemoryStore(tmp_path / "s"), destructive=True, lang=lang)
+    assert isinstance(answer.text, str) and answer.text
+    assert not answer.is_error or "\n" not in answer.text
