@@ -505,7 +505,7 @@ def test_the_system_prompt_asks_for_what_the_parser_reads():
         assert needle in prompt
     assert "secret" in prompt
     assert "language of the conversation" in prompt
-    # SPEC §9: one self-contained sentence each, durable across future unrelated sessions,
+    # docs/agents.md: one self-contained sentence each, durable across future unrelated sessions,
     # near-duplicates merged
     assert "self-contained sentence" in prompt
     assert "future, unrelated sessions" in prompt
