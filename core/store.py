@@ -19,7 +19,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .ranking import Index, document_tokens
 from .records import Document, Record, approval_flag, new_id
 from .storage import Storage
-from .threats import redact, scan_text, threat_flags
+from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 from .tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -198,6 +198,7 @@ class MemoryStore:
         """The text a write would store: stripped, secrets redacted, cut to max_text. Returns it,
         the secrets found and whether it was cut."""
         text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
+        text = strip_controls(text)  # NUL, ESC, backspace...: never stored, so never printed raw
         text, secrets_found = redact(text)
         cut = len(text) > self.limits.max_text
         return text[: self.limits.max_text].strip(), secrets_found, cut
@@ -240,6 +241,7 @@ class MemoryStore:
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
         _require_unicode(source, "source")
+        source = redact_secrets(strip_controls(source))
         clean, flags = self._prepare_text(text)
         key = normalize(clean)
         outcome: dict[str, Any] = {}
