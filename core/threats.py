@@ -229,8 +229,8 @@ _LIMIT_WORDS = ("obligation", "obligations", "laws", "restriction", "restriction
                 "boundaries", "ethics", "morals", "guardrails", "programming", "training", "shackles", "chains",
                 "constraints", "safeguards", "refusal", "refusals", "policies")
 _LIMITS = _any(*_LIMIT_WORDS)
-_SEND_EN_WORDS = ("send", "post", "upload", "forward", "transmit", "email", "e-mail", "paste", "leak", "exfiltrate",
-                  "submit", "sync", "mirror", "beacon")
+_SEND_EN_WORDS = ("send", "post", "upload", "forward", "transmit", "email", "e-mail", "mail", "paste", "leak",
+                  "exfiltrate", "submit", "sync", "mirror", "beacon", "share", "transfer", "push", "copy")
 _SEND_EN = _any(*_SEND_EN_WORDS)
 _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加", "附在", "贴到", "传到", "拼接", "外发", "送信", "送って", "送る",
                    "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envoie",
@@ -252,7 +252,7 @@ _SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
 _REMOTE_NEEDS = ("://", "@")
 _REMOTE = r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,})"
 _SECRET_FILE = (
-    r"(?:~?/?\.ssh/(?![\w.-]+\.pub\b)[\w.-]+|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
+    r"(?:~?/?\.ssh\b(?!/[\w.-]+\.pub\b)(?:/[\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
     r"|(?<![\w.])\.env\b(?![.-](?:example|sample|template|dist)\b)"
     r"|\.aws/credentials\b|\.netrc\b|\.npmrc\b|\.pypirc\b|/etc/shadow\b|/etc/passwd\b|\.git-credentials\b"
     r"|\.docker/config\.json\b|\.kube/config\b|\.bash_history\b|\.zsh_history\b)"
@@ -268,7 +268,8 @@ _PLACEHOLDER = r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][
 _DISMISS = (
     "ignore", "disregard", "forget", "drop", "discard", "override", "overwrite", "bypass", "reset", "revoke", "void",
     "supersede", "nullif", "abandon", "scrap", "erase", "wipe", "no longer appl", "stop following", "stop obeying",
-    "throw out", "set aside",
+    "throw out", "set aside", "no longer count", "don't count", "do not count", "no longer matter", "no longer valid",
+    "invalid", "obsolete", "cancel",
     "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "作废", "覆盖", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
     "不用遵守", "撤销", "无视掉",
     "無視", "忘れ", "破棄", "従わな", "取り消",
@@ -277,6 +278,7 @@ _DISMISS = (
 )
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
+    "directions",
     "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트",
     "instrucciones", "consignes", "anweisungen", "инструкци", "указани", "instruções",
 )
@@ -325,7 +327,8 @@ RULES: tuple[Rule, ...] = (
     Rule("override.ignore-everything", "override", "tells the model to drop everything it was told",
          triggers=_IGNORE_EN,
          then=r" (?:all |everything |anything )?(?:(?:of )?(?:the |that )?(?:text |content |stuff )?)?"
-              r"(?:above\b|before this\b|you (?:were|have been|'ve been) told\b|so far\b|until now\b|said before\b)"
+              r"(?:above\b|before this\b|you (?:were|have been|'ve been) (?:told|instructed|given|taught|asked)\b|so far\b|"
+              r"until now\b|said before\b)"
               r"(?! (?:warnings?|errors?|messages?|output|logs?|notes?|examples?|steps?|comments?|lines?)\b)"),
     Rule("override.void", "override", "declares the model's instructions void",
          lead=rf"{_any('previous', 'prior', 'above', 'earlier', 'original', 'system', 'existing', 'old', 'your')} ",
@@ -526,6 +529,21 @@ RULES: tuple[Rule, ...] = (
          triggers=("you are authorized", "you are authorised", "you have been authorized", "you have been authorised",
                    "you are permitted", "you are cleared", "i authorize you", "i authorise you", "i hereby authorize"),
          then=r" to (?:\w+ )?(?:share|send|run|execute|delete|bypass|ignore|disable|access|skip|reveal)"),
+    Rule("authority.permitted", "authority", "claims the model may act on private data or without checks",
+         lead=r"(?:assistant|\bai|model|agent|you|bot) ",
+         triggers=("is", "are", "has been", "have been"),
+         then=r" (?:now |hereby |fully |explicitly )?(?:permitted|allowed|authori[sz]ed|cleared|free|entitled) to\b"
+              r"[^.!?\n]{0,60}?(?:private|secret|credential|password|personal|any\b|all\b|everything|without|delete|"
+              r"bypass|disable|ignore|exfiltrat)"),
+    Rule("authority.blanket-consent", "authority", "claims blanket consent to act without confirmation",
+         together=(("consent", "permission", "authorization", "authorisation", "approval", "pre-approved", "preapproved",
+                    "pre-authorized", "授权", "同意", "許可", "承認", "동의", "허가"),
+                   ("without asking", "without confirm", "no need to confirm", "no need to ask", "no confirmation",
+                    "skip confirmation", "any command", "all commands", "anything you", "不经确认", "无需确认", "不用确认",
+                    "確認なし", "확인 없이"))),
+    Rule("persona.pretend", "persona", "tells the model to play a role",
+         triggers=("you are going to", "you will now", "you're going to", "i want you to", "you will"),
+         then=r" (?:pretend|roleplay|role-play|impersonate|simulate|become) (?:to be |as |that you are )?"),
     Rule("authority.checks-off", "authority", "claims the safety checks are off",
          triggers=("safety", "security", "content", "confirmation"),
          then=r" (?:checks|filters|rules|policies|guardrails|prompts|steps) (?:are|have been|were) "
@@ -573,10 +591,14 @@ RULES: tuple[Rule, ...] = (
     Rule("fence.template-tag", "fence", "holds a chat-template role tag", view="text",
          triggers=("[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "<|begin_of_text|>"),
          then=""),
-    Rule("fence.role-tag", "fence", "holds a role tag that fakes a chat turn", view="text",
-         lead=r"(?<!>)", triggers=("<system>", "</system>", "<assistant>", "</assistant>", "<user>", "</user>",
-                                   "<im_start>", "<im_end>", "<system_prompt>", "</system_prompt>"),
-         then=r"(?! ?<(?!/?(?:system|assistant|user)>))"),
+    # A role's text between its tags, or a closing tag followed by another role's opening one; a
+    # tag named in prose ("the <system> section") is neither.
+    Rule("fence.role-tag", "fence", "wraps text in a role tag that fakes a chat turn", view="text",
+         triggers=("<system>", "<assistant>", "<user>", "<im_start>", "<system_prompt>"),
+         then=r"(?=[^<]{1,400}</(?:system|assistant|user|im_end|system_prompt)>)"),
+    Rule("fence.role-switch", "fence", "closes one role's tag and opens another's", view="text",
+         triggers=("</system>", "</assistant>", "</user>", "</memory>"),
+         then=r"(?=[^<]{0,200}<(?:system|assistant|user)>)"),
     Rule("fence.role-lines", "fence", "fakes a conversation with role lines", view="text",
          lead=r"^[ \t]*", triggers=_ROLE_WORDS,
          then=rf"[ \t]*[:：][^\n]*\n(?:[^\n]*\n){{0,3}}?[ \t]*{_ROLE}[ \t]*[:：]"),
