@@ -234,7 +234,8 @@ _SEND_EN_WORDS = ("send", "post", "upload", "forward", "transmit", "email", "e-m
 _SEND_EN = _any(*_SEND_EN_WORDS)
 _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加", "附在", "贴到", "传到", "拼接", "外发", "送信", "送って", "送る",
                    "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envoie",
-                   "envoyer", "sende", "schick", "отправ", "загрузи", "перешли")
+                   "envoyer", "sende", "schick", "отправ", "загрузи", "перешли", "sube", "subir", "súbelo", "manda",
+                   "téléverse", "télécharge", "hochladen", "lade")
 _SEND_OTHER = _any(*_SEND_OTHER_WORDS)
 _SENSITIVE_WORDS = (
     "conversation", "chat", "transcript", "message", "history", "memory", "memories", "credential", "secret",
@@ -269,16 +270,18 @@ _DISMISS = (
     "ignore", "disregard", "forget", "drop", "discard", "override", "overwrite", "bypass", "reset", "revoke", "void",
     "supersede", "nullif", "abandon", "scrap", "erase", "wipe", "no longer appl", "stop following", "stop obeying",
     "throw out", "set aside", "no longer count", "don't count", "do not count", "no longer matter", "no longer valid",
-    "invalid", "obsolete", "cancel",
+    "invalid", "obsolete", "cancel", "lifted", "irrelevant", "suspended", "disabled", "switched off", "turned off",
     "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "作废", "覆盖", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
-    "不用遵守", "撤销", "无视掉",
+    "不用遵守", "撤销", "无视掉", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会",
     "無視", "忘れ", "破棄", "従わな", "取り消",
     "무시", "잊어", "잊고", "잊으", "무효", "따르지 마",
     "ignora", "olvida", "descarta", "oublie", "ignorez", "ignoriere", "vergiss", "игнорируй", "игнорировать", "забудь",
+    "no hagas caso", "haz caso omiso", "ne tiens plus compte", "ne tiens pas compte", "ne tenez pas compte",
+    "missachte", "beachte nicht", "не обращай внимания", "не слушай",
 )
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
-    "directions",
+    "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters",
     "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트",
     "instrucciones", "consignes", "anweisungen", "инструкци", "указани", "instruções",
 )
@@ -289,7 +292,8 @@ _ANY_ORDERS = _MODEL_ORDERS + (
 )
 _SCOPE = (
     "previous", "prior", "earlier", "above", "preceding", "original", "initial", "system", "your", "whatever",
-    "everything", "all", "every", "any", "operator", "developer",
+    "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "configured",
+    "système", "sistema", "системн",
     "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何",
     "以前", "これまで", "今まで", "上記", "システム", "あなた", "すべて", "全て", "全部",
     "이전", "위의", "지금까지", "시스템", "너의", "당신의", "모든", "전부",
@@ -344,6 +348,11 @@ RULES: tuple[Rule, ...] = (
     Rule("override.new-prompt-is", "override", "gives the model a new system prompt",
          triggers=("your new system prompt", "the new system prompt", "new system prompt", "updated system prompt"),
          then=r" (?:is|will be|reads|says)\b"),
+    Rule("override.remote-instructions", "override", "points the model at instructions kept somewhere else",
+         triggers=("real instructions", "true instructions", "actual instructions", "hidden instructions",
+                    "secret instructions", "your instructions", "new instructions", "real prompt", "new system prompt"),
+         view="text", then=r"[^\n]{0,120}?(?:https?|ftp)://\S+[^\n]{0,80}?\b(?:fetch|follow|obey|load|download|execute|"
+                           r"run|apply)\b"),
     Rule("override.this-memory", "override", "puts this text above the user's and the system's instructions",
          triggers=("follow", "obey", "prioritise", "prioritize", "trust", "only"),
          then=r" (?:only )?(?:the (?:text|content) of )?(?:this|the following) (?:memory|note|entry|text|block)\b"
@@ -539,8 +548,15 @@ RULES: tuple[Rule, ...] = (
          together=(("consent", "permission", "authorization", "authorisation", "approval", "pre-approved", "preapproved",
                     "pre-authorized", "授权", "同意", "許可", "承認", "동의", "허가"),
                    ("without asking", "without confirm", "no need to confirm", "no need to ask", "no confirmation",
-                    "skip confirmation", "any command", "all commands", "anything you", "不经确认", "无需确认", "不用确认",
-                    "確認なし", "확인 없이"))),
+                    "skip confirmation", "never ask", "don't ask", "do not ask", "never confirm", "any command",
+                    "all commands", "anything you", "不经确认", "无需确认", "不用确认", "確認なし", "확인 없이"))),
+    Rule("authority.claimed-order", "authority", "claims an order that lets the model act without checks",
+         together=(("standing order", "order from", "orders from", "mandate", "directive from", "authorized by",
+                    "authorised by", "approved by", "per the", "on behalf of", "at the request of"),
+                   ("you may", "you can now", "you are allowed", "you're allowed", "you are permitted",
+                    "you're permitted", "feel free to"),
+                   ("disable", "bypass", "delete", "skip", "ignore", "share", "turn off", "remove", "reveal", "send",
+                    "exfiltrat", "without"))),
     Rule("persona.pretend", "persona", "tells the model to play a role",
          triggers=("you are going to", "you will now", "you're going to", "i want you to", "you will"),
          then=r" (?:pretend|roleplay|role-play|impersonate|simulate|become) (?:to be |as |that you are )?"),
@@ -607,8 +623,9 @@ RULES: tuple[Rule, ...] = (
          then=rf"#* ?(?:{_HEADING} ?[:：]|(?:instructions?|system prompt|指令|지시) ?$)"),
     Rule("fence.html-comment", "fence", "hides instructions for the model in an HTML comment", view="text",
          triggers=("<!--",),
-         then=r"(?:(?!-->)[\s\S]){0,300}?(?:assistant|\bai\b|model|llm|agent|claude|gpt|instruction|system|ignore|"
-              r"助手|指令|系统|忽略|アシスタント|指示|無視|어시스턴트|지시|무시)"),
+         then=r"(?:(?!-->)[\s\S]){0,300}?(?:assistant|\bai\b|model|llm|agent|claude|gpt|instruction|system\b|"
+              r"(?<![\w-])ignore\s+(?:the|all|any|previous|your|everything|user)|助手|指令|系统|忽略|アシスタント|指示|無視|"
+              r"어시스턴트|지시|무시)"),
     Rule("fence.code-fence", "fence", "opens a code fence posing as a system message", view="text",
          triggers=("```", "~~~"), then=r" ?(?:system|assistant|instructions?|prompt)\b"),
     # -- exfiltration: text that would send data or secrets off the machine

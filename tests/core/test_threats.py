@@ -1,7 +1,7 @@
 """The threat scan: what blocks an entry, what is redacted, and what must pass untouched.
 
 The corpora live in tests/core/data as JSON lines: `hostile.jsonl` and `benign.jsonl` were
-written before the rules; `fresh_*.jsonl` and `fresh2_*.jsonl` were written later, each before
+written before the rules; `fresh_*.jsonl` to `fresh4_*.jsonl` were written later, each before
 it was first scanned (docs/threat-scan.md gives the figures each batch had then).
 """
 
@@ -35,8 +35,10 @@ def _load(name: str) -> list[dict]:
     return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-HOSTILE = [row for name in ("hostile.jsonl", "fresh_hostile.jsonl", "fresh2_hostile.jsonl") for row in _load(name)]
-BENIGN = [row for name in ("benign.jsonl", "fresh_benign.jsonl", "fresh2_benign.jsonl") for row in _load(name)]
+HOSTILE = [row for name in ("hostile", "fresh_hostile", "fresh2_hostile", "fresh3_hostile", "fresh4_hostile")
+           for row in _load(name + ".jsonl")]
+BENIGN = [row for name in ("benign", "fresh_benign", "fresh2_benign", "fresh3_benign", "fresh4_benign")
+          for row in _load(name + ".jsonl")]
 BLOCKING = tuple(category for category in CATEGORIES if category != "secret")
 
 
