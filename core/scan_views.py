@@ -8,7 +8,8 @@ Two views are built from the raw text, each step with maintained Unicode data:
 2. NFKC and case folding: `unicodedata` (the standard library);
 3. confusables to their Unicode TS #39 prototype, for characters whose prototype is ASCII,
    inside words that hold Latin letters (or are made only of such characters, so that a word in
-   another script is left alone): the confusables.txt data shipped by `confusable-homoglyphs`.
+   another script is left alone), in text that holds a Latin letter at all: the confusables.txt
+   data shipped by `confusable-homoglyphs`.
 
 `words` view (used by the intent rules): the `text` view, then
 4. hyphens and soft line breaks inside words removed, underscores between letters made spaces;
@@ -214,8 +215,13 @@ def _disguised(word: str, table: dict[str, str]) -> bool:
     return any("a" <= char <= "z" for char in word) or all(char in table for char in word)
 
 
+_LATIN = re.compile("[a-z]")
+
+
 def _skeleton(view: View, plain: bool) -> View:
-    if plain:
+    # Text without a Latin letter has nothing to pass itself off as: a Russian sentence is left
+    # alone, and the table is not even loaded.
+    if plain or not _LATIN.search(view.text):
         return view
     table = prototypes()
     pieces: list[str] = []

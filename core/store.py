@@ -61,12 +61,11 @@ def default_dir() -> Path:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "blocked", "_index", "_entries", "limits")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits")
 
     def __init__(self, doc: Document, limits: Limits) -> None:
         self.doc = doc
         self.records = doc.records
-        self.blocked = frozenset(i for i, record in enumerate(self.records) if record.blocked)
         self.limits = limits
         self._index: Index | None = None
         self._entries: list | None = None
@@ -143,8 +142,19 @@ class MemoryStore:
         if not isinstance(query, str) or not snap.records:
             return []
         k = self.limits.top_k if top_k is None else top_k
-        hits = snap.index.top(tokenize(query), k, snap.blocked)
-        return [(snap.records[doc_id], score) for doc_id, score in hits]
+        if k <= 0:
+            return []
+        # The best k entries that are not blocked. Whether an entry is blocked is judged (a threat
+        # scan) only for the entries met in rank order, so ask for a few more than k and widen
+        # the window only when blocked ones fill it.
+        tokens = tokenize(query)
+        window = k + 4
+        while True:
+            hits = snap.index.top(tokens, window)
+            picked = [(snap.records[doc_id], score) for doc_id, score in hits if not snap.records[doc_id].blocked]
+            if len(picked) >= k or len(hits) < window:
+                return picked[:k]
+            window *= 4
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         from .model import Hit

@@ -120,12 +120,7 @@ class Rule:
 
     @property
     def source(self) -> str:
-        words = (
-            (r"(?<![a-z0-9])" if trigger[:1].isascii() and trigger[:1].isalnum() and self.view != "cased" else "")
-            + " ".join(map(re.escape, trigger.split(" ")))
-            for trigger in self.triggers
-        )
-        triggers = "(?:" + "|".join(words) + ")" if self.triggers else ""
+        triggers = _word_alternation(self.triggers, boundary=self.view != "cased") if self.triggers else ""
         body = self.lead + triggers + self.then
         return body if self.view in ("raw", "cased") else body.replace(" ", r"\s*")
 
@@ -191,14 +186,42 @@ def _clause_around(text: str, start: int, end: int) -> str:
     return text[start:end]
 
 
-def _lexicon(words: tuple[str, ...]) -> str:
-    """One regex for a word list: a Latin word must start a word (it may run on: `revoke`
-    matches `revoked`); other words match anywhere. A space matches any run of spaces."""
+def _trie(words, space: str = " ") -> str:
+    """An alternation of `words` that shares their common beginnings and prefers the longest, so
+    the engine tries each position against a few branches rather than every word. A space in a
+    word becomes `space`."""
+    branches: dict[str, list[str]] = {}
+    for word in words:
+        if word:
+            branches.setdefault(word[0], []).append(word[1:])
+    parts = [(space if first == " " else re.escape(first)) + _trie(rests, space) for first, rests in sorted(branches.items())]
+    if not parts:
+        return ""
+    body = parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+    return f"(?:{body})?" if "" in words else body
+
+
+def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
+    """Any of `words`: one that begins with a Latin letter or digit must begin a word (it may
+    run on: `revoke` matches `revoked`), any other matches anywhere."""
+    latin = [word for word in words if word[:1].isascii() and word[:1].isalnum()]
+    other = [word for word in words if word not in latin]
     parts = []
-    for word in sorted(words, key=len, reverse=True):
-        body = r"\s*".join(map(re.escape, word.split(" ")))
-        parts.append(rf"(?<![a-z0-9]){body}" if word[:1].isascii() and word[:1].isalnum() else body)
-    return "|".join(parts)
+    short = [word for word in latin if len(word) <= 2]
+    if short:  # a word of one or two letters must also end a word ("ai" is not "aim")
+        parts.append((r"(?<![a-z0-9])" if boundary else "") + "(?:" + _trie(short, space) + ")(?![a-z0-9])")
+    latin = [word for word in latin if len(word) > 2]
+    if latin:
+        parts.append((r"(?<![a-z0-9])" if boundary else "") + "(?:" + _trie(latin, space) + ")")
+    if other:
+        parts.append(_trie(other, space))
+    return "(?:" + "|".join(parts) + ")"
+
+
+def _lexicon(words: tuple[str, ...]) -> str:
+    """One regex for a word list of a clause rule (see _word_alternation); a space matches any
+    run of spaces."""
+    return _word_alternation(words, r"\s*")
 
 
 def _any(*words: str) -> str:
@@ -252,6 +275,9 @@ _SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
 # tried on text without one.
 _REMOTE_NEEDS = ("://", "@")
 _REMOTE = r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,})"
+# Every match of _SECRET_FILE holds one of these.
+_SECRET_FILE_NEEDS = (".ssh", "id_", ".env", ".aws", ".netrc", ".npmrc", ".pypirc", "/etc/", ".git-credentials",
+                      ".docker", ".kube", "_history")
 _SECRET_FILE = (
     r"(?:~?/?\.ssh\b(?!/[\w.-]+\.pub\b)(?:/[\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
     r"|(?<![\w.])\.env\b(?![.-](?:example|sample|template|dist)\b)"
@@ -676,7 +702,7 @@ RULES: tuple[Rule, ...] = (
     Rule("exfiltration.read-secret-file", "exfiltration", "reads a credential or key file", view="text",
          triggers=("cat", "read", "open", "head", "tail", "base64", "xxd", "scp", "get-content", "type", "less",
                    "print", "show", "display", "output", "dump", "paste", "查看", "读取", "打开", "输出", "打印"),
-         then=rf"\b[^\n>|。]{{0,60}}?{_SECRET_FILE}", unless=_NEG),
+         then=rf"\b[^\n>|。]{{0,60}}?{_SECRET_FILE}", unless=_NEG, needs=_SECRET_FILE_NEEDS),
     Rule("exfiltration.pipe-network", "exfiltration", "pipes local data into a network tool", view="text",
          lead=r"\b", triggers=("cat", "base64", "tar", "zip", "gzip", "xxd", "env", "printenv", "history", "get-content"),
          then=r"\b[^\n|]{0,150}\| ?(?:curl|wget|nc|ncat|netcat|iwr|invoke-webrequest|invoke-restmethod)\b"),
@@ -782,19 +808,6 @@ _check_table()
 # ---------------------------------------------------------------- the pre-check
 
 
-def _trie(words: list[str]) -> str:
-    """An alternation of `words` that shares their common beginnings and prefers the longest."""
-    branches: dict[str, list[str]] = {}
-    for word in words:
-        if word:
-            branches.setdefault(word[0], []).append(word[1:])
-    parts = [re.escape(first) + _trie(rests) for first, rests in sorted(branches.items())]
-    if not parts:
-        return ""
-    body = parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
-    return f"(?:{body})?" if "" in words else body
-
-
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
@@ -802,40 +815,46 @@ class _Index:
     """Which rules could match a text, found cheaply. A trigger that begins with a Latin letter
     or digit can only match where a word begins (`Rule.source` makes sure), so it is looked up
     by its first word among the beginnings of the text's words: dict lookups, no regex. Any
-    other trigger (symbols, CJK) is found by one search for all of them. A rule without
-    triggers is always a candidate."""
+    other trigger (symbols, CJK) by a substring test; there are a few hundred, each a fraction
+    of a microsecond, and nothing to compile. A rule without triggers is always a candidate."""
 
     def __init__(self, rules: list[Rule]) -> None:
         self.always = tuple(rule for rule in rules if not rule.triggers)
         self.order = {rule.id: i for i, rule in enumerate(rules)}
+        self.exact: dict[str, set[Rule]] = {}
         self.by_start: dict[str, list[tuple[str, Rule]]] = {}
         self.by_other: dict[str, set[Rule]] = {}
         for rule in rules:
             for trigger in rule.triggers:
                 trigger = trigger.lower()
                 words = _TOKEN.findall(trigger)
-                if words and trigger.startswith(words[0]):
-                    self.by_start.setdefault(words[0][:3], []).append((words[0], rule))
-                else:
+                if not words or not trigger.startswith(words[0]):
                     self.by_other.setdefault(trigger.replace(" ", ""), set()).add(rule)
-        others = sorted(self.by_other, key=len, reverse=True)
-        self.other_pattern = re.compile(_trie(others)) if others else None
-        # A symbol or CJK trigger can hide inside a longer one the search reports instead.
-        self.inside = {key: [other for other in others if other in key] for key in others}
+                    continue
+                first = words[0]
+                # A first word the trigger goes on from ("do" in "do not ask") or of one or two
+                # letters must be a whole word of the text; any other may run on ("revoked").
+                if len(first) <= 2 or (len(trigger) > len(first) and not trigger[len(first)].isalnum()):
+                    self.exact.setdefault(first, set()).add(rule)
+                else:
+                    self.by_start.setdefault(first[:3], []).append((first, rule))
+        self.others = tuple(self.by_other.items())
 
     def candidates(self, text: str) -> list[Rule]:
         rules = set(self.always)
-        by_start = self.by_start
+        exact, by_start = self.exact, self.by_start
         for token in set(_TOKEN.findall(text)):
-            for key in (token[:1], token[:2], token[:3]):
-                for first, rule in by_start.get(key, ()):
-                    if token.startswith(first):
-                        rules.add(rule)
-        if self.other_pattern is not None:
+            found = exact.get(token)
+            if found:
+                rules.update(found)
+            for first, rule in by_start.get(token[:3], ()):
+                if token.startswith(first):
+                    rules.add(rule)
+        if self.others:
             squeezed = text.replace(" ", "") if " " in text else text
-            for found in set(self.other_pattern.findall(squeezed)):
-                for key in self.inside[found]:
-                    rules.update(self.by_other[key])
+            for key, found in self.others:
+                if key in squeezed:
+                    rules.update(found)
         return sorted(rules, key=lambda rule: self.order[rule.id])
 
 
@@ -843,14 +862,10 @@ _INDEXES: dict[str, _Index] = {}
 
 
 def _index(name: str) -> _Index:
-    """`words`: the rules that read the words view; `text`: all others but the raw ones (their
-    triggers are looked for in the text view); `raw`: the invisible-character rules."""
+    """`raw`: the invisible-character rules; `views`: all others, whose triggers are looked for
+    in the text view and, where it differs, the words view."""
     if name not in _INDEXES:
-        if name == "text":
-            chosen = [r for r in RULES if r.view in ("text", "cased")]
-        else:
-            chosen = [r for r in RULES if r.view == name]
-        _INDEXES[name] = _Index(chosen)
+        _INDEXES[name] = _Index([r for r in RULES if (r.view == "raw") == (name == "raw")])
     return _INDEXES[name]
 
 
@@ -912,9 +927,13 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
         findings += _run(_index("raw").candidates(text), View(text, None), text)
     text_v = text_view(text, plain=plain)
     words_v = words_view(text_v)
-    by_view: dict[str, list[Rule]] = {"words": _index("words").candidates(words_v.text),
-                                      "text": [], "cased": [], "secret": []}
-    for rule in _index("text").candidates(text_v.text if plain else text_v.text + "\n" + text.lower()):
+    by_view: dict[str, list[Rule]] = {"words": [], "text": [], "cased": [], "secret": []}
+    searched = text_v.text
+    if words_v.text != searched:
+        searched += "\n" + words_v.text
+    if not plain:
+        searched += "\n" + text.lower()
+    for rule in _index("views").candidates(searched):
         by_view["secret" if rule.category == "secret" else rule.view].append(rule)
     findings += _run(by_view["cased"], View(text, None), text)
     for view_name, view in (("words", words_v), ("text", text_v)):
@@ -962,7 +981,7 @@ def _secrets(text: str, rules: list[Rule] | None = None) -> list[Finding]:
     """Secret findings over the raw text (the `text` rules read its lower case), overlaps
     merged into one finding named by a key shape among them when there is one."""
     if rules is None:
-        rules = [rule for rule in _index("text").candidates(text.lower()) if rule.category == "secret"]
+        rules = [rule for rule in _index("views").candidates(text.lower()) if rule.category == "secret"]
     # `text` rules read lower case (offsets kept: a character whose lower case is longer stays).
     lower = text.lower()
     if len(lower) != len(text):

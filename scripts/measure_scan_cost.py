@@ -3,6 +3,11 @@
 
     .venv/bin/python scripts/measure_scan_cost.py            # 15 runs per store, prints medians
     .venv/bin/python scripts/measure_scan_cost.py --runs 30
+    .venv/bin/python scripts/measure_scan_cost.py --before /tmp/before   # interleaved with an older engine
+
+`--before DIR` names a folder holding another `memtui_core` package (for example the main
+branch's `core/` copied there under that name); its runs alternate with this one's, so a busy
+machine slows both alike.
 
 Two stores are built in a temporary directory: `plain` holds mixed Chinese and English text
 (as scripts/measure_inject.py builds it); `varied` is the same with one entry in five carrying
@@ -57,6 +62,7 @@ def build(directory: Path, varied: bool) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--before", metavar="DIR", help="a folder holding an older memtui_core to compare with")
     args = parser.parse_args()
     # Byte-code caching on, as in an installed package (see scripts/measure_inject.py).
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
@@ -64,15 +70,22 @@ def main() -> int:
         for name in ("plain", "varied"):
             store = Path(tmp) / name
             build(store, name == "varied")
-            subprocess.run([sys.executable, "-c", _CHILD, str(store), QUERY], check=True, capture_output=True, env=env)
-            imports, blocks = [], []
+            engines = {"this": env}
+            if args.before:
+                engines = {"before": {**env, "PYTHONPATH": args.before}, "this": env}
+            times: dict[str, tuple[list[float], list[float]]] = {engine: ([], []) for engine in engines}
+            for engine_env in engines.values():
+                subprocess.run([sys.executable, "-c", _CHILD, str(store), QUERY], check=True, capture_output=True,
+                               env=engine_env)
             for _ in range(args.runs):
-                out = subprocess.run([sys.executable, "-c", _CHILD, str(store), QUERY], check=True,
-                                     capture_output=True, text=True, env=env).stdout.split()
-                imports.append(float(out[0]))
-                blocks.append(float(out[1]))
-            print(f"{name:7} import {statistics.median(imports):7.1f} ms   "
-                  f"open + first retrieve_block (500 entries) {statistics.median(blocks):7.1f} ms")
+                for engine, engine_env in engines.items():
+                    out = subprocess.run([sys.executable, "-c", _CHILD, str(store), QUERY], check=True,
+                                         capture_output=True, text=True, env=engine_env).stdout.split()
+                    times[engine][0].append(float(out[0]))
+                    times[engine][1].append(float(out[1]))
+            for engine, (imports, blocks) in times.items():
+                print(f"{name:7} {engine:6} import {statistics.median(imports):7.1f} ms   "
+                      f"open + first retrieve_block (500 entries) {statistics.median(blocks):7.1f} ms")
     return 0
 
 
