@@ -508,3 +508,10 @@ def direct(text: str) -> set[str]:
     """Blocking categories found in the text itself (not in a payload it decodes)."""
     return {f.category for f in scan_text(text)
             if f.category != "secret" and not f.rule.startswith("encoded.") and "(hidden as" not in f.reason}
+
+
+def test_the_doc_lists_every_rule():
+    doc = (Path(__file__).parents[2] / "docs" / "threat-scan.md").read_text(encoding="utf-8")
+    for rule in RULES:
+        assert f"`{rule.id}`" in doc and rule.reason in doc, rule.id
+    assert "filter, not a guarantee" in doc
