@@ -1,12 +1,13 @@
-"""The threat scan: what in a memory's text could steer, fence-break or rob the agent.
+"""The threat scan (docs/threat-scan.md): what in a memory's text could steer, fence-break or rob the agent.
 
 It is a filter, not a guarantee: it blocks what its rules recognise, and text it does not flag
-is not thereby safe. See docs/threat-scan.md.
+is not thereby safe.
 
 Every rule is one row of `RULES`: an id, a category, a one-line reason, the view it reads, and
 its pattern, written as `triggers` (plain words, one of which starts every match) followed by
-the rest. The triggers are the only words the fast pre-check looks for, so they cannot drift
-from the pattern. Rules read a normalised view of the text (see normalize.py): `words` for the
+the rest, or as word lists that must meet in one clause. The triggers are the only words the
+fast pre-check looks for, and they are part of the pattern, so the two cannot drift apart. Rules
+read a normalised view of the text (see scan_views.py): `words` for the
 intent rules (leetspeak, spelling out and hyphenation undone), `text` for the rules that need
 punctuation and lines, `raw` for the invisible characters normalisation removes.
 In a `words` or `text` pattern a plain space stands for optional white space (`\\s*`), so a

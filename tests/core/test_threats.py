@@ -1,4 +1,4 @@
-"""The threat scan: what blocks an entry, what is redacted, and what must pass untouched.
+"""The threat scan (docs/threat-scan.md): what blocks an entry, what is redacted, and what must pass untouched.
 
 The corpora live in tests/core/data as JSON lines: `hostile.jsonl` and `benign.jsonl` were
 written before the rules; `fresh_*.jsonl` to `fresh4_*.jsonl` were written later, each before
