@@ -21,7 +21,7 @@ Two views are built from the raw text, each step with maintained Unicode data:
 Each step can carry a map back to raw offsets, so a finding points at the raw text. That costs a
 list per character, so the scan first normalises without it and only redoes the work when a rule
 matched. Text made only of characters in `_PLAIN` (checked against the same Unicode data by
-tests/core/test_normalize.py) skips steps 1 and 3, so the common case never loads either table.
+tests/core/test_scan_views.py) skips steps 1 and 3, so the common case never loads either table.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import re
 import unicodedata
 from functools import cache
 
-__all__ = ["View", "control_chars", "is_plain", "strip_controls", "text_view", "words_view"]
+__all__ = ["View", "control_chars", "is_plain", "prototypes", "strip_controls", "strip_hidden", "text_view", "words_view"]
 
 # Characters that no step 1 or step 3 changes: ASCII, Latin-1 and Latin Extended-A letters and
 # signs, common punctuation, arrows, boxes, dingbats, CJK punctuation, kana, CJK ideographs,

@@ -252,7 +252,6 @@ _LIMIT_WORDS = ("obligation", "obligations", "laws", "restriction", "restriction
                 "filtering", "censorship", "content policy", "content policies", "guidelines", "rules", "confines",
                 "boundaries", "ethics", "morals", "guardrails", "programming", "training", "shackles", "chains",
                 "constraints", "safeguards", "refusal", "refusals", "policies")
-_LIMITS = _any(*_LIMIT_WORDS)
 _SEND_EN_WORDS = ("send", "post", "upload", "forward", "transmit", "email", "e-mail", "mail", "paste", "leak",
                   "exfiltrate", "submit", "sync", "mirror", "beacon", "share", "transfer", "push", "copy")
 _SEND_EN = _any(*_SEND_EN_WORDS)
@@ -737,8 +736,6 @@ RULES: tuple[Rule, ...] = (
     Rule("invisible.format", "invisible", "holds invisible format or default-ignorable characters", view="raw",
          then=r"(?:[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d]]"
               r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}])\u200d|\u200d(?!\p{Emoji}))+"),
-    Rule("invisible.control", "invisible", "holds control characters that can rewrite a terminal", view="raw",
-         then=r"[\p{Cc}--[\t\n\r]]+"),
     # -- secret: credentials that must not be stored; the id after "secret." names the type
     Rule("secret.private-key", "secret", "holds a private key", view="text", shape=True,
          triggers=("-----begin",),

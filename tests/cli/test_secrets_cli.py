@@ -40,7 +40,6 @@ def test_inject_never_prints_control_characters(tmp_path):
     entry = {"id": "a1b2c3d4e5f6", "kind": "fact", "text": "deploy \x1b[2J\x1b[31mred\x00\x08 at noon", "source": "x",
              "ts": 1}
     (store / "memory.json").write_bytes(orjson.dumps({"entries": [entry]}))
-    assert run_memtui("approve", "a1b2c3d4e5f6", store=store).code == 0
     out = run_memtui("inject", "deploy noon", store=store)
     assert out.code == 0 and "deploy" in out.out
     assert not any(char in out.raw.decode() for char in "\x1b\x00\x08")

@@ -79,7 +79,6 @@ def test_an_entry_written_by_another_program_is_injected_without_control_charact
     (directory / "memory.json").write_bytes(orjson.dumps({"entries": [entry]}))
     store = MemoryStore(directory)
     [listed] = store.entries()
-    assert listed.blocked and "threat:invisible" in listed.flags  # control characters are a finding
-    store.approve(listed.id)
+    assert not listed.blocked  # not a finding: they are removed from everything memtui prints
     block = store.retrieve_block("deploy noon")
     assert "deploy [31mred[0m at noon" in block and "\x1b" not in block and "\x00" not in block
