@@ -68,6 +68,7 @@ _EXPORTS = {
     # threat scan
     "scan_text": "threats",
     "Finding": "threats",
+    "redact_secrets": "threats",
     # errors
     "MemtuiError": "errors",
     "EntryNotFound": "errors",
@@ -111,7 +112,7 @@ if TYPE_CHECKING:
     from .model import (AuditEvent, AuditOp, Backup, Entry, EntryExplanation, Explanation, Health, Hit,
                         InvalidEntry, Quarantine, RememberResult, RestoreResult, Status, TermRow, TextCheck)
     from .store import MemoryStore, default_dir, normalize
-    from .threats import Finding, scan_text
+    from .threats import Finding, redact_secrets, scan_text
     from .tokenize import tokenize
     from .lang import LANGS
     from .tools import (ToolAnswer, call_tool, forget_tool, run_tool, save_tool, search_tool, tool_schemas,

@@ -20,7 +20,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .ranking import Index, document_tokens
 from .records import Document, Record, approval_flag, new_id
 from .storage import Storage
-from .threats import redact, scan_text, threat_flags
+from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 from .tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -62,12 +62,11 @@ def default_dir() -> Path:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "blocked", "_index", "_entries", "limits")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits")
 
     def __init__(self, doc: Document, limits: Limits) -> None:
         self.doc = doc
         self.records = doc.records
-        self.blocked = frozenset(i for i, record in enumerate(self.records) if record.blocked)
         self.limits = limits
         self._index: Index | None = None
         self._entries: list | None = None
@@ -152,8 +151,19 @@ class MemoryStore:
         if not isinstance(query, str) or not snap.records:
             return []
         k = self.limits.top_k if top_k is None else top_k
-        hits = snap.index.top(tokenize(query), k, snap.blocked)
-        return [(snap.records[doc_id], score) for doc_id, score in hits]
+        if k <= 0:
+            return []
+        # The best k entries that are not blocked. Whether an entry is blocked is judged (a threat
+        # scan) only for the entries met in rank order, so ask for a few more than k and widen
+        # the window only when blocked ones fill it.
+        tokens = tokenize(query)
+        window = k + 4
+        while True:
+            hits = snap.index.top(tokens, window)
+            picked = [(snap.records[doc_id], score) for doc_id, score in hits if not snap.records[doc_id].blocked]
+            if len(picked) >= k or len(hits) < window:
+                return picked[:k]
+            window *= 4
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         from .model import Hit
@@ -214,6 +224,7 @@ class MemoryStore:
         """The text a write would store: stripped, secrets redacted, cut to max_text. Returns it,
         the secrets found, and the length before the cut (None when it was not cut)."""
         text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
+        text = strip_controls(text)  # NUL, ESC, backspace...: never stored, so never printed raw
         text, secrets_found = redact(text)
         cut_from = len(text) if len(text) > self.limits.max_text else None
         return text[: self.limits.max_text].strip(), secrets_found, cut_from
@@ -257,6 +268,7 @@ class MemoryStore:
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
         _require_unicode(source, "source")
+        source = redact_secrets(strip_controls(source))
         clean, flags, cut_from = self._prepare_text(text)
         key = normalize(clean)
         outcome: dict[str, Any] = {}

@@ -753,7 +753,8 @@ def cmd_approve(args: argparse.Namespace) -> int:
     if was_blocked:
         _echo(f"approved {entry.id}: it can be injected now (an edit of its text withdraws the approval)")
     else:
-        _echo(f"{entry.id} is not blocked; nothing to approve")
+        _echo(f"{entry.id} is not blocked, so there is nothing to approve. The threat scan is a filter: "
+              "it found nothing it recognises, which does not make the text safe; read it before you rely on it")
     return 0
 
 
