@@ -387,7 +387,8 @@ class Gate:
     hit's score.
     """
 
-    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords")
+    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
+                 "required", "_coverage")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
                  best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
@@ -401,12 +402,27 @@ class Gate:
         self.best = best
         self.min_coverage = min_coverage
         self.relative_floor = relative_floor
+        self.required = min_coverage
+        self._coverage: dict[int, float] = {}
+
+    def settle(self, scores: dict[int, float], candidates: Iterable[int]) -> None:
+        """Lower the coverage required to the best any candidate reaching the relative floor has:
+        when a long message spreads over several memories and none covers `min_coverage` of it,
+        the ones covering the most are still relevant, and only weaker ones are held back."""
+        if self.min_coverage <= 0.0:
+            return
+        floor = self.relative_floor * self.best
+        best = max((self.coverage(d) for d in candidates if scores[d] >= floor), default=0.0)
+        self.required = min(self.min_coverage, best)
 
     @property
     def active(self) -> bool:
         return self.min_coverage > 0.0 or self.relative_floor > 0.0
 
     def coverage(self, doc_id: int) -> float:
+        cached = self._coverage.get(doc_id)
+        if cached is not None:
+            return cached
         if not self.mass:
             return 0.0
         counts = self.index.counts(doc_id)
@@ -415,15 +431,18 @@ class Gate:
         # bounds the score, not what the entry is about).
         held = sum(qtf * self.idf[term] for term, qtf in self.terms.items()
                    if term in self.idf and (term in counts or term in keywords))
-        return held / self.mass
+        self._coverage[doc_id] = held / self.mass
+        return self._coverage[doc_id]
 
     def reason(self, doc_id: int, score: float) -> str | None:
         """Why this hit is held back, in plain words; None if it passes."""
         if self.min_coverage > 0.0:
             share = self.coverage(doc_id)
-            if share < self.min_coverage:
+            if share < self.required - 1e-12:
+                needed = (f"at least {self.required:.0%} is needed" if self.required >= self.min_coverage else
+                          f"no entry reaches {self.min_coverage:.0%} and the best hold {self.required:.0%}")
                 return (f"the query terms it holds carry {share:.0%} of the query's weight (idf); "
-                        f"at least {self.min_coverage:.0%} is needed, so it is too weak a match to inject")
+                        f"{needed}, so it is too weak a match to inject")
         if self.relative_floor > 0.0 and score < self.relative_floor * self.best:
             return (f"its score {score:.2f} is below {self.relative_floor:.0%} of the best hit's {self.best:.2f}, "
                     f"so it is a weak tail beside a much better match")
@@ -459,6 +478,7 @@ def pick(
     ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and s >= floor and d not in excluded),
                     key=lambda pair: (-pair[1], pair[0]))
     gate = Gate(index, terms, min_coverage, relative_floor, best, via_keywords)
+    gate.settle(scores, (doc_id for doc_id, _ in ranked))
     picked = []
     for doc_id, score in ranked:
         if gate.reason(doc_id, score) is None:
