@@ -376,15 +376,30 @@ class Index:
 # ---------------------------------------------------------------------- the relevance gate
 
 
+def _kind_terms() -> frozenset[str]:
+    from .kinds import Kind
+
+    return frozenset(term for kind in Kind for term in document_tokens("", kind.label, kind.value))
+
+
+KIND_TERMS = _kind_terms()
+
+
+def _weak(term: str) -> bool:
+    """A term that alone says nothing about which memory is relevant (see `Gate`)."""
+    return term.isdigit() or term in KIND_TERMS
+
+
 class Gate:
     """Which ranked hits are relevant enough to inject (docs/ranking.md, "The gate").
 
     Coverage: the share of the query's idf mass that the terms an entry holds carry; only terms
     the store knows (df > 0) count, since a word no memory holds says nothing about which one is
-    relevant. Numbers (`15`, `8080`) are left out of that mass when the query has a known word:
-    alone they are versions, counts, ports or dates of anything, so an entry matching a message
-    only on a number is not a match. Relative floor: a hit scoring below this share of the best
-    hit's score.
+    relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
+    (`15`, `8080`: versions, counts, ports or dates of anything) and the kinds' names (`fact`,
+    `偏好`: every entry of a kind holds them), so "a fun fact about octopuses" does not inject
+    facts while a query of just `偏好` still lists preferences. Relative floor: a hit scoring
+    below this share of the best hit's score.
     """
 
     __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
@@ -396,8 +411,8 @@ class Gate:
         self.via_keywords = via_keywords or {}
         self.terms = terms
         self.idf = {term: index.idf(term) for term in terms if index.df(term)}
-        if any(not term.isdigit() for term in self.idf):
-            self.idf = {term: idf for term, idf in self.idf.items() if not term.isdigit()}
+        if not all(_weak(term) for term in terms):
+            self.idf = {term: idf for term, idf in self.idf.items() if not _weak(term)}
         self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
         self.best = best
         self.min_coverage = min_coverage
@@ -413,7 +428,8 @@ class Gate:
             return
         floor = self.relative_floor * self.best
         best = max((self.coverage(d) for d in candidates if scores[d] >= floor), default=0.0)
-        self.required = min(self.min_coverage, best)
+        if best > 0.0:  # when no hit holds a real term of the message, none passes
+            self.required = min(self.min_coverage, best)
 
     @property
     def active(self) -> bool:

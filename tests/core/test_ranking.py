@@ -18,7 +18,7 @@ from rank_bm25 import BM25Okapi
 from memtui_core.kinds import Kind
 from memtui_core.limits import Limits
 from memtui_core.stopwords import DEFAULT_STOPWORDS
-from memtui_core.ranking import Index, document_tokens, query_terms
+from memtui_core.ranking import Index, document_tokens, query_terms, split_query
 from memtui_core.store import MemoryStore
 from memtui_core.tokenize import tokenize
 
@@ -314,7 +314,8 @@ def test_store_search_scores_equal_bm25s(big_store, default_store, corpus, docs,
     for query in queries:
         tokens = tokenize(query)
         if profile == "default":
-            tokens = [t for t in tokens if t not in DEFAULT_STOPWORDS]
+            tokens, _ignored = split_query(tokens, DEFAULT_STOPWORDS)
+            assert not set(tokens) & DEFAULT_STOPWORDS
         expected = bm25s_scores(engine, tokens, len(docs))
         hits = store.search(query, top_k=len(corpus))
         positions = [ids.index(hit.entry.id) for hit in hits]

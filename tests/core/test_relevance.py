@@ -303,3 +303,19 @@ def test_below_the_best_coverage_when_no_entry_reaches_the_bar(tmp_path):
     assert first.status == Status.INJECTED
     weaker = explanation.for_id(f"{4:012x}")
     assert weaker.status == Status.BELOW_THRESHOLD and "no entry reaches 90%" in weaker.reason
+
+
+@pytest.mark.parametrize("query", ["tell me a fun fact about octopuses", "what's your preference, tea or coffee?",
+                                   "any lessons from the 2008 crisis?", "我有个偏好想问问"])
+def test_a_kind_named_in_passing_injects_nothing(store_dir, query):
+    store = MemoryStore(store_dir)
+    assert store.search(query) == [] and store.retrieve_block(query) == ""
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
+    assert MemoryStore(store_dir, Limits.nanohermes()).search(query) != []  # the original injects them
+
+
+def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
+    store = MemoryStore(store_dir)
+    assert [h.entry.id for h in store.search("what lessons about pytest")] == [f"{3:012x}"]
+    assert {h.entry.kind.value for h in store.search("偏好", top_k=10)} == {"preference"}
