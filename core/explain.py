@@ -27,7 +27,7 @@ def explain(
     n = index.n if index else 0
     avg_len = index.avg_len if index else 0.0
     via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
-    if index and index.keyword_weight > 0.0:
+    if index and index.has_keywords:
         scores, via_keywords = index.term_scores(scored_terms)
     else:
         scores = index.scores(kept) if index else {}

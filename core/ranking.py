@@ -127,13 +127,15 @@ class Index:
         self._keywords: list[list[tuple[frozenset[str], Counter[str]]]] | None = None
         self._keyword_postings: dict[str, list[int]] = {}
         if keywords is not None and keyword_weight > 0.0:
-            self._keywords = []
+            parsed_docs = []
             for doc_id, keyword_list in enumerate(keywords):
                 parsed = [(frozenset(tokens), Counter(tokens)) for tokens in keyword_list if tokens]
-                self._keywords.append(parsed)
+                parsed_docs.append(parsed)
                 doc_lens[doc_id] += keyword_weight * sum(len(tokens) for tokens in keyword_list)
                 for term in set().union(*(distinct for distinct, _ in parsed)) if parsed else ():
                     self._keyword_postings.setdefault(term, []).append(doc_id)
+            if self._keyword_postings:  # a store without any keyword ranks as plain BM25
+                self._keywords = parsed_docs
         self._counts = counts
         self.n = len(doc_lens)
         self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
@@ -168,6 +170,11 @@ class Index:
             bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
             self._postings[term] = bucket
         return bucket
+
+    @property
+    def has_keywords(self) -> bool:
+        """Whether keywords take part in scoring (some entry has one, and the weight is not 0)."""
+        return self._keywords is not None
 
     @property
     def vocabulary(self) -> frozenset[str]:
@@ -483,7 +490,7 @@ def pick(
         return []
     terms = query_terms(kept)
     via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
-    if index.keyword_weight > 0.0 and not index.vectorized:
+    if index.has_keywords:
         scores, via_keywords = index.term_scores(terms)
     else:
         scores = index.scores(kept)
