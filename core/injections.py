@@ -157,7 +157,7 @@ class InjectionLog:
 
     # ------------------------------------------------------------------ writing (the per-turn path)
 
-    def record(self, query: object, hits: list, block: str, lang: str = "zh", profile: str = "default") -> None:
+    def record(self, query: object, hits: list, block: str, lang: str = "zh", profile: str | None = None) -> None:
         """Log one injection: `hits` are (record, score) in rank order, `block` what was returned.
         Never raises. The line is formatted and written off the caller's path: kept in memory and
         written within a second (by the next call, a background flusher, `flush()`, a read, or
@@ -198,6 +198,8 @@ class InjectionLog:
         text = query if isinstance(query, str) else ""
         text, _found = redact(text)
         cap = self.limits.injection_query_chars
+        if profile is None:  # the ranking profile of the store's limits, named when written, not per turn
+            profile = getattr(self.limits, "profile_name", "default")
         out: dict = {"at": round(at, 6), "actor": self.actor, "profile": profile, "lang": lang}
         if self.keep_queries:
             out["q"] = text[:cap]
