@@ -168,7 +168,7 @@ def test_rotation_by_age_and_retention_window(tmp_path):
 
 def test_explain_as_it_was_finds_changed_and_deleted_texts(tmp_path):
     store = make_store(tmp_path)
-    store.retrieve_block("部署 dry-run 中文")
+    store.retrieve_block("部署 dry-run 回复 中文")
     [line] = store.injection_log.read()[0]
     first, second = line["hits"][0]["id"], line["hits"][1]["id"]
     old_first = store.get(first).text
