@@ -7,22 +7,22 @@ import orjson
 from .errors import BackupNotFound
 from .model import Backup, RestoreResult
 from .records import Corrupt, Document, _check, parse_document
-from .storage import BACKUP_RE, Storage, stamp_time
+from .backup_files import BackupName
+from .storage import Change, Storage
 
 
 def list_backups(storage: Storage) -> list[Backup]:
     """Every backup, newest first, with how many valid entries it holds (None if it does not parse).
     Entries are validated but not threat-scanned: listing stays fast for 40+ backups of 500 entries."""
     out = []
-    for name in storage.backup_names():
-        path = storage.backups_dir / name
+    for name, key in storage.backups.parsed():
+        path = storage.backups.dir / name
         try:
             data = path.read_bytes()
         except OSError:
             continue
         count = _count_entries(data)
-        stamp = BACKUP_RE.match(name).group(1)  # type: ignore[union-attr]
-        out.append(Backup(name=name, path=str(path), at=stamp_time(stamp), entries=count, size=len(data),
+        out.append(Backup(name=name, path=str(path), at=key.at, entries=count, size=len(data),
                           valid=count is not None))
     return out
 
@@ -69,18 +69,15 @@ def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
         target = parse_document(data)
     except Corrupt as exc:
         raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
-    result: dict[str, RestoreResult] = {}
 
-    def mutate(doc: Document) -> list[dict]:
+    def mutate(doc: Document) -> Change:
         diff = diff_documents(name, doc, target)
         doc.top, doc.items = target.top, target.items
-        result["diff"] = diff
         note = f"restored {name}: {len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed"
-        return [{"op": "restore", "id": None, "before": None, "after": None, "note": note, "backup": name,
-                 "added": diff.added, "removed": diff.removed, "changed": diff.changed}]
+        return Change([{"op": "restore", "id": None, "before": None, "after": None, "note": note, "backup": name,
+                        "added": diff.added, "removed": diff.removed, "changed": diff.changed}], diff)
 
-    info: dict = {}
-    storage.transact(mutate, actor, info=info)
-    diff = result["diff"]
-    diff.backup_of_current = info.get("backup")
+    committed = storage.transact(mutate, actor)
+    diff = committed.result
+    diff.backup_of_current = committed.backup
     return diff

@@ -7,7 +7,8 @@ import os
 from typing import TYPE_CHECKING
 
 from .model import Health, InvalidEntry, Quarantine
-from .storage import BROKEN_PREFIX, Storage, stamp_time
+from .fileio import stamp_time
+from .storage import BROKEN_PREFIX, Storage
 
 if TYPE_CHECKING:
     from .store import MemoryStore

@@ -18,7 +18,7 @@ from .kinds import Kind
 from .limits import DEFAULT_LIMITS, Limits
 from .ranking import Index, document_tokens
 from .records import Document, Record, approval_flag, new_id
-from .storage import Storage
+from .storage import Change, Storage
 from .threats import redact, scan_text, threat_flags
 from .tokenize import tokenize
 
@@ -229,9 +229,9 @@ class MemoryStore:
                 return record
         return None
 
-    def _write(self, mutate) -> Document:
-        doc, _events = self._storage.transact(mutate, self.actor)
-        return doc
+    def _write(self, mutate):
+        """Run `mutate` under the lock; returns what it returned as its `Change.result`."""
+        return self._storage.transact(mutate, self.actor).result
 
     def remember(self, kind: Kind | str, text: str, source: str = "tool") -> RememberResult:
         from .model import RememberResult
@@ -242,9 +242,8 @@ class MemoryStore:
         _require_unicode(source, "source")
         clean, flags = self._prepare_text(text)
         key = normalize(clean)
-        outcome: dict[str, Any] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             records = doc.records
             now = int(time.time())
             match = self._find_duplicate(records, key)
@@ -254,20 +253,17 @@ class MemoryStore:
                 note = None
                 if match.kind is not parsed_kind:
                     note = f"kind mismatch: kept {match.kind.value}, new text said {parsed_kind.value}"
-                outcome.update(added=False, record=match, evicted=[])
-                return [{"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}]
+                event = {"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}
+                return Change([event], (False, match, []))
             record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
             doc.items.append(record)
             events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
             evicted = self._evict(doc)
             events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"} for r in evicted]
-            outcome.update(added=True, record=record, evicted=evicted)
-            return events
+            return Change(events, (True, record, evicted))
 
-        self._write(mutate)
-        return RememberResult(
-            added=outcome["added"], entry=_entry(outcome["record"]), evicted=[_entry(r) for r in outcome["evicted"]]
-        )
+        added, record, evicted = self._write(mutate)
+        return RememberResult(added=added, entry=_entry(record), evicted=[_entry(r) for r in evicted])
 
     def _evict(self, doc: Document) -> list[Record]:
         """Remove the entries over the cap, first in eviction order (SPEC §5)."""
@@ -299,9 +295,8 @@ class MemoryStore:
     ) -> Entry:
         new_kind = Kind.require(kind) if kind is not None else None
         prepared = self._prepare_text(text) if text is not None else None
-        result: dict[str, Record] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             before = record.view()
             ops = []
@@ -319,37 +314,28 @@ class MemoryStore:
                 ops.append("reclassify")
             if refresh_ts:
                 record.ts = int(time.time())
-            result["record"] = record
             if not ops and not refresh_ts:
-                return []
+                return Change([], record)
             op = ops[0] if ops else "edit"
             note = "text and kind changed" if len(ops) == 2 else ("timestamp refreshed" if not ops else None)
-            return [{"op": op, "id": id, "before": before, "after": record.view(), "note": note}]
+            return Change([{"op": op, "id": id, "before": before, "after": record.view(), "note": note}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def delete(self, id: str, expected: Any = None) -> Entry:
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             doc.items.remove(record)
-            result["record"] = record
-            return [{"op": "delete", "id": id, "before": record.view(), "after": None}]
+            return Change([{"op": "delete", "id": id, "before": record.view(), "after": None}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def approve(self, id: str, expected: Any = None) -> Entry:
         """Let a blocked entry be injected. The approval holds only for the text as it is now."""
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
-            result["record"] = record
             if not record.blocked:
-                return []
+                return Change([], record)
             before = record.view()
             flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
             for category in record.threats:
@@ -357,10 +343,9 @@ class MemoryStore:
                     flags.append("threat:" + category)
             record.flags = flags + [approval_flag(record.text)]
             record.judge()
-            return [{"op": "approve", "id": id, "before": before, "after": record.view()}]
+            return Change([{"op": "approve", "id": id, "before": before, "after": record.view()}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     # ------------------------------------------------------------------ backups, audit, health
 

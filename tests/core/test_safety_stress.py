@@ -21,6 +21,7 @@ import pytest
 from filelock import FileLock
 
 from memtui_core.errors import ConflictError, EntryNotFound, LockTimeout, StoreUnwritable
+from memtui_core.fileio import atomic_write
 from memtui_core.limits import Limits
 from memtui_core.records import parse_document
 from memtui_core.store import MemoryStore
@@ -154,7 +155,7 @@ def test_atomic_replace_from_many_threads_never_mixes_two_writes(tmp_path):
     def work(n: int) -> None:
         try:
             for _ in range(40):
-                storage._atomic_write(target, payloads[n])
+                atomic_write(target, payloads[n])
                 seen.add(orjson.loads(target.read_bytes())["writer"])
         except BaseException as exc:
             errors.append(exc)
