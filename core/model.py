@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .health import Warning
 from .kinds import Kind
 
 
@@ -178,11 +179,14 @@ class Health(BaseModel):
     last_backup: str | None = None
     locked: bool = False
     writable: bool = True
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[Warning] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.warnings
+
+    def codes(self) -> list[str]:
+        return [warning.code for warning in self.warnings]
 
 
 class TextCheck(BaseModel):

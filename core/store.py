@@ -389,7 +389,7 @@ class MemoryStore:
     def health(self) -> Health:
         from .health import health
 
-        return health(self)
+        return health(self._storage, self.limits)
 
 
 def _eviction_order(records: list[Record]) -> list[Record]:

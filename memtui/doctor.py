@@ -12,6 +12,8 @@ import shlex
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
+from memtui_core import health as warning_codes
+
 __all__ = ["Duplicate", "Fix", "Problem", "Report", "diagnose", "near_duplicates"]
 
 DUPLICATE_SIMILARITY = 0.7  # share of distinct tokens two texts have in common (Jaccard)
@@ -132,6 +134,11 @@ def _excerpt(text: str, width: int = 48) -> str:
     return truncate(clean(text), width)
 
 
+# the warning codes diagnose() turns into problems of their own, with details and fixes
+_EXPLAINED = {warning_codes.QUARANTINED, warning_codes.UNREADABLE, warning_codes.INVALID, warning_codes.BLOCKED, warning_codes.NEARLY_FULL,
+              warning_codes.OVER_LIMIT, warning_codes.UNWRITABLE}
+
+
 def diagnose(store, cmd: str = "memtui") -> Report:
     """Health plus fixes. `cmd` is how to call memtui for the suggested commands (with --dir)."""
     health = store.health()
@@ -140,12 +147,7 @@ def diagnose(store, cmd: str = "memtui") -> Report:
     by_id = {entry.id: entry for entry in entries}
     backups = [b for b in store.backups() if b.valid]
     problems: list[Problem] = []
-    explained: set[str] = set()
-
-    def warning_with(*needles: str) -> None:
-        for warning in health.warnings:
-            if any(needle in warning for needle in needles):
-                explained.add(warning)
+    codes = set(health.codes())
 
     for q in health.quarantined:
         restored = f"; {q.restored_from} was restored in its place" if q.restored_from else "; no backup could be restored"
@@ -161,16 +163,14 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.fixes.append(Fix(f"less {shlex.quote(q.path)}", "recover what you can by hand; it is never overwritten"))
         problem.fixes.append(Fix(f"rm {shlex.quote(q.path)}", "when done, to clear this warning"))
         problems.append(problem)
-    warning_with("quarantined")
 
-    if storage.read_error:
-        problem = Problem("unreadable", storage.read_error)
+    for warning in (w for w in health.warnings if w.code == warning_codes.UNREADABLE):
+        problem = Problem("unreadable", warning.text)
         if not health.writable:
             problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "recovery needs to write; then run any memtui command"))
         if backups:
             problem.fixes.append(Fix(f"{cmd} restore {backups[0].name}", "the newest valid backup"))
         problems.append(problem)
-        explained.add(storage.read_error)
 
     if health.invalid:
         n = len(health.invalid)
@@ -182,7 +182,6 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.details.append(f"item #{item.index}: {item.error}{shown}")
         problem.fixes.append(Fix(f"$EDITOR {shlex.quote(health.path)}", "fix or remove those items by hand"))
         problems.append(problem)
-        warning_with("invalid entr")
 
     if health.blocked:
         n = len(health.blocked)
@@ -196,22 +195,18 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.fixes.append(Fix(f"{cmd} approve {entry_id}", "if you trust it"))
             problem.fixes.append(Fix(f"{cmd} rm {entry_id}", "otherwise"))
         problems.append(problem)
-        warning_with("blocked by the threat scan")
 
-    if health.entries >= health.max_entries * 0.9:
-        state = "over the limit" if health.entries > health.max_entries else "nearly full"
+    if codes & {warning_codes.NEARLY_FULL, warning_codes.OVER_LIMIT}:
+        state = "over the limit" if warning_codes.OVER_LIMIT in codes else "nearly full"
         problem = Problem("full", f"the store is {state} ({health.entries}/{health.max_entries}): "
                                   f"new entries evict facts first, oldest first")
         problem.fixes.append(Fix(f"{cmd} list --kind fact", "review the facts and delete stale ones"))
         problems.append(problem)
-        warning_with("nearly full")
-        warning_with("over the limit")
 
-    if not health.writable:
+    if warning_codes.UNWRITABLE in codes:
         problem = Problem("unwritable", f"the store directory {store.dir} is not writable: changes cannot be saved")
         problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "or run memtui as the directory's owner"))
         problems.append(problem)
-        warning_with("not writable")
 
     if health.locked:
         problem = Problem("locked", f"another process holds the write lock {storage.lock_path}")
@@ -219,8 +214,8 @@ def diagnose(store, cmd: str = "memtui") -> Report:
         problems.append(problem)
 
     for warning in health.warnings:
-        if warning not in explained:
-            problems.append(Problem("other", warning))
+        if warning.code not in _EXPLAINED:
+            problems.append(Problem(warning.code, warning.text, fixes=[Fix(warning.fix)] if warning.fix else []))
 
     duplicates = near_duplicates(entries)
     if duplicates:

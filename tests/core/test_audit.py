@@ -238,10 +238,10 @@ def test_a_change_saved_without_its_audit_events_is_not_reported_as_failed(tmp_p
     saved = store.remember("lesson", "saved while the disk was full").entry
     assert saved.id in [e.id for e in MemoryStore(tmp_path).entries()]
     assert [e.op.value for e in store.audit()] == ["add"]
-    assert any("could not be written" in w for w in store.health().warnings)
+    assert any("could not be written" in w.text for w in store.health().warnings)
 
     monkeypatch.setattr(memtui_core.audit_log, "write_all", real_write_all)
     store.remember("fact", "the disk has room again")
     events = [(e.op.value, e.id) for e in store.audit()]
     assert ("add", saved.id) in events and len(events) == 3
-    assert not any("could not be written" in w for w in store.health().warnings)
+    assert not any("could not be written" in w.text for w in store.health().warnings)

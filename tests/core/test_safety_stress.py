@@ -396,7 +396,7 @@ def test_store_under_a_regular_file_cannot_be_written_but_reads_work(tmp_path):
     assert store.search("anything") == []
     health = store.health()
     assert health.writable is False and health.exists is False
-    assert any("not writable" in w for w in health.warnings)
+    assert any("not writable" in w.text for w in health.warnings)
 
 
 def test_read_only_store_directory(populated, tmp_path, monkeypatch):
@@ -420,7 +420,7 @@ def test_read_only_store_directory(populated, tmp_path, monkeypatch):
     assert "dry-run" in populated.retrieve_block("部署")
     health = populated.health()
     assert health.writable is False
-    assert any("not writable" in w for w in health.warnings)
+    assert any("not writable" in w.text for w in health.warnings)
 
 
 def test_retrieve_block_never_fails(tmp_path):
@@ -430,7 +430,7 @@ def test_retrieve_block_never_fails(tmp_path):
     unreadable = MemoryStore(tmp_path / "dir-store")
     assert unreadable.retrieve_block("部署") == ""
     assert unreadable.entries() == []
-    assert "cannot read" in unreadable.health().warnings[0]
+    assert "cannot read" in unreadable.health().warnings[0].text
 
 
 # ---------------------------------------------------------------------------------------------
