@@ -132,6 +132,8 @@ class AuditOp(str, enum.Enum):
 
 
 class AuditEvent(BaseModel):
+    """One line of the audit log. Fields another version wrote that are not listed are kept."""
+
     model_config = ConfigDict(extra="allow")
 
     at: float
@@ -141,6 +143,32 @@ class AuditEvent(BaseModel):
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     note: str | None = None
+    # restore: the backup brought back and the entries it added, removed or changed
+    backup: str | None = None
+    added: list[str] | None = None
+    removed: list[str] | None = None
+    changed: list[str] | None = None
+    # recovery: the file set aside, why, and how many logged changes were replayed
+    quarantined: str | None = None
+    file: str | None = None
+    error: str | None = None
+    replayed: int | None = None
+    file_sha: str | None = None  # the hash of memory.json after this event's batch
+
+    def touched_ids(self) -> set[str]:
+        """Every entry this event concerns: its own id, and those a restore added, removed or changed."""
+        ids = {self.id} if self.id else set()
+        for group in (self.added, self.removed, self.changed):
+            ids.update(group or ())
+        return ids
+
+    @classmethod
+    def parse(cls, raw: object) -> "AuditEvent | None":
+        """The event in a log line, or None when another program wrote something else there."""
+        try:
+            return cls.model_validate(raw)
+        except ValueError:
+            return None
 
 
 class Backup(BaseModel):

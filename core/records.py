@@ -15,11 +15,23 @@ from .kinds import Kind
 from .threats import scan_text, threat_flags
 
 __all__ = [
-    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "parse_document",
+    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "normalize",
+    "parse_document",
 ]
 
 _ID = re.compile(r"[0-9a-f]{12}\Z")
+_TEXT_FLAGS = ("blocked", "secret-redacted")  # flags a text earns, dropped when the text changes
+_TEXT_FLAG_PREFIXES = ("threat:", "approved:")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
+
+
+_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
+_DROP_PUNCT = str.maketrans("", "", _PUNCT)
+
+
+def normalize(text: str) -> str:
+    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
+    return "".join(text.lower().split()).translate(_DROP_PUNCT)
 
 
 class Corrupt(Exception):
@@ -89,6 +101,37 @@ class Record:
             if category not in self.threats:
                 self.threats.append(category)
         self._norm = None
+
+    def set_text(self, text: str, flags: list[str]) -> None:
+        """Replace the text with `text`, whose write-time flags (a redaction, the scan) are `flags`.
+        What the old text earned or was judged by -- blocked, threats, a redaction, an approval --
+        does not carry over; an approval does only if it was for exactly this text."""
+        kept = [f for f in self.flags if f not in _TEXT_FLAGS and not f.startswith(_TEXT_FLAG_PREFIXES)]
+        approval = approval_flag(text)
+        if approval in self.flags and "blocked" in flags:
+            flags = [f for f in flags if f != "blocked"] + [approval]
+        self.text, self.flags = text, kept + flags
+        self.judge()
+
+    def approve(self) -> bool:
+        """Let a blocked entry be injected: its threats stay recorded, the approval holds for this
+        text only. Returns whether anything changed."""
+        if not self.blocked:
+            return False
+        flags = [f for f in self.flags if f != "blocked" and not f.startswith("approved:")]
+        for category in self.threats:
+            if "threat:" + category not in flags:
+                flags.append("threat:" + category)
+        self.flags = flags + [approval_flag(self.text)]
+        self.judge()
+        return True
+
+    @property
+    def norm(self) -> str:
+        """The dedupe key of the text (computed once per text)."""
+        if self._norm is None:
+            self._norm = normalize(self.text)
+        return self._norm
 
     @property
     def id_given(self) -> bool:

@@ -17,7 +17,7 @@ from .inject import render_lines
 from .kinds import Kind
 from .limits import DEFAULT_LIMITS, Limits
 from .ranking import Index, document_tokens
-from .records import Document, Record, approval_flag, new_id
+from .records import Document, Record, new_id, normalize
 from .storage import Change, Storage
 from .threats import redact, scan_text, threat_flags
 from .tokenize import tokenize
@@ -40,15 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MemoryStore", "default_dir", "normalize"]
 
-_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
-_DROP_PUNCT = str.maketrans("", "", _PUNCT)
-
-
-def normalize(text: str) -> str:
-    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
-    return "".join(text.lower().split()).translate(_DROP_PUNCT)
-
-
 def default_dir() -> Path:
     env = os.environ.get("MEMTUI_DIR")
     if env:
@@ -69,7 +60,13 @@ class _Snapshot:
         self.blocked = frozenset(i for i, record in enumerate(self.records) if record.blocked)
         self.limits = limits
         self._index: Index | None = None
-        self._entries: list | None = None
+        self._entries: list[Entry] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            self._entries = [_entry(r) for r in self.records]
+        return self._entries
 
     @property
     def index(self) -> Index:
@@ -115,10 +112,7 @@ class MemoryStore:
         return self._storage.state()
 
     def entries(self) -> list[Entry]:
-        snap = self._snap()
-        if snap._entries is None:
-            snap._entries = [_entry(r) for r in snap.records]
-        return list(snap._entries)
+        return list(self._snap().entries)
 
     def __len__(self) -> int:
         return len(self._snap().records)
@@ -220,9 +214,7 @@ class MemoryStore:
         for record in records:
             if record.id == exclude_id:
                 continue
-            if record._norm is None:
-                record._norm = normalize(record.text)
-            old = record._norm
+            old = record.norm
             if old == key or (key_long and key in old) or (
                 old in key and len(old.encode("utf-8", "surrogatepass")) >= min_bytes
             ):
@@ -301,13 +293,7 @@ class MemoryStore:
             before = record.view()
             ops = []
             if prepared is not None and prepared[0] != record.text:
-                new_text, new_flags = prepared
-                keep = [f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))]
-                approval = approval_flag(new_text)
-                if approval in record.flags and "blocked" in new_flags:
-                    new_flags = [f for f in new_flags if f != "blocked"] + [approval]
-                record.text, record.flags = new_text, keep + new_flags
-                record.judge()
+                record.set_text(*prepared)
                 ops.append("edit")
             if new_kind is not None and new_kind is not record.kind:
                 record.kind = new_kind
@@ -334,15 +320,9 @@ class MemoryStore:
         """Let a blocked entry be injected. The approval holds only for the text as it is now."""
         def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
-            if not record.blocked:
-                return Change([], record)
             before = record.view()
-            flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
-            for category in record.threats:
-                if "threat:" + category not in flags:
-                    flags.append("threat:" + category)
-            record.flags = flags + [approval_flag(record.text)]
-            record.judge()
+            if not record.approve():
+                return Change([], record)
             return Change([{"op": "approve", "id": id, "before": before, "after": record.view()}], record)
 
         return _entry(self._write(mutate))
@@ -376,14 +356,10 @@ class MemoryStore:
 
         events = []
         for raw in self._storage.audit_lines():
-            if id is not None and raw.get("id") != id and not _touches(raw, id):
+            event = AuditEvent.parse(raw)
+            if event is None or (op is not None and event.op != op) or (id is not None and id not in event.touched_ids()):
                 continue
-            if op is not None and raw.get("op") != op:
-                continue
-            try:
-                events.append(AuditEvent.model_validate(raw))
-            except Exception:
-                continue
+            events.append(event)
         return events
 
     def health(self) -> Health:
@@ -396,13 +372,6 @@ def _eviction_order(records: list[Record]) -> list[Record]:
     """Highest eviction rank first (facts), then the oldest, then the earliest in store order."""
     order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
     return [records[i] for i in order]
-
-
-def _touches(event: dict, entry_id: str) -> bool:
-    """Whether a store-wide event (a restore) added, removed or changed this entry."""
-    return any(
-        isinstance(event.get(key), list) and entry_id in event[key] for key in ("added", "removed", "changed")
-    )
 
 
 def _require_unicode(value: str, what: str) -> None:

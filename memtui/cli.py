@@ -749,8 +749,8 @@ def _audit_detail(event) -> str:
     if op == "restore":
         if event.note:
             return clean(event.note)
-        extra = event.model_extra or {}
-        return ", ".join(f"{len(extra[k])} {k}" for k in ("added", "removed", "changed") if isinstance(extra.get(k), list))
+        groups = (("added", event.added), ("removed", event.removed), ("changed", event.changed))
+        return ", ".join(f"{len(ids)} {word}" for word, ids in groups if ids is not None)
     entry = after or before
     text = entry.get("text") if isinstance(entry, dict) else None
     if text:

@@ -219,7 +219,8 @@ def test_history_of_an_entry_includes_the_restore_that_brought_it_back(tmp_path)
 
     history = [event.op.value for event in store.audit(entry.id)]
     assert history == ["add", "delete", "restore"]
-    assert entry.id in store.audit(entry.id)[-1].model_extra["added"]
+    assert entry.id in store.audit(entry.id)[-1].added
+    assert entry.id in store.audit(entry.id)[-1].touched_ids()
 
 
 def test_a_change_saved_without_its_audit_events_is_not_reported_as_failed(tmp_path, monkeypatch):
