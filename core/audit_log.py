@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from . import fileio
-from .fileio import digest, write_all
+from .fileio import read_file, digest, write_all
 from .limits import Limits
 from .records import dumps
 
@@ -123,7 +123,7 @@ class AuditLog:
         events: list[dict] = []
         for path in paths:
             try:
-                data = path.read_bytes()
+                data = read_file(path)
             except OSError:
                 continue
             for line in data.splitlines():

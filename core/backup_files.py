@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .errors import BackupNotFound
 from . import fileio
-from .fileio import atomic_write, stamp_time, utc_stamp
+from .fileio import atomic_write, read_file, stamp_time, utc_stamp
 from .limits import Limits
 
 __all__ = ["BACKUP_RE", "BackupName", "Backups"]
@@ -73,7 +73,7 @@ class Backups:
         return path
 
     def read(self, name: str) -> bytes:
-        return (self.dir / name).read_bytes()
+        return read_file(self.dir / name)
 
     def write(self, data: bytes) -> str:
         """Keep `data` (the file about to be replaced) as a backup and prune old ones; returns its

@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 
 from .errors import BackupNotFound
+from .fileio import read_file
 from .model import Backup, RestoreResult
 from .records import Corrupt, Document, _check, parse_document
 from .backup_files import BackupName
@@ -18,7 +19,7 @@ def list_backups(storage: Storage) -> list[Backup]:
     for name, key in storage.backups.parsed():
         path = storage.backups.dir / name
         try:
-            data = path.read_bytes()
+            data = read_file(path)
         except OSError:
             continue
         count = _count_entries(data)
@@ -40,7 +41,7 @@ def _count_entries(data: bytes) -> int | None:
 def read_backup(storage: Storage, name: str) -> Document:
     path = storage.backup_path(name)
     try:
-        return parse_document(path.read_bytes())
+        return parse_document(read_file(path))
     except Corrupt as exc:
         raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
 
@@ -62,7 +63,7 @@ def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
     write (`backup_of_current` names that backup; None when there was no file)."""
     path = storage.backup_path(name)
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except OSError as exc:
         raise BackupNotFound(name, problem=f"cannot be read ({exc.strerror or exc})") from None
     try:

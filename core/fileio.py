@@ -43,6 +43,29 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+class SymlinkRefused(OSError):
+    """A store file is a symbolic link: memtui never reads, writes or prunes through one."""
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of `path`, refusing a symbolic link (O_NOFOLLOW)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SymlinkRefused(errno.ELOOP, f"refusing to follow a symlink: {path}", str(path)) from None
+        raise
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
 def write_all(fd: int, data: bytes) -> None:
     """Write every byte. A write that makes no progress is an error, not a reason to spin."""
     view = memoryview(data)

@@ -13,7 +13,7 @@ from pathlib import Path
 from .audit_log import AUDIT_NAME, AuditLog, Event
 from .backup_files import BackupName, Backups
 from . import fileio
-from .fileio import atomic_write, digest, free_name, fsync_dir, utc_stamp
+from .fileio import read_file, atomic_write, digest, free_name, fsync_dir, utc_stamp
 from .records import Corrupt, Document, dumps, parse_document
 
 __all__ = ["BROKEN_PREFIX", "LATE_NOTE", "Recovery", "RecoveryReport", "diff_events"]
@@ -43,38 +43,71 @@ class Recovery:
         self.audit = audit
 
     def quarantine(self, data: bytes, error: str) -> tuple[Document, bytes | None, list[Event], RecoveryReport]:
-        """Move the corrupt file aside (never overwrite it) and bring back the newest valid backup,
-        with the changes logged since it when they rebuild the last logged state exactly."""
+        """Keep the corrupt file aside (never overwrite it) and bring back the newest valid backup,
+        with the changes logged since it when they rebuild the last logged state exactly.
+
+        Crash-safe at every step: the corrupt bytes are first copied aside, then memory.json is
+        replaced by the recovered state in one atomic step. A process killed in between leaves the
+        corrupt file in place (the next reader recovers it again, reusing the copy); memory.json
+        never goes missing while a backup can replace it."""
         at = fileio.now()
-        broken = free_name(self.dir, f"{BROKEN_PREFIX}{utc_stamp(at)}")
-        os.rename(self.path, broken)
-        fsync_dir(self.dir)
+        broken = self._kept_aside(data) or free_name(self.dir, f"{BROKEN_PREFIX}{utc_stamp(at)}")
+        if not broken.exists():
+            atomic_write(broken, data)
         events: list[Event] = [
             {"op": "quarantine", "id": None, "before": None, "after": None,
              "note": f"{broken.name}: {error}", "file": broken.name, "error": error, "size": len(data)}
         ]
-        restored_from = None
-        doc, restored = Document(), None
         candidate = self.candidate()
-        if candidate is not None:
-            restored_from, restored, doc, replayed = candidate
-            try:
-                atomic_write(self.path, restored)
-            except BaseException:
-                os.rename(broken, self.path)  # put it back rather than leave no file: the next read retries
-                fsync_dir(self.dir)
-                raise
-            note = f"recovered from {restored_from}"
-            if restored_from == AUDIT_NAME:
-                note = f"rebuilt from {AUDIT_NAME} ({replayed} change{'s' if replayed != 1 else ''} replayed)"
-            elif replayed:
-                note += f" and {replayed} change{'s' if replayed != 1 else ''} logged since"
-            events.append(
-                {"op": "restore", "id": None, "before": None, "after": None,
-                 "note": f"{note} after quarantining {broken.name}",
-                 "backup": restored_from, "replayed": replayed, "quarantined": broken.name}
-            )
+        if candidate is None:  # nothing can replace it: the store starts empty, the copy stays
+            os.unlink(self.path)
+            fsync_dir(self.dir)
+            return Document(), None, events, RecoveryReport(broken, error, None, at)
+        restored_from, restored, doc, replayed = candidate
+        atomic_write(self.path, restored)
+        events.append(self._restore_event(restored_from, replayed, broken.name, "after quarantining"))
         return doc, restored, events, RecoveryReport(broken, error, restored_from, at)
+
+    def missing(self) -> tuple[Document, bytes, list[Event], RecoveryReport] | None:
+        """memory.json is missing next to a quarantined file: a recovery was interrupted (or the file
+        was removed by hand). Bring back what a recovery would; None if nothing can be restored."""
+        broken = self.quarantined_names()
+        candidate = self.candidate() if broken else None
+        if candidate is None:
+            return None
+        restored_from, restored, doc, replayed = candidate
+        atomic_write(self.path, restored)
+        event = self._restore_event(restored_from, replayed, broken[-1], "memory.json was missing next to")
+        error = "memory.json was missing"
+        return doc, restored, [event], RecoveryReport(self.dir / broken[-1], error, restored_from, fileio.now())
+
+    def quarantined_names(self) -> list[str]:
+        """The corrupt files kept aside in the store directory, oldest first."""
+        try:
+            return sorted(name for name in os.listdir(self.dir) if name.startswith(BROKEN_PREFIX))
+        except OSError:
+            return []
+
+    def _kept_aside(self, data: bytes) -> Path | None:
+        """A copy of exactly these bytes already kept aside (by a recovery that was interrupted)."""
+        for name in reversed(self.quarantined_names()):
+            path = self.dir / name
+            try:
+                if path.stat().st_size == len(data) and fileio.read_file(path) == data:
+                    return path
+            except OSError:
+                continue
+        return None
+
+    @staticmethod
+    def _restore_event(restored_from: str, replayed: int, broken: str, why: str) -> Event:
+        note = f"recovered from {restored_from}"
+        if restored_from == AUDIT_NAME:
+            note = f"rebuilt from {AUDIT_NAME} ({replayed} change{'s' if replayed != 1 else ''} replayed)"
+        elif replayed:
+            note += f" and {replayed} change{'s' if replayed != 1 else ''} logged since"
+        return {"op": "restore", "id": None, "before": None, "after": None, "note": f"{note} {why} {broken}",
+                "backup": restored_from, "replayed": replayed, "quarantined": broken}
 
     def candidate(self) -> tuple[str, bytes, Document, int] | None:
         """What should replace a corrupt file: (backup name, bytes, document, changes replayed).
@@ -117,7 +150,7 @@ class Recovery:
                 if event.get("op") == "restore" and event.get("quarantined"):
                     moved_away = False
                     if not event.get("replayed"):  # the recovery fell back to the backup as it was
-                        doc = parse_document(self.backups.path(event["backup"]).read_bytes())
+                        doc = parse_document(read_file(self.backups.path(event["backup"])))
                     continue  # otherwise it rebuilt the state replayed so far
                 if moved_away:
                     doc, moved_away = Document(), False
@@ -136,7 +169,7 @@ class Recovery:
         """`doc` after one logged event (for rebuilding a state from a backup and the log)."""
         op, entry_id, after = event.get("op"), event.get("id"), event.get("after")
         if op == "restore":
-            return parse_document(self.backups.path(event["backup"]).read_bytes())
+            return parse_document(read_file(self.backups.path(event["backup"])))
         if entry_id is None:
             raise ValueError(f"cannot replay {op!r} without an id")
         position = next((i for i, item in enumerate(doc.items) if getattr(item, "id", None) == entry_id), None)

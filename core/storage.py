@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from .audit_log import AUDIT_NAME, AuditLog, Event
 from .backup_files import BACKUP_RE, Backups
 from .errors import LockTimeout, StoreUnwritable
-from .fileio import atomic_write, fsync_dir, now, remove_stale_temps, stamp_time, utc_stamp
+from .fileio import read_file, atomic_write, fsync_dir, now, remove_stale_temps, stamp_time, utc_stamp
 from .limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
@@ -103,12 +103,15 @@ class Storage:
         if cached is not None and key is not None and cached[0] == key:
             return cached[1]
         if key is None:
+            if self._recovery.quarantined_names() and self._recovery.candidate() is not None:
+                # a recovery was interrupted (or the file removed by hand): finish it
+                return self._load_corrupt("memory.json is missing next to a quarantined file")
             doc = Document()
             self.read_error = None
             self._cache = (None, doc)
             return doc
         try:
-            data = self.path.read_bytes()
+            data = read_file(self.path)
         except FileNotFoundError:
             return self.load()
         except OSError as exc:
@@ -179,9 +182,13 @@ class Storage:
         """The file as it is (recovered first if corrupt), its document, and the events of what
         happened before this change that the log does not hold yet: a recovery, or a late change."""
         try:
-            current: bytes | None = self.path.read_bytes()
+            current: bytes | None = read_file(self.path)
         except FileNotFoundError:
-            return None, Document(), []
+            found = self._recovery.missing()
+            if found is None:
+                return None, Document(), []
+            doc, current, prelude, self.recovery = found
+            return current, doc, prelude
         try:
             doc = parse_document(current)
         except Corrupt as exc:
