@@ -1,7 +1,16 @@
-"""Backups: `backups/memory-<UTC stamp>[-n].json`, one per write, and their retention.
+"""Backups: `backups/memory-<UTC stamp>-s<sequence>[-removal].json`, one per write, and their retention.
 
-Pruning keeps the newest `backups_keep` backups plus the newest backup of each of the last
-`backups_daily_days` UTC days. Listing, comparing and restoring for callers is in `backups.py`.
+The sequence number orders backups: it grows by one with every backup, under the lock, so a
+clock that was wrong (a day ahead, say) cannot make an older state look newer. Names without a
+sequence (written by earlier versions, `memory-<stamp>[-n].json`) count as older than every
+numbered one and are ordered by their stamp. `-removal` marks the state before a write that
+removed entries: kept for the retention period whatever the number of writes after it, so what
+was deleted stays restorable even when an agent re-saves the same memory over and over.
+
+Pruning keeps the newest `backups_keep` backups, the newest backup of each of the last
+`backups_daily_days` UTC days, and every `-removal` backup of those days. Anything else in
+backups/ is not a backup: it is skipped, reported (`junk()`) and never deleted.
+Listing, comparing and restoring for callers is in `backups.py`.
 """
 
 from __future__ import annotations
@@ -14,24 +23,32 @@ from typing import NamedTuple
 
 from .errors import BackupNotFound
 from . import fileio
-from .fileio import atomic_write, read_file, stamp_time, utc_stamp
+from .fileio import TEMP_RE, atomic_write, read_file, stamp_time, utc_stamp
 from .limits import Limits
 
 __all__ = ["BACKUP_RE", "BackupName", "Backups"]
 
-BACKUP_RE = re.compile(r"memory-(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?\.json\Z")
+BACKUP_RE = re.compile(r"memory-(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?(?:-s(\d+))?(-removal)?\.json\Z")
 
 
 class BackupName(NamedTuple):
-    """A parsed backup file name: its UTC stamp and the suffix that keeps names unique."""
+    """A parsed backup file name. Tuples order oldest first: by sequence, then stamp, then suffix."""
 
+    seq: int
     stamp: str
     n: int
+    removal: bool
 
     @classmethod
     def parse(cls, name: object) -> BackupName | None:
         m = BACKUP_RE.match(name) if isinstance(name, str) else None
-        return cls(m.group(1), int(m.group(2) or 0)) if m else None
+        if m is None:
+            return None
+        try:
+            stamp_time(m.group(1))  # a stamp that is no date (month 99) is not a backup memtui wrote
+        except ValueError:
+            return None
+        return cls(int(m.group(3) or 0), m.group(1), int(m.group(2) or 0), bool(m.group(4)))
 
     @property
     def day(self) -> str:
@@ -64,6 +81,14 @@ class Backups:
         """Backup file names, newest first."""
         return [name for name, _key in self.parsed()]
 
+    def junk(self) -> list[str]:
+        """Files in backups/ that are not backups memtui wrote (skipped by listing and recovery)."""
+        try:
+            listing = os.listdir(self.dir)
+        except OSError:
+            return []
+        return sorted(name for name in listing if BackupName.parse(name) is None and not TEMP_RE.match(name))
+
     def path(self, name: str) -> Path:
         if not isinstance(name, str) or "/" in name or "\\" in name or BackupName.parse(name) is None:
             raise BackupNotFound(name, "not a backup name")
@@ -75,16 +100,14 @@ class Backups:
     def read(self, name: str) -> bytes:
         return read_file(self.dir / name)
 
-    def write(self, data: bytes) -> str:
+    def write(self, data: bytes, removal: bool = False) -> str:
         """Keep `data` (the file about to be replaced) as a backup and prune old ones; returns its
-        name. Every write gets its own backup, stamped after every event already logged."""
+        name. Every write gets its own backup, numbered after every backup there is. `removal`:
+        the write removes entries that `data` holds."""
         self.dir.mkdir(mode=0o700, exist_ok=True)
-        stamp = utc_stamp()
-        name = f"memory-{stamp}.json"
-        suffix = 0
-        while (self.dir / name).exists():
-            suffix += 1
-            name = f"memory-{stamp}-{suffix}.json"
+        parsed = self.parsed()
+        seq = (parsed[0][1].seq if parsed else 0) + 1
+        name = f"memory-{utc_stamp()}-s{seq}{'-removal' if removal else ''}.json"
         atomic_write(self.dir / name, data)
         self.prune()
         return name
@@ -98,10 +121,9 @@ class Backups:
         seen_days: set[str] = set()
         for name, key in parsed:  # newest first, so the first of each day is that day's newest
             day = key.day
-            if day not in seen_days:
-                seen_days.add(day)
-                if day >= oldest_day:
-                    keep.add(name)
+            if day >= oldest_day and (key.removal or day not in seen_days):
+                keep.add(name)
+            seen_days.add(day)
         for name in names:
             if name not in keep:
                 try:

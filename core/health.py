@@ -31,6 +31,7 @@ OVER_LIMIT = "over-limit"
 INVALID = "invalid"  # items of entries that are not valid entries
 BLOCKED = "blocked"  # entries held back by the threat scan
 UNWRITABLE = "unwritable"
+JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
 
 
 @dataclass(frozen=True)
@@ -130,11 +131,19 @@ def recent_warnings(storage: Storage) -> list[Warning]:
 
 
 def _storage_errors(storage: Storage) -> list[Warning]:
+    """Problems the storage itself ran into or can see at a glance (cheap: one listing of backups/)."""
     out = []
     if storage.audit_error:
         out.append(Warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
     if storage.read_error:
         out.append(Warning(UNREADABLE, storage.read_error, "memtui doctor"))
+    junk = storage.backups.junk()
+    if junk:
+        shown = ", ".join(junk[:3]) + (f" and {len(junk) - 3} more" if len(junk) > 3 else "")
+        out.append(Warning(JUNK_BACKUPS, f"{len(junk)} file{'s' if len(junk) != 1 else ''} in {storage.backups.dir} "
+                                         f"{'are' if len(junk) != 1 else 'is'} not a memtui backup and "
+                                         f"{'are' if len(junk) != 1 else 'is'} skipped: {shown}",
+                           f"mv {storage.backups.dir}/<file> elsewhere"))
     return out
 
 

@@ -136,10 +136,7 @@ class Recovery:
         logged = self.audit.last_logged_state()
         if logged is None or digest(data) == logged[0]:
             return None
-        key = BackupName.parse(name)
-        # events stamped after the backup was taken (the margin absorbs float rounding of the stamp)
-        since = float("-inf") if key is None else key.at - 1e-5
-        events = [e for e in self.audit.lines() if isinstance(e.get("at"), (int, float)) and e["at"] >= since]
+        events = self._logged_since(name, data)
         try:
             doc = parse_document(data)
             moved_away = False  # a quarantine event not yet followed by its recovery
@@ -164,6 +161,21 @@ class Recovery:
             return None
         changed = sum(1 for e in events if e.get("id"))
         return rebuilt, parse_document(rebuilt), changed
+
+    def _logged_since(self, name: str | None, data: bytes) -> list[dict]:
+        """The events logged after the state `data` (backup `name`; None: the whole log). Found by
+        the audit chain -- after the last batch that left exactly these bytes -- which no clock can
+        reorder; by the stamps only when the chain does not hold that state."""
+        lines = self.audit.lines()
+        if name is None:
+            return lines
+        sha = digest(data)
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].get("file_sha") == sha:
+                return lines[i + 1:]
+        key = BackupName.parse(name)
+        since = float("-inf") if key is None else key.at - 1e-5  # the margin absorbs the stamp's rounding
+        return [e for e in lines if isinstance(e.get("at"), (int, float)) and e["at"] >= since]
 
     def _apply(self, doc: Document, event: dict) -> Document:
         """`doc` after one logged event (for rebuilding a state from a backup and the log)."""

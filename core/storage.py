@@ -201,6 +201,7 @@ class Storage:
         current, doc, prelude = self._read_locked()
         pending = prelude  # events of what happened that are not logged yet
         backup = None
+        before = set(doc.ids())
         try:
             imports = _import_events(doc)  # what this write will store differently from how it was read
             change = mutate(doc)
@@ -208,7 +209,7 @@ class Storage:
             if changes:
                 changes = imports + changes
                 data = doc.to_bytes()
-                backup = self.backups.write(current) if current is not None else None
+                backup = self.backups.write(current, _removes(before, doc)) if current is not None else None
                 batch = self.audit.batch(prelude + changes, actor, data)  # stamped after the backup
                 fd, prefix = self.audit.open()
                 try:
@@ -243,6 +244,11 @@ class Storage:
             )
         else:
             self.audit_error = None
+
+
+def _removes(before: set[str], after: Document) -> bool:
+    """Whether a write leaves out an entry that was there (a delete, an eviction, a restore)."""
+    return not before <= after.ids().keys()
 
 
 def _import_events(doc: Document) -> list[Event]:

@@ -51,7 +51,7 @@ def test_backups_are_listed_newest_first_with_what_they_hold(tmp_path):
         path = tmp_path / "backups" / backup.name
         assert backup.name.startswith("memory-") and backup.name.endswith(".json")
         assert backup.path == str(path) and backup.size == path.stat().st_size and backup.valid
-        stamp = backup.name[len("memory-"):-len(".json")]
+        stamp = backup.name[len("memory-"):].split("-")[0]
         assert abs(backup.at - datetime.strptime(stamp, "%Y%m%dT%H%M%S.%fZ").replace(tzinfo=timezone.utc).timestamp()) < 1e-6
     assert [e.text for e in store.backup_entries(listed[0].name)] == [f"a fact worth keeping, number {i}" for i in range(3)]
 
@@ -88,7 +88,7 @@ def test_retention_keeps_the_newest_30_and_one_per_day_for_14_days(tmp_path, mon
     store.remember("fact", "the write that prunes")
 
     newest_first = [name for _, name in sorted(crafted, reverse=True)]
-    own = f"memory-{utc_stamp(now.timestamp())}.json"
+    own = f"memory-{utc_stamp(now.timestamp())}-s1.json"  # numbered after the unnumbered ones
     ranked = [own] + newest_first
     expected = set(ranked[:30])
     for days_ago in range(14):  # the newest backup of each of the last 14 days, today included
