@@ -291,6 +291,9 @@ def parse_document(data: bytes) -> Document:
         raise Corrupt(f"top level is a {_json_type(top)}, not an object with an entries list")
     if "entries" not in top:
         raise Corrupt("no entries list")
+    repeated = _top_level_entries_keys(data)
+    if repeated > 1:  # a parser keeps one of them silently: which list is the store is unknown
+        raise Corrupt(f"duplicate entries key ({repeated} at the top level): which list is the store is ambiguous")
     if not isinstance(top["entries"], list):
         raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
     items: list[Record | Invalid] = []
@@ -361,6 +364,26 @@ def _has_lone_surrogate(value: object) -> bool:
         elif isinstance(item, list):
             pending.extend(item)
     return False
+
+
+def _top_level_entries_keys(data: bytes) -> int:
+    """How many `entries` keys the top-level object has (JSON allows a key twice; parsers keep
+    the last). Cheap unless the bytes hold `"entries"` more than once."""
+    if data.count(b'"entries"') < 2:
+        return 1
+    import json
+
+    last: list[list] = []
+
+    def pairs_of(pairs: list) -> dict:
+        last[:] = [pairs]  # objects close inside out: the last one closed is the top level
+        return {}
+
+    try:
+        json.loads(data.decode("utf-8"), object_pairs_hook=pairs_of)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return 1
+    return sum(1 for key, _value in last[0] if key == "entries") if last else 1
 
 
 def _json_type(value: object) -> str:
