@@ -50,7 +50,7 @@ class AuditLog:
         """Rotate the log if it is due, open it for appending; returns the descriptor and what must
         precede the next batch (a newline if a writer died in the middle of a line)."""
         self._rotate()
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             size = os.fstat(fd).st_size
             torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"

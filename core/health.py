@@ -31,6 +31,9 @@ OVER_LIMIT = "over-limit"
 INVALID = "invalid"  # items of entries that are not valid entries
 BLOCKED = "blocked"  # entries held back by the threat scan
 UNWRITABLE = "unwritable"
+NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
+SYMLINK = "symlink"  # a store file is a symbolic link: refused
+PERMISSIONS = "permissions"  # other users can write to the store directory
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
 
 
@@ -133,6 +136,11 @@ def recent_warnings(storage: Storage) -> list[Warning]:
 def _storage_errors(storage: Storage) -> list[Warning]:
     """Problems the storage itself ran into or can see at a glance (cheap: one listing of backups/)."""
     out = []
+    if storage.not_a_store:
+        out.append(Warning(NOT_A_STORE, storage.not_a_store, "use --dir with a folder of its own for memtui"))
+    for link in storage.symlinks():
+        out.append(Warning(SYMLINK, f"{link} is a symlink: memtui refuses to read or write through it",
+                           f"replace {link} with a real file or folder"))
     if storage.audit_error:
         out.append(Warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
     if storage.read_error:
@@ -195,6 +203,13 @@ def health(storage: Storage, limits: Limits) -> Health:
         warnings.append(Warning(
             QUARANTINED, f"a corrupt memory file was quarantined to {os.path.basename(q.path)} ({q.error}); {source}",
             "memtui doctor"))
+    try:
+        mode = os.stat(directory).st_mode & 0o777 if directory.is_dir() else 0
+    except OSError:
+        mode = 0
+    if mode & 0o022:  # others can replace memory.json (the next write tightens a folder we own to 0700)
+        warnings.append(Warning(PERMISSIONS, f"store directory {directory} is writable by other users (mode {mode:o})",
+                                f"chmod 700 {directory}"))
     if not writable:
         warnings.append(Warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
                                 f"chmod u+rwx {directory}"))
