@@ -41,7 +41,7 @@ def _count_entries(data: bytes) -> int | None:
 def read_backup(storage: Storage, name: str) -> Document:
     path = storage.backup_path(name)
     try:
-        return parse_document(read_file(path))
+        return parse_document(read_file(path)).use_key(storage.approval_key())
     except Corrupt as exc:
         raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
 

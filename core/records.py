@@ -54,11 +54,15 @@ def new_id(taken: set[str] | dict[str, object]) -> str:
             return candidate
 
 
-def approval_flag(text: str) -> str:
-    """A person approved this exact text; any edit makes the approval lapse."""
+def approval_flag(text: str, key: bytes, entry_id: str) -> str:
+    """A person approved this exact text of this entry through memtui: an HMAC under the store's
+    own secret key (`approval.key`), so another program cannot forge one, a flag copied to another
+    entry or text does not verify, and any edit makes the approval lapse."""
     import hashlib
+    import hmac
 
-    return "approved:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    message = f"{entry_id}\n{text}".encode("utf-8", "surrogatepass")
+    return "approved:" + hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
 
 
 class Record:
@@ -66,7 +70,8 @@ class Record:
     `threats` are also judged from the text itself, so an entry written by another program
     is held back until approved even if it carries no flags."""
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw")
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw", "key",
+                 "_scanned")
 
     def __init__(
         self,
@@ -77,8 +82,10 @@ class Record:
         ts: int = 0,
         flags: list[str] | None = None,
         extra: dict | None = None,
+        key: bytes | None = None,
     ) -> None:
         self.id = id
+        self.key = key  # the store's approval key; None: no approval verifies
         self.kind = kind
         self.text = text
         self.source = source
@@ -92,38 +99,51 @@ class Record:
     def judge(self) -> None:
         """Recompute `threats` and `blocked` from the text and the stored flags."""
         findings = [f for f in scan_text(self.text) if f.category != "secret"]
-        self.threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
-        stored_threats = [f[7:] for f in self.flags if f.startswith("threat:")]
-        self.blocked = "blocked" in self.flags or (
-            bool(self.threats) and approval_flag(self.text) not in self.flags
-        )
-        for category in stored_threats:
+        self._scanned = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        self._norm = None
+        self._decide()
+
+    def _decide(self) -> None:
+        self.blocked = "blocked" in self.flags or (bool(self._scanned) and not self.approved)
+        self.threats = list(self._scanned)
+        for category in (f[7:] for f in self.flags if f.startswith("threat:")):
             if category not in self.threats:
                 self.threats.append(category)
-        self._norm = None
+
+    @property
+    def approved(self) -> bool:
+        """Whether the stored flags hold an approval memtui made for this text of this entry."""
+        return self.key is not None and approval_flag(self.text, self.key, self.id) in self.flags
+
+    def use_key(self, key: bytes | None) -> None:
+        """Verify approvals with the store's key (read after the entry was parsed)."""
+        if key != self.key:
+            self.key = key
+            self._decide()
 
     def set_text(self, text: str, flags: list[str]) -> None:
         """Replace the text with `text`, whose write-time flags (a redaction, the scan) are `flags`.
         What the old text earned or was judged by -- blocked, threats, a redaction, an approval --
         does not carry over; an approval does only if it was for exactly this text."""
         kept = [f for f in self.flags if f not in _TEXT_FLAGS and not f.startswith(_TEXT_FLAG_PREFIXES)]
-        approval = approval_flag(text)
+        approval = approval_flag(text, self.key, self.id) if self.key is not None else None
         if approval in self.flags and "blocked" in flags:
             flags = [f for f in flags if f != "blocked"] + [approval]
         self.text, self.flags = text, kept + flags
         self.judge()
 
-    def approve(self) -> bool:
-        """Let a blocked entry be injected: its threats stay recorded, the approval holds for this
-        text only. Returns whether anything changed."""
+    def approve(self, key: bytes) -> bool:
+        """Let a blocked entry be injected: its threats stay recorded, the approval (signed with the
+        store's `key`) holds for this text only. Returns whether anything changed."""
+        self.use_key(key)
         if not self.blocked:
             return False
         flags = [f for f in self.flags if f != "blocked" and not f.startswith("approved:")]
         for category in self.threats:
             if "threat:" + category not in flags:
                 flags.append("threat:" + category)
-        self.flags = flags + [approval_flag(self.text)]
-        self.judge()
+        self.flags = flags + [approval_flag(self.text, key, self.id)]
+        self._decide()
         return True
 
     @property
@@ -241,6 +261,12 @@ class Document:
 
     def ids(self) -> dict[str, Record]:
         return {item.id: item for item in self.items if isinstance(item, Record)}
+
+    def use_key(self, key: bytes | None) -> Document:
+        """Verify every entry's approval with the store's key; returns the document."""
+        for record in self.records:
+            record.use_key(key)
+        return self
 
     def find(self, entry_id: str) -> Record | None:
         for item in self.items:

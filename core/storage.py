@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from .audit_log import AUDIT_NAME, AuditLog, Event
 from .backup_files import BACKUP_RE, Backups
 from .errors import LockTimeout, NotAStore, StoreUnwritable
-from .fileio import read_file, atomic_write, fsync_dir, now, remove_stale_temps, stamp_time, utc_stamp
+from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps, stamp_time, utc_stamp, write_all
 from .limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
@@ -50,6 +50,9 @@ class Committed(NamedTuple):
 Mutation = Callable[[Document], Change]
 
 
+KEY_NAME = "approval.key"  # the store's secret for approvals (0600, made on the first approve)
+
+
 class Storage:
     def __init__(self, directory: Path, limits: Limits = DEFAULT_LIMITS, actor: str = "api") -> None:
         self.dir = directory
@@ -57,6 +60,8 @@ class Storage:
         self.actor = actor  # recorded when a read has to quarantine a corrupt file
         self.path = directory / FILE_NAME
         self.lock_path = directory / (FILE_NAME + ".lock")
+        self.key_path = directory / KEY_NAME
+        self._key: bytes | None = None
         self.audit_path = directory / AUDIT_NAME
         self.audit = AuditLog(self.audit_path, limits)
         self.backups = Backups(directory / "backups", limits)
@@ -126,9 +131,32 @@ class Storage:
                 self.read_error = None
                 return Document()
             return self._load_corrupt(str(error))
+        doc.use_key(self.approval_key())
         self.read_error = self.not_a_store = None
         self._cache = (key, doc)
         return doc
+
+    def approval_key(self, create: bool = False) -> bytes | None:
+        """The store's approval key; with `create` (under the lock, by the approve path only), made
+        on first use: 32 random bytes, mode 0600, never through a symlink."""
+        if self._key is not None:
+            return self._key
+        try:
+            self._key = read_file(self.key_path) or None
+        except OSError:
+            self._key = None
+        if self._key is None and create:
+            import secrets
+
+            fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            try:
+                write_all(fd, secrets.token_bytes(32))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            fsync_dir(self.dir)
+            return self.approval_key()
+        return self._key
 
     # ------------------------------------------------------------------ what is a store
 
@@ -272,12 +300,12 @@ class Storage:
             if found is None:
                 return None, Document(), []
             doc, current, prelude, self.recovery = found
-            return current, doc, prelude
+            return current, doc.use_key(self.approval_key()), prelude
         try:
-            doc = parse_document(current)
+            doc = parse_document(current).use_key(self.approval_key())
         except Corrupt as exc:
             doc, current, prelude, self.recovery = self._recovery.quarantine(current, str(exc))
-            return current, doc, prelude
+            return current, doc.use_key(self.approval_key()), prelude
         return current, doc, self._recovery.unlogged_change(current, doc)
 
     def _transact_locked(self, mutate: Mutation, actor: str) -> Committed:
@@ -313,7 +341,7 @@ class Storage:
                     pass
             raise
         self.audit.append(pending, actor, current)
-        self._cache = (self.state(), doc)
+        self._cache = (self.state(), doc.use_key(self.approval_key()))
         return Committed(doc, prelude + changes, change.result, backup)
 
     def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes) -> None:

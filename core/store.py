@@ -321,7 +321,7 @@ class MemoryStore:
         def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             before = record.view()
-            if not record.approve():
+            if not record.blocked or not record.approve(self._storage.approval_key(create=True)):
                 return Change([], record)
             return Change([{"op": "approve", "id": id, "before": before, "after": record.view()}], record)
 
