@@ -107,5 +107,8 @@ def build_server(store: "MemoryStore") -> "MCPServer":
 
 
 def run_stdio(store: "MemoryStore") -> None:
-    """Serve `store` on stdin/stdout until the client closes the connection."""
-    build_server(store).run("stdio")
+    """Serve `store` on stdin/stdout until the client closes the connection; every line gets an
+    answer, a malformed one a JSON-RPC error (see `mcp_stdio`)."""
+    from .mcp_stdio import run_guarded_stdio
+
+    run_guarded_stdio(build_server(store))
