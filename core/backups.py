@@ -8,7 +8,6 @@ from .errors import BackupNotFound
 from .fileio import read_file
 from .model import Backup, RestoreResult
 from .records import Corrupt, Document, _check, parse_document
-from .backup_files import BackupName
 from .storage import Change, Storage
 
 

@@ -18,8 +18,9 @@ from typing import Any, NamedTuple
 
 from .audit_log import AUDIT_NAME, AuditLog, Event
 from .backup_files import BACKUP_RE, Backups
-from .errors import LockTimeout, NotAStore, StoreUnwritable
-from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps, stamp_time, utc_stamp, write_all
+from .errors import LockTimeout, StoreUnwritable
+from .folder import StoreFolder
+from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps, stamp_time, utc_stamp
 from .limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
@@ -50,19 +51,15 @@ class Committed(NamedTuple):
 Mutation = Callable[[Document], Change]
 
 
-KEY_NAME = "approval.key"  # the store's secret for approvals (0600, made on the first approve)
-
-
 class Storage:
     def __init__(self, directory: Path, limits: Limits = DEFAULT_LIMITS, actor: str = "api") -> None:
         self.dir = directory
         self.limits = limits
         self.actor = actor  # recorded when a read has to quarantine a corrupt file
-        self.path = directory / FILE_NAME
-        self.lock_path = directory / (FILE_NAME + ".lock")
-        self.key_path = directory / KEY_NAME
-        self._key: bytes | None = None
-        self.audit_path = directory / AUDIT_NAME
+        self.folder = StoreFolder(directory)
+        self.path = self.folder.path
+        self.lock_path = self.folder.lock_path
+        self.audit_path = self.folder.audit_path
         self.audit = AuditLog(self.audit_path, limits)
         self.backups = Backups(directory / "backups", limits)
         self._recovery = Recovery(self.path, self.backups, self.audit)
@@ -85,6 +82,15 @@ class Storage:
 
     def audit_lines(self) -> list[dict]:
         return self.audit.lines()
+
+    def approval_key(self, create: bool = False) -> bytes | None:
+        return self.folder.approval_key(create)
+
+    def symlinks(self) -> list[Path]:
+        return self.folder.symlinks()
+
+    def ensure_dir(self) -> None:
+        self.folder.ensure_dir()
 
     # ------------------------------------------------------------------ reading
 
@@ -126,7 +132,7 @@ class Storage:
         try:
             doc = parse_document(data)
         except Corrupt as error:
-            self.not_a_store = self.foreign_reason(data, str(error))
+            self.not_a_store = self.folder.foreign_reason(data, str(error))
             if self.not_a_store is not None:  # someone else's file: never touch it
                 self.read_error = None
                 return Document()
@@ -135,73 +141,6 @@ class Storage:
         self.read_error = self.not_a_store = None
         self._cache = (key, doc)
         return doc
-
-    def approval_key(self, create: bool = False) -> bytes | None:
-        """The store's approval key; with `create` (under the lock, by the approve path only), made
-        on first use: 32 random bytes, mode 0600, never through a symlink."""
-        if self._key is not None:
-            return self._key
-        try:
-            self._key = read_file(self.key_path) or None
-        except OSError:
-            self._key = None
-        if self._key is None and create:
-            import secrets
-
-            fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            try:
-                write_all(fd, secrets.token_bytes(32))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            fsync_dir(self.dir)
-            return self.approval_key()
-        return self._key
-
-    # ------------------------------------------------------------------ what is a store
-
-    def _traces(self) -> list[Path]:
-        """What only a memtui store holds besides memory.json: its audit log, backups, lock file,
-        or a memory file it set aside."""
-        found = [p for p in (self.audit_path, self.backups.dir, self.lock_path) if os.path.lexists(p)]
-        if not found and self._recovery.quarantined_names():
-            found.append(self.dir)
-        return found
-
-    def foreign_reason(self, data: bytes | None = None, error: str | None = None) -> str | None:
-        """Why the folder is not a memtui store, or None if it is one (or holds no memory.json yet).
-
-        A folder is a memtui store when it has no memory.json (a new store), when it holds a memtui
-        audit log, backups folder, lock file or quarantined memory file (every write leaves some),
-        or when its memory.json has memtui's shape: an object with an `entries` list -- or, if it
-        does not parse, one that begins as such an object (a memtui file cut short). Any other
-        memory.json belongs to another program: memtui reads nothing from it and never creates,
-        renames or changes anything in that folder."""
-        if self._traces():
-            return None
-        if data is None:
-            try:
-                data = read_file(self.path)
-            except FileNotFoundError:
-                return None
-            except OSError as exc:
-                return None  # unreadable (or a symlink): reported on its own, not as a foreign file
-        if error is None:
-            try:
-                parse_document(data)
-            except Corrupt as exc:
-                error = str(exc)
-            else:
-                return None
-        if _begins_like_a_memory_file(data):
-            return None
-        return (f"{self.dir} is not a memtui store: its memory.json is not a memtui memory file ({error}) and "
-                f"there is no audit log or backups folder; nothing was read or changed there")
-
-    def symlinks(self) -> list[Path]:
-        """Store files that are symbolic links: memtui refuses to read, write or prune through them."""
-        paths = (self.path, self.audit_path, self.audit.rotated_path, self.backups.dir, self.lock_path)
-        return [p for p in paths if os.path.islink(p)]
 
     def _load_corrupt(self, error: str) -> Document:
         try:
@@ -227,50 +166,6 @@ class Storage:
         # a short poll: under contention a waiter notices a released lock within a few ms
         return FileLock(str(self.lock_path), timeout=timeout, mode=0o600, poll_interval=0.005)
 
-    def ensure_dir(self) -> None:
-        """Create the store directory and any missing parent with mode 0700 whatever the umask,
-        and take group and other permissions away from an existing store directory we own."""
-        missing = []
-        directory = self.dir
-        while not os.path.lexists(directory) and directory.parent != directory:
-            missing.append(directory)
-            directory = directory.parent
-        try:
-            for path in reversed(missing):
-                os.mkdir(path, 0o700)
-                os.chmod(path, 0o700)
-        except FileExistsError:
-            pass
-        except OSError as exc:
-            raise StoreUnwritable(f"cannot create store directory {self.dir}: {exc.strerror or exc}") from None
-        if not self.dir.is_dir():
-            raise StoreUnwritable(f"store path {self.dir} is not a directory")
-        if not os.access(self.dir, os.W_OK | os.X_OK):
-            raise StoreUnwritable(f"store directory {self.dir} is not writable")
-        try:
-            st = os.stat(self.dir)
-            if st.st_mode & 0o077 and st.st_uid == os.geteuid():
-                os.chmod(self.dir, 0o700)
-        except OSError:
-            pass  # a store we cannot tighten still works; health reports its permissions
-
-    def _check_writable(self) -> None:
-        """Refuse, before anything is created, a folder that is not a store or holds a symlink."""
-        reason = self.foreign_reason()
-        if reason is not None:
-            raise NotAStore(reason.replace("nothing was read or changed there", "nothing was written"))
-        links = self.symlinks()
-        if links:
-            raise StoreUnwritable(
-                f"refusing to use {links[0]}: it is a symlink, and memtui never writes through one; "
-                f"replace it with a real file or folder")
-        self.ensure_dir()
-        try:  # created here, not by the lock library, so a failure says why instead of waiting
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except OSError as exc:
-            raise StoreUnwritable(f"cannot create the lock file {self.lock_path}: {exc.strerror or exc}") from None
-        os.close(fd)
-
     def transact(self, mutate: Mutation, actor: str = "api", *, timeout: float | None = None) -> Committed:
         """Run `mutate` on the newest document under the lock. If its change has events, the old
         file is backed up, the new one replaces it atomically and the events are appended to the
@@ -278,7 +173,7 @@ class Storage:
         from filelock import Timeout
 
         wait = self.limits.lock_timeout if timeout is None else timeout
-        self._check_writable()
+        self.folder.prepare_write()
         try:
             with self._lock(wait):
                 return self._transact_locked(mutate, actor)
@@ -356,12 +251,6 @@ class Storage:
             )
         else:
             self.audit_error = None
-
-
-def _begins_like_a_memory_file(data: bytes) -> bool:
-    """An object whose first key is `entries`: memtui's file, even when cut short or damaged."""
-    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith(b"{") and head[1:].lstrip(b" \t\r\n").startswith(b'"entries"')
 
 
 def _removes(before: set[str], after: Document) -> bool:
