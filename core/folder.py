@@ -8,6 +8,7 @@ a symlink where a store file should be, is never changed. docs/storage.md states
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .audit_log import AUDIT_NAME
@@ -150,6 +151,8 @@ def _listing(directory: Path) -> list[str]:
 
 
 def _begins_like_a_memory_file(data: bytes) -> bool:
-    """An object whose first key is `entries`: memtui's file, even when cut short or damaged."""
-    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith(b"{") and head[1:].lstrip(b" \t\r\n").startswith(b'"entries"')
+    """An object whose first key is an `entries` list: memtui's file, even when cut short or damaged."""
+    return _MEMORY_FILE_START.match(data[:4096]) is not None
+
+
+_MEMORY_FILE_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"entries"\s*:\s*\[')

@@ -34,6 +34,7 @@ UNWRITABLE = "unwritable"
 NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
 SYMLINK = "symlink"  # a store file is a symbolic link: refused
 PERMISSIONS = "permissions"  # other users can write to the store directory
+DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
 
 
@@ -191,6 +192,10 @@ def health(storage: Storage, limits: Limits) -> Health:
     elif len(records) >= cap * 0.9:
         warnings.append(Warning(NEARLY_FULL, f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first",
                                 "memtui list --kind fact"))
+    if doc.duplicate_keys:
+        warnings.append(Warning(
+            DUPLICATE_KEY, f"memory.json has {doc.duplicate_keys} top-level entries keys; the one non-empty list "
+                           f"({len(doc.items)} items) is used, and the next write keeps only it", "memtui doctor"))
     if invalid:
         warnings.append(Warning(INVALID, f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched",
                                 "memtui doctor"))

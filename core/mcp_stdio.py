@@ -14,7 +14,7 @@ import json
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -148,7 +148,8 @@ def run_guarded_stdio(server: MCPServer) -> None:
         with os.fdopen(real_in, "rb", buffering=0) as source, os.fdopen(real_out, "wb") as sink:
             out = _Output(sink)
             lowlevel = server._lowlevel_server  # the SDK runs its stdio transport the same way
-            async with stdio_server(stdin=_Lines(source, out), stdout=out) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines, output = cast(Any, _Lines(source, out)), cast(Any, out)  # duck-typed async text files
+            async with stdio_server(stdin=lines, stdout=output) as (read_stream, write_stream):
                 await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     try:

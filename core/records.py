@@ -245,11 +245,12 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items")
+    __slots__ = ("top", "items", "duplicate_keys")
 
     def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
+        self.duplicate_keys = 0  # how many top-level `entries` keys the file had, when more than one
 
     @property
     def records(self) -> list[Record]:
@@ -317,9 +318,13 @@ def parse_document(data: bytes) -> Document:
         raise Corrupt(f"top level is a {_json_type(top)}, not an object with an entries list")
     if "entries" not in top:
         raise Corrupt("no entries list")
-    repeated = _top_level_entries_keys(data)
-    if repeated > 1:  # a parser keeps one of them silently: which list is the store is unknown
-        raise Corrupt(f"duplicate entries key ({repeated} at the top level): which list is the store is ambiguous")
+    repeated = _top_level_entries(data)
+    if len(repeated) > 1:  # a parser keeps the last silently, an empty one included
+        kept = _the_one_non_empty(repeated)
+        if kept is None:
+            raise Corrupt(f"duplicate entries key ({len(repeated)} different lists at the top level): "
+                          f"which one is the store is ambiguous")
+        top["entries"] = kept
     if not isinstance(top["entries"], list):
         raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
     items: list[Record | Invalid] = []
@@ -342,7 +347,9 @@ def parse_document(data: bytes) -> Document:
         )
         record.raw = raw
         items.append(record)
-    return Document(top, items)
+    doc = Document(top, items)
+    doc.duplicate_keys = len(repeated) if len(repeated) > 1 else 0
+    return doc
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -392,24 +399,36 @@ def _has_lone_surrogate(value: object) -> bool:
     return False
 
 
-def _top_level_entries_keys(data: bytes) -> int:
-    """How many `entries` keys the top-level object has (JSON allows a key twice; parsers keep
-    the last). Cheap unless the bytes hold `"entries"` more than once."""
+def _top_level_entries(data: bytes) -> list:
+    """The values of every top-level `entries` key when there is more than one (JSON allows a key
+    twice; parsers keep the last). Cheap unless the bytes hold `"entries"` more than once."""
     if data.count(b'"entries"') < 2:
-        return 1
+        return []
     import json
 
     last: list[list] = []
 
     def pairs_of(pairs: list) -> dict:
         last[:] = [pairs]  # objects close inside out: the last one closed is the top level
-        return {}
+        return dict(pairs)
 
     try:
         json.loads(data.decode("utf-8"), object_pairs_hook=pairs_of)
     except (UnicodeDecodeError, ValueError, RecursionError):
-        return 1
-    return sum(1 for key, _value in last[0] if key == "entries") if last else 1
+        return []
+    values = [value for key, value in last[0] if key == "entries"] if last else []
+    return values if len(values) > 1 else []
+
+
+def _the_one_non_empty(values: list) -> list | None:
+    """The list among duplicate `entries` values when all the others are empty (or all are equal)."""
+    non_empty = [value for value in values if value != []]
+    if not non_empty:
+        return []
+    first = non_empty[0]
+    if isinstance(first, list) and all(value == first for value in non_empty):
+        return first
+    return None
 
 
 def _json_type(value: object) -> str:

@@ -126,16 +126,32 @@ def test_backups_written_while_the_clock_was_ahead_do_not_win_over_newer_states(
 
 # ---------------------------------------------------------------- 4. a duplicate entries key
 
-def test_a_duplicate_entries_key_is_not_read_as_an_empty_store(tmp_path):
-    expected = seeded(tmp_path, 3)
-    data = (tmp_path / "memory.json").read_bytes().decode().rstrip().rstrip("}") + ', "entries": []}'
+@pytest.mark.parametrize("with_history", [True, False])
+def test_a_duplicate_entries_key_is_not_read_as_an_empty_store(tmp_path, with_history):
+    if with_history:
+        expected = seeded(tmp_path, 3)
+        data = (tmp_path / "memory.json").read_bytes().decode().rstrip().rstrip("}") + ', "entries": []}'
+    else:  # written by hand: no backups to fall back on
+        expected = {"first by hand", "second by hand", "third by hand"}
+        listed = ", ".join(f'{{"kind": "fact", "text": "{t}"}}' for t in sorted(expected))
+        data = f'{{"entries": [{listed}], "entries": []}}'
     (tmp_path / "memory.json").write_text(data)
     store = MemoryStore(tmp_path)
     assert texts(store) == expected
+    assert "duplicate-entries-key" in store.health().codes()
     store.remember("fact", "a write after the duplicate key")
-    assert expected < texts(MemoryStore(tmp_path))
-    health = MemoryStore(tmp_path).health()
-    assert "quarantined" in health.codes() and any("duplicate" in w.text for w in health.warnings)
+    assert texts(MemoryStore(tmp_path)) == expected | {"a write after the duplicate key"}
+    assert (tmp_path / "memory.json").read_text().count('"entries"') == 1
+    assert "duplicate-entries-key" not in MemoryStore(tmp_path).health().codes()
+
+
+def test_two_different_entries_lists_are_corrupt_and_recovered_from_a_backup(tmp_path):
+    expected = seeded(tmp_path, 3)
+    data = (tmp_path / "memory.json").read_bytes().decode().rstrip().rstrip("}")
+    (tmp_path / "memory.json").write_text(data + ', "entries": [{"kind": "fact", "text": "other"}]}')
+    store = MemoryStore(tmp_path)
+    assert texts(store) == expected
+    assert any("duplicate entries key" in q.error for q in store.health().quarantined)
 
 
 # ---------------------------------------------------------------- 5. backups exhausted by no-op writes
