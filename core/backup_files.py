@@ -15,6 +15,7 @@ Listing, comparing and restoring for callers is in `backups.py`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from datetime import datetime, timedelta, timezone
@@ -41,14 +42,7 @@ class BackupName(NamedTuple):
 
     @classmethod
     def parse(cls, name: object) -> BackupName | None:
-        m = BACKUP_RE.match(name) if isinstance(name, str) else None
-        if m is None:
-            return None
-        try:
-            stamp_time(m.group(1))  # a stamp that is no date (month 99) is not a backup memtui wrote
-        except ValueError:
-            return None
-        return cls(int(m.group(3) or 0), m.group(1), int(m.group(2) or 0), bool(m.group(4)))
+        return _parse(name) if isinstance(name, str) else None
 
     @property
     def day(self) -> str:
@@ -57,6 +51,18 @@ class BackupName(NamedTuple):
     @property
     def at(self) -> float:
         return stamp_time(self.stamp)
+
+
+@functools.lru_cache(maxsize=4096)  # every write lists backups/ twice: parse each name once
+def _parse(name: str) -> BackupName | None:
+    m = BACKUP_RE.match(name)
+    if m is None:
+        return None
+    try:
+        stamp_time(m.group(1))  # a stamp that is no date (month 99) is not a backup memtui wrote
+    except ValueError:
+        return None
+    return BackupName(int(m.group(3) or 0), m.group(1), int(m.group(2) or 0), bool(m.group(4)))
 
 
 class Backups:
