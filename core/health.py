@@ -1,6 +1,6 @@
 """health(): everything a person should know about the state of a store, in one model.
 
-Each warning is a `Warning(code, text, fix)`. Callers switch on `code` (the constants below),
+Each warning is a `Warning(code, text, fix)` (`health_codes.py`). Callers switch on `code`,
 never on the text, which may be reworded. docs/storage.md lists every code and its fix.
 """
 
@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import errno
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
+from .health_codes import (
+    AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
+    QUARANTINED, RECOVERED, SYMLINK, UNREADABLE, UNWRITABLE, Warning,
+)
 from .limits import Limits
 from .storage import BROKEN_PREFIX, Storage
 
@@ -20,35 +23,6 @@ if TYPE_CHECKING:
     from .model import Health, Quarantine
 
 __all__ = ["Warning", "health", "is_locked", "quarantined_files", "recent_warnings"]
-
-# warning codes
-AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
-UNREADABLE = "unreadable"  # memory.json could not be read, or is corrupt and not yet recovered
-RECOVERED = "recovered"  # this process found memory.json corrupt and recovered it
-QUARANTINED = "quarantined"  # a corrupt memory file is set aside in the store directory
-NEARLY_FULL = "nearly-full"
-OVER_LIMIT = "over-limit"
-INVALID = "invalid"  # items of entries that are not valid entries
-BLOCKED = "blocked"  # entries held back by the threat scan
-UNWRITABLE = "unwritable"
-NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
-SYMLINK = "symlink"  # a store file is a symbolic link: refused
-PERMISSIONS = "permissions"  # other users can write to the store directory
-DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
-JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
-
-
-@dataclass(frozen=True)
-class Warning:  # noqa: A001 -- the name the health model uses; shadows the builtin only here
-    """One problem: a stable `code` to switch on, the `text` to show, and a `fix` to run."""
-
-    code: str
-    text: str
-    fix: str | None = None
-
-    def __str__(self) -> str:
-        return self.text
-
 
 def is_locked(storage: Storage) -> bool:
     """Whether a writer holds the lock right now. Probes with a non-blocking flock on a read-only

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .health import Warning
+from .health_codes import Warning
 from .kinds import Kind
 
 

@@ -12,7 +12,7 @@ import shlex
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
-from memtui_core import health as warning_codes
+from memtui_core import health_codes as warning_codes
 
 __all__ = ["Duplicate", "Fix", "Problem", "Report", "diagnose", "near_duplicates"]
 
