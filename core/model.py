@@ -26,6 +26,7 @@ class Entry(BaseModel):
     source: str = ""
     ts: int = 0
     flags: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)  # retrieval only, never rendered in the block
 
     @field_validator("kind", mode="before")
     @classmethod
@@ -57,6 +58,10 @@ class RememberResult(BaseModel):
     added: bool
     entry: Entry
     evicted: list[Entry] = Field(default_factory=list)
+    truncated: bool = False
+    """The text was longer than `Limits.max_text` and was cut to it: never silent."""
+    original_length: int | None = None
+    """Its length in characters before the cut (after trimming and secret redaction); None if not cut."""
 
 
 class Hit(BaseModel):
@@ -68,6 +73,7 @@ class Status(str, enum.Enum):
     INJECTED = "injected"
     CUT_TOP_K = "cut_top_k"
     CUT_BUDGET = "cut_budget"
+    BELOW_THRESHOLD = "below_threshold"
     ZERO_SCORE = "zero_score"
     BLOCKED = "blocked"
 
@@ -78,10 +84,13 @@ class Status(str, enum.Enum):
 class TermRow(BaseModel):
     term: str
     qtf: int
-    tf: int
+    tf: int  # occurrences in the entry's text and kind label
     df: int
     idf: float
     contribution: float
+    keyword_tf: int = 0  # occurrences in the entry's keywords (0 when the profile ignores keywords)
+    from_keywords: bool = False  # the keywords add to this term's match
+    ignored: str | None = None  # why the query term is not scored (a function word), else None
 
 
 class EntryExplanation(BaseModel):
@@ -107,6 +116,8 @@ class Explanation(BaseModel):
     block: str
     used_chars: int
     entries: list[EntryExplanation]
+    ignored: list[str] = Field(default_factory=list)  # query terms not scored (function words)
+    profile: str = "default"
 
     def for_id(self, entry_id: str) -> EntryExplanation:
         for row in self.entries:
@@ -222,6 +233,8 @@ class TextCheck(BaseModel):
 
     length: int
     cut: bool
+    original_length: int | None = None
+    """The length before the cut to `max_text`, when `cut`."""
     duplicate_of: Entry | None = None
     findings: list[dict[str, Any]] = Field(default_factory=list)
 

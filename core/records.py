@@ -68,10 +68,13 @@ def approval_flag(text: str, key: bytes, entry_id: str) -> str:
 class Record:
     """A valid entry as the engine sees it. `flags` are the stored flags; `blocked` and
     `threats` are also judged from the text itself, so an entry written by another program
-    is held back until approved even if it carries no flags."""
+    is held back until approved even if it carries no flags.
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw", "key",
-                 "_scanned")
+    The judgement (a threat scan) is made on first use, not on load: a turn that injects four
+    entries out of five hundred scans the few it considers, not the whole store. An approval
+    verifies only with the store's key (`key`, handed over by Storage)."""
+
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "key")
 
     def __init__(
         self,
@@ -94,21 +97,35 @@ class Record:
         self.extra = dict(extra or {})
         self._norm: str | None = None
         self.raw: dict | None = None  # the object as read from the file, if it was (see `id_given`)
-        self.judge()
+        self._threats: list[str] | None = None
+        self._blocked = False
 
     def judge(self) -> None:
-        """Recompute `threats` and `blocked` from the text and the stored flags."""
-        findings = [f for f in scan_text(self.text) if f.category != "secret"]
-        self._scanned = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        """Forget the judgement, after the text or the flags changed; it is made again on next use."""
+        self._threats = None
         self._norm = None
-        self._decide()
 
-    def _decide(self) -> None:
-        self.blocked = "blocked" in self.flags or (bool(self._scanned) and not self.approved)
-        self.threats = list(self._scanned)
-        for category in (f[7:] for f in self.flags if f.startswith("threat:")):
-            if category not in self.threats:
-                self.threats.append(category)
+    def _judge(self) -> list[str]:
+        findings = [f for f in scan_text(self.text) if f.category != "secret"]
+        threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        self._blocked = "blocked" in self.flags or (bool(threats) and not self.approved)
+        for flag in self.flags:
+            if flag.startswith("threat:") and flag[7:] not in threats:
+                threats.append(flag[7:])
+        self._threats = threats
+        return threats
+
+    @property
+    def threats(self) -> list[str]:
+        """The threat categories: found in the text now, or recorded in the flags."""
+        return self._judge() if self._threats is None else self._threats
+
+    @property
+    def blocked(self) -> bool:
+        """Held back from injection until a person approves this exact text."""
+        if self._threats is None:
+            self._judge()
+        return self._blocked
 
     @property
     def approved(self) -> bool:
@@ -119,7 +136,7 @@ class Record:
         """Verify approvals with the store's key (read after the entry was parsed)."""
         if key != self.key:
             self.key = key
-            self._decide()
+            self._threats = None  # judged again, with the key, on next use
 
     def set_text(self, text: str, flags: list[str]) -> None:
         """Replace the text with `text`, whose write-time flags (a redaction, the scan) are `flags`.
@@ -143,7 +160,7 @@ class Record:
             if "threat:" + category not in flags:
                 flags.append("threat:" + category)
         self.flags = flags + [approval_flag(self.text, key, self.id)]
-        self._decide()
+        self._threats = None
         return True
 
     @property
@@ -158,6 +175,22 @@ class Record:
         """Read from the file without its id (or with one another entry already had): the id
         was derived on load, and the next write stores it."""
         return self.raw is not None and self.raw.get("id") != self.id
+
+    @property
+    def keywords(self) -> list[str]:
+        """The retrieval keywords (the optional `keywords` field); a malformed field reads as none
+        and is kept in the file as it was until a write sets new keywords."""
+        value = self.extra.get("keywords")
+        if not isinstance(value, list):
+            return []
+        return [keyword for keyword in value if isinstance(keyword, str) and keyword.strip()]
+
+    @keywords.setter
+    def keywords(self, value: list[str]) -> None:
+        if value:
+            self.extra["keywords"] = list(value)
+        else:
+            self.extra.pop("keywords", None)
 
     @property
     def effective_flags(self) -> list[str]:
@@ -183,6 +216,10 @@ class Record:
     def view(self) -> dict:
         """The entry as callers see it (effective flags), for comparisons and audit records."""
         out = self.to_json()
+        if "keywords" in out and out["keywords"] != self.keywords:
+            out["keywords"] = self.keywords  # a malformed field reads as the keywords it holds
+            if not out["keywords"]:
+                del out["keywords"]
         flags = self.effective_flags
         if flags:
             out["flags"] = flags
