@@ -35,6 +35,9 @@ import orjson
 __all__ = ["LOG_NAME", "InjectionLog", "Replay", "explain_line", "replay", "text_hash", "usage"]
 
 LOG_NAME = "injections.jsonl"
+# health warning codes (memtui_core.health_codes holds the store's own)
+LOG_UNWRITTEN = "injection-log-unwritten"  # the last injection could not be logged
+LOG_CORRUPT = "injection-log-corrupt"  # lines of the log were skipped
 ROTATED_NAME = LOG_NAME + ".1"
 DAY = 86400.0
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -29,6 +29,7 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     "injection_max_bytes": (int, 4_000_000, "about 10,000 injections (two files of half this), a month of heavy use"),
     "injection_query_chars": (int, 1000, "enough of a message to recognise and replay it; a pasted document is cut"),
     "import_max_bytes": (int, 5_000_000, "ten times a full store in any format; a bigger file is not memories"),
+    "audit_tail_bytes": (int, 65536, "the end of the audit log read to find the last batch's file hash: many batches"),
     # Relevance (docs/ranking.md). Each was chosen by `python -m bench.relevance`.
     "stopwords": (frozenset, DEFAULT_STOPWORDS,
                   "function words match nearly every message and say nothing about which memory is relevant"),
