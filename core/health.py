@@ -137,8 +137,9 @@ def _broken_names(storage: Storage) -> list[str]:
         return []
 
 
-def health(storage: Storage, limits: Limits) -> Health:
-    """Everything a person should know about the store in `storage`, without changing anything."""
+def health(storage: Storage, limits: Limits, log=None) -> Health:
+    """Everything a person should know about the store in `storage`, without changing anything.
+    `log`: the store's InjectionLog (for its usage and its write errors); by default one is opened."""
     from .model import Health, InvalidEntry, Quarantine
 
     doc = storage.load()
@@ -192,7 +193,7 @@ def health(storage: Storage, limits: Limits) -> Health:
     if not writable:
         warnings.append(Warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
                                 f"chmod u+rwx {directory}"))
-    injections, share = _injection_usage(store, records, warnings)
+    injections, share = _injection_usage(storage, limits, log, records, warnings)
     return Health(
         path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,
@@ -201,11 +202,13 @@ def health(storage: Storage, limits: Limits) -> Health:
     )
 
 
-def _injection_usage(store: MemoryStore, records: list, warnings: list[Warning]) -> tuple[int, float | None]:
+def _injection_usage(storage: Storage, limits: Limits, log, records: list,
+                     warnings: list[Warning]) -> tuple[int, float | None]:
     """How many injections the log holds, and the share of entries injected at least once."""
-    from .injections import LOG_CORRUPT, LOG_UNWRITTEN, usage
+    from .injections import LOG_CORRUPT, LOG_UNWRITTEN, InjectionLog, usage
 
-    log = store.injection_log
+    if log is None:
+        log = InjectionLog(storage.dir, limits)
     lines, skipped = log.read()
     if log.error:
         warnings.append(Warning(LOG_UNWRITTEN, log.error, f"check {log.path}, or set MEMTUI_INJECTION_LOG=off"))

@@ -449,7 +449,7 @@ class MemoryStore:
     def health(self) -> Health:
         from .health import health
 
-        return health(self._storage, self.limits)
+        return health(self._storage, self.limits, self.injection_log)
 
 
 def _eviction_order(records: list[Record]) -> list[Record]:

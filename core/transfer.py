@@ -287,20 +287,18 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
         doc = parse_document(store.storage.load().to_bytes())  # a copy: planning changes it
         plan, _events = plan_import(store, doc, items, file, fmt)
         return plan
-    result: dict = {}
+    from .storage import Change
 
-    def mutate(doc: Document) -> list[dict]:
+    def mutate(doc: Document) -> Change:
         plan, events = plan_import(store, doc, items, file, fmt)
         if plan.evicted and not allow_evict:
             raise ImportRefused(
                 f"importing {file} would evict {len(plan.evicted)} entr{'y' if len(plan.evicted) == 1 else 'ies'} "
                 f"(store limit {store.limits.max_entries}); nothing was imported: confirm with --yes, or see --dry-run"
             )
-        result["plan"] = plan
-        return events
+        return Change(events, plan)
 
-    store.storage.transact(mutate, store.actor)
-    return result["plan"]
+    return store.storage.transact(mutate, store.actor).result
 
 
 # ---------------------------------------------------------------------------- export
@@ -362,7 +360,9 @@ def write_export(store, data: bytes, target: str | os.PathLike[str]) -> Path:
     if not parent.is_dir():
         raise InvalidInput(f"cannot write {path}: no directory {parent}")
     try:
-        store.storage._atomic_write(path, data)
+        from .fileio import atomic_write
+
+        atomic_write(path, data)
     except OSError as exc:
         raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
     return path

@@ -121,7 +121,7 @@ def test_a_symlink_in_place_of_the_log_is_not_followed(tmp_path):
     assert target.read_text() == "keep me\n"
     assert "not written" in (store.injection_log.error or "")
     health = store.health()
-    assert any("injection log" in w for w in health.warnings)
+    assert any("injection log" in w.text for w in health.warnings)
 
 
 def test_corrupt_lines_are_skipped_and_reported(tmp_path):
@@ -134,7 +134,7 @@ def test_corrupt_lines_are_skipped_and_reported(tmp_path):
     lines, skipped = store.injection_log.read()
     assert len(lines) == 2 and [line["n"] for line in lines] == [1, 2]
     assert len(skipped) == 4 and all("line" in note for note in skipped)
-    assert any("corrupt line" in w for w in store.health().warnings)
+    assert any("corrupt line" in w.text for w in store.health().warnings)
 
 
 def test_rotation_by_size_keeps_both_files_under_the_cap(tmp_path):
@@ -253,7 +253,7 @@ def test_a_log_that_cannot_be_written_never_fails_the_injection(tmp_path):
     assert store.retrieve_block("部署 dry-run")
     store.injection_log.flush()
     assert "not written" in store.injection_log.error
-    assert any("not written" in w for w in store.health().warnings)
+    assert any("not written" in w.text and w.code == "injection-log-unwritten" for w in store.health().warnings)
     (store.dir / LOG_NAME).rmdir()
     store.retrieve_block("部署 dry-run")
     store.injection_log.flush()

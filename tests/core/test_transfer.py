@@ -139,7 +139,7 @@ def test_import_goes_through_the_write_rules_and_reports_each_entry(tmp_path):
     assert "blocked" in store.get(plan.rows[3]["id"]).flags
     events = store.audit(op="import")
     assert len(events) == 5 and {e.actor for e in events} == {"api"}
-    assert all(e.model_extra.get("file") == "MEMORY.md" for e in events)
+    assert all(e.file == "MEMORY.md" for e in events)
 
 
 def test_a_duplicate_heavy_file_refreshes_instead_of_adding(tmp_path):
