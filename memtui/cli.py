@@ -274,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("mcp", "run the MCP server on stdio (memory_save, memory_search, memory_inject)")
     p.set_defaults(handler=cmd_mcp)
+
+    from memtui.cli_probe import HELP as PROBE_HELP, add_probe_commands
+
+    add_probe_commands(command("probe", PROBE_HELP), [store_options, as_json], _help_formatter, EPILOG)
     return parser
 
 
