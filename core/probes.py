@@ -127,6 +127,7 @@ class ProbeRun(BaseModel):
     invalid: list[InvalidProbe] = Field(default_factory=list)
     quarantined: str | None = None
     error: str | None = None
+    broken: list[str] = Field(default_factory=list)  # corrupt probes files set aside, still in the store
     passed: int = 0
     failed: int = 0
     expected: int = 0  # expected entries over all probes that expect some
@@ -495,6 +496,7 @@ def summarize(results: list[ProbeResult], probe_file: ProbeFile | None = None) -
     run = ProbeRun(results=results)
     if probe_file is not None:
         run.invalid, run.quarantined, run.error = probe_file.invalid, probe_file.quarantined, probe_file.error
+        run.broken = probe_file.broken
     for result in results:
         if result.passed:
             run.passed += 1

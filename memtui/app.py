@@ -41,6 +41,7 @@ from .screens.backups import BackupsScreen
 from .screens.browse import BrowseScreen
 from .screens.explain import ExplainScreen
 from .screens.help import HelpScreen
+from .screens.probes import ProbesScreen
 from .widgets.fmt import kind_name, one_line
 
 __all__ = ["MemtuiApp", "run_app"]
@@ -93,7 +94,8 @@ class MemtuiApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
     COMMANDS = App.COMMANDS | {MemtuiCommands}
-    MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen}
+    MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen,
+             "probes": ProbesScreen}
     DEFAULT_MODE = "browse"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -106,6 +108,8 @@ class MemtuiApp(App[None]):
         Binding("w", "show('explain')", "Explain", id="app.explain", tooltip="Why each entry is or is not injected for a query"),
         Binding("b", "show('backups')", "Backups", id="app.backups", tooltip="See what restoring a backup would change, and restore it"),
         Binding("a", "show('audit')", "Audit", id="app.audit", tooltip="Every change to the store, newest first"),
+        Binding("P", "show('probes')", "Probes", id="app.probes", show=False,
+                tooltip="Retrieval regression tests: which pass and which fail, live as memories change"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.commands", tooltip="Search every action", show=False),
     ]
 
@@ -221,7 +225,7 @@ class MemtuiApp(App[None]):
         try:
             if request.op == "add":
                 assert request.kind is not None and request.text is not None
-                result = store.remember(request.kind, request.text, source="tui")
+                result = store.remember(request.kind, request.text, source="tui", keywords=request.keywords)
                 added = result.entry
                 if any(gone.id == added.id for gone in result.evicted):
                     summary = (
@@ -248,9 +252,12 @@ class MemtuiApp(App[None]):
                     text=request.text,
                     kind=request.kind,
                     expected=request.expected,
+                    keywords=request.keywords,
                 )
                 if request.op == "reclassify":
                     summary = f"{entry.id} is now {kind_name(entry.kind)}"
+                elif request.text is None and request.kind is None and request.keywords is not None:
+                    summary = f"Keywords of {entry.id}: {', '.join(entry.keywords) or 'none'}"
                 else:
                     summary = f"Saved {entry.id} ({len(entry.text)}/{store.limits.max_text})"
                 if entry.blocked:
@@ -309,7 +316,8 @@ class MemtuiApp(App[None]):
                         self.notify("It is already gone from the store.", title="Nothing to do")
                 else:
                     self.submit(
-                        WriteRequest(request.op, request.entry_id, request.text, request.kind, expected=current)
+                        WriteRequest(request.op, request.entry_id, request.text, request.kind, expected=current,
+                                     keywords=request.keywords)
                     )
             elif choice == "theirs":
                 self.notify("Kept the version on disk; your change was not saved.", title="Not saved")
@@ -327,7 +335,7 @@ class MemtuiApp(App[None]):
             if result is None:
                 return
             if entry is None:
-                self.submit(WriteRequest("add", text=result.text, kind=result.kind))
+                self.submit(WriteRequest("add", text=result.text, kind=result.kind, keywords=result.keywords))
                 return
             text_changed = result.text != entry.text
             self.submit(
@@ -337,6 +345,7 @@ class MemtuiApp(App[None]):
                     text=result.text if text_changed else None,
                     kind=result.kind if result.kind is not entry.kind else None,
                     expected=entry,
+                    keywords=result.keywords,
                 )
             )
 

@@ -61,6 +61,7 @@ class WriteRequest:
     kind: Kind | None = None
     expected: Entry | None = None
     backup: str | None = None
+    keywords: list[str] | None = None  # the entry's whole new keyword list (None: leave them)
 
 
 @dataclass
@@ -142,3 +143,11 @@ class TextChecked(Message):
 
     text: str
     check: TextCheck
+
+
+@dataclass
+class ProbesChecked(Message):
+    """Which passing probes the change typed in the editor (`key`: text, kind, keywords) would break."""
+
+    key: tuple
+    breaks: list

@@ -36,12 +36,14 @@ class HelpScreen(ModalScreen[None]):
         from .backups import BackupsScreen
         from .browse import BrowseScreen
         from .explain import ExplainScreen
+        from .probes import ProbesScreen
 
         screens = {
             "browse": ("Browse (entries)", BrowseScreen),
             "explain": ("Explain (w)", ExplainScreen),
             "backups": ("Backups (b)", BackupsScreen),
             "audit": ("Audit (a)", AuditScreen),
+            "probes": ("Probes (P)", ProbesScreen),
         }
         out = []
         if self.current in screens:
