@@ -55,14 +55,15 @@ class ProbesScreen(Screen):
                 tooltip="Open the selected probe's query in explain"),
     ]
 
+    SCOPED_CSS = False  # the width breakpoint classes are set on the screen itself
     DEFAULT_CSS = """
-    #probes-summary { height: auto; padding: 0 1; }
-    #probes-main { height: 1fr; }
-    #probe-list { width: 3fr; height: 1fr; }
-    #probe-detail { width: 2fr; height: 1fr; border-left: vkey $primary 40%; padding: 0 1; }
-    .-narrow #probes-main { layout: vertical; }
-    .-narrow #probe-list { width: 1fr; }
-    .-narrow #probe-detail { width: 1fr; border-left: none; border-top: hkey $primary 40%; }
+    ProbesScreen #probes-summary { height: auto; padding: 0 1; }
+    ProbesScreen #probes-main { height: 1fr; }
+    ProbesScreen #probe-list { width: 3fr; height: 1fr; }
+    ProbesScreen #probe-detail { width: 2fr; height: 1fr; border-left: vkey $primary 40%; padding: 0 1; }
+    ProbesScreen.-narrow #probes-main { layout: vertical; }
+    ProbesScreen.-narrow #probe-list { width: 1fr; height: 1fr; }
+    ProbesScreen.-narrow #probe-detail { width: 1fr; height: 1fr; border-left: none; border-top: hkey $primary 40%; }
     """
 
     def __init__(self) -> None:
@@ -233,6 +234,7 @@ class ProbesScreen(Screen):
             misses = [miss.id for miss in result.misses if miss.status != "missing"]
             screen.select_after_explain = misses[0] if misses else None
             screen.query_one("#query", Input).value = result.probe.query
+            screen.query_one("#ranked", VirtualTable).focus()  # the keys (K, s, space) act on the ranking
 
     def action_delete(self) -> None:
         result = self.selected()

@@ -173,6 +173,9 @@ async def test_probes_screen_opens_a_failing_query_in_explain(seeded):
         await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.query == QUERY)
         await wait_until(pilot, lambda: screen.query_one("#ranked", VirtualTable).selected_key() == brief,
                          what="the expected entry selected")
+        await pilot.press("K")  # straight on: the ranking has the focus, not the query box
+        await wait_until(pilot, lambda: isinstance(app.screen, KeywordsModal), what="the keywords dialog")
+        assert app.screen.query_one("#keywords-input", Input).value == "concise"
 
 
 async def test_editor_edits_keywords_and_warns_before_breaking_a_probe(seeded):
