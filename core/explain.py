@@ -18,18 +18,24 @@ def explain(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Explanation:
     tokens = tokenize(query)
-    kept, ignored = split_query(tokens, limits.stopwords)
-    terms = query_terms(tokens)  # every term gets a row; the ignored ones say so
+    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_plurals else None)
+    # Every term gets a row, in the order of the query; the ignored ones say so.
+    shown = [token if token in ignored else kept_token for token, kept_token in _aligned(tokens, ignored, kept)]
+    terms = query_terms(shown)
     scored_terms = query_terms(kept)
     n = index.n if index else 0
     avg_len = index.avg_len if index else 0.0
-    scores = index.scores(kept) if index else {}
+    via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
+    if index and index.keyword_weight > 0.0:
+        scores, via_keywords = index.term_scores(scored_terms)
+    else:
+        scores = index.scores(kept) if index else {}
 
     ranked = sorted((i for i, s in scores.items() if s > 0.0), key=lambda i: (-scores[i], i))
     eligible = [i for i in ranked if not records[i].blocked]
     held: dict[int, str] = {}
     if index and eligible:
-        gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]])
+        gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords)
         if gate.active:
             for doc_id in eligible:
                 reason = gate.reason(doc_id, scores[doc_id])
@@ -58,7 +64,6 @@ def explain(
                                       ignored=STOPWORD_REASON if term not in scored_terms else None)
         for term, qtf in terms.items()
     } if index else {}
-    weight = index.keyword_weight if index else 0.0
     no_match_rows = list(absent.values()) if all_rows else []
 
     order = ranked + [i for i in range(len(records)) if i not in scores or scores[i] <= 0.0]
@@ -71,20 +76,25 @@ def explain(
         else:
             term_rows = []
             counts = index.counts(doc_id)  # type: ignore[union-attr]
+            matched = via_keywords.get(doc_id, {})
             for term, qtf in terms.items():
-                combined = counts.get(term, 0)
-                if not combined:
+                tf = counts.get(term, 0)
+                keyword_tf = 0
+                if term in matched:
+                    tf, keyword_tf, contribution = matched[term]
+                elif tf:
+                    contribution = qtf * index.contribution(term_stats[term][1], tf, doc_id)  # type: ignore[union-attr]
+                else:
                     if all_rows:
                         term_rows.append(absent[term])
                     continue
                 df, idf = term_stats[term]
-                keyword_tf = index.keyword_tf(term, doc_id)  # type: ignore[union-attr]
                 is_ignored = term not in scored_terms
                 term_rows.append(
                     TermRow.model_construct(
-                        term=term, qtf=qtf, tf=round(combined - weight * keyword_tf), df=df, idf=idf,
-                        contribution=0.0 if is_ignored else qtf * index.contribution(idf, combined, doc_id),  # type: ignore[union-attr]
-                        keyword_tf=keyword_tf, from_keywords=keyword_tf > 0 and not is_ignored,
+                        term=term, qtf=qtf, tf=tf, df=df, idf=idf,
+                        contribution=0.0 if is_ignored else contribution,
+                        keyword_tf=keyword_tf, from_keywords=keyword_tf > 0,
                         ignored=STOPWORD_REASON if is_ignored else None,
                     )
                 )
@@ -106,6 +116,13 @@ def explain(
         block=rendered.block, used_chars=rendered.used_chars, entries=rows, ignored=ignored,
         profile=limits.profile_name,
     )
+
+
+def _aligned(tokens: list[str], ignored: list[str], kept: list[str]):
+    """Each query token beside its scored form (itself when ignored)."""
+    scored = iter(kept)
+    for token in tokens:
+        yield token, (token if token in ignored else next(scored))
 
 
 def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used, lowest, lang, has_tokens, terms,

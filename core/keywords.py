@@ -15,15 +15,7 @@ from .limits import Limits
 from .threats import redact, scan_text
 from .tokenize import tokenize
 
-__all__ = ["clean_keywords", "keyword_tokens", "merge_keywords"]
-
-
-def keyword_tokens(keywords: list[str]) -> list[str]:
-    """The tokens the keywords are indexed under (the same tokenizer as the text)."""
-    tokens: list[str] = []
-    for keyword in keywords:
-        tokens += tokenize(keyword)
-    return tokens
+__all__ = ["clean_keywords", "merge_keywords"]
 
 
 def _short(keyword: str) -> str:

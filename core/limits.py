@@ -26,21 +26,23 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     # Relevance (docs/ranking.md). Each was chosen by `python -m bench.relevance`.
     "stopwords": (frozenset, DEFAULT_STOPWORDS,
                   "function words match nearly every message and say nothing about which memory is relevant"),
+    "fold_plurals": (int, 1, "1 lets a query word the store lacks match its singular or plural ('tests' finds "
+                             "'test'); people do not remember which one a memory used. 0 matches words exactly"),
     "keyword_weight": (float, 0.6, "a keyword occurrence counts for this much of one in the text (BM25F field "
                                    "weight): keywords widen recall but are guesses, the text is what was said; "
                                    "0 ignores keywords"),
     "keyword_only_terms": (int, 1, "of the query terms an entry holds only in its keywords, this many count: "
                                    "keywords bridge a synonym or a language, they cannot claim every topic"),
-    "min_coverage": (float, 0.0, "an entry is injected only if the query terms it holds carry this share of the "
+    "min_coverage": (float, 0.3, "an entry is injected only if the query terms it holds carry this share of the "
                                  "query's idf mass (ignored terms excluded); 0 turns the gate off"),
-    "relative_floor": (float, 0.0, "an entry scoring below this share of the best hit's score is held back: a "
+    "relative_floor": (float, 0.3, "an entry scoring below this share of the best hit's score is held back: a "
                                    "weak tail beside a strong match is noise; 0 turns it off"),
     "max_keywords": (int, 12, "enough for synonyms in two languages; more would let one entry claim every topic"),
     "max_keyword_chars": (int, 40, "a keyword is a word or short phrase, never a sentence smuggled past max_text"),
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
-_ZERO_OK = frozenset({"b", "keyword_weight", "min_coverage", "relative_floor"})
+_ZERO_OK = frozenset({"b", "fold_plurals", "keyword_weight", "min_coverage", "relative_floor"})
 # Shares of something: at most 1.
 _SHARES = frozenset({"min_coverage", "relative_floor"})
 
@@ -68,6 +70,8 @@ class Limits:
                 raise ValueError(f"limit {name} must be positive, got {value!r}")
             if name in _SHARES and value > 1:
                 raise ValueError(f"limit {name} is a share and must be at most 1, got {value!r}")
+            if name == "fold_plurals" and value > 1:
+                raise ValueError(f"limit {name} is a switch: 0 or 1, got {value!r}")
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -121,7 +125,7 @@ def _words(name: str, value: object) -> frozenset[str]:
 
 # The relevance settings of the original ranking: no stopwords, no gate, no keywords.
 NANOHERMES_RELEVANCE: dict[str, object] = {
-    "stopwords": frozenset(), "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
+    "stopwords": frozenset(), "fold_plurals": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
 }
 PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": NANOHERMES_RELEVANCE}
 

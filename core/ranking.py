@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 from .tokenize import tokenize
 
-__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "query_terms", "split_query"]
+__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_plurals", "query_terms", "split_query"]
 
 VECTOR_MIN_DOCS = 2000
 
@@ -35,26 +35,56 @@ def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
     return tokens
 
 
+def fold_plurals(tokens: Sequence[str], vocabulary: Collection[str]) -> list[str]:
+    """Each query word the store does not hold, replaced by its singular or plural form that the
+    store does hold: "tests" finds "test", "message" finds "messages", "dependencies" finds
+    "dependency". Only ASCII words of 4+ letters; documents are never changed, so what a term
+    row shows is the store's own word."""
+    out = []
+    for token in tokens:
+        if len(token) > 3 and token[0] < "\x80" and token not in vocabulary:
+            for form in _number_forms(token):
+                if form in vocabulary:
+                    token = form
+                    break
+        out.append(token)
+    return out
+
+
+def _number_forms(word: str) -> list[str]:
+    if word.endswith("ies"):
+        return [word[:-3] + "y", word[:-1]]
+    if word.endswith("es"):
+        return [word[:-1], word[:-2]]
+    if word.endswith("s"):
+        return [word[:-1]]
+    if word.endswith("y"):
+        return [word + "s", word[:-1] + "ies"]
+    return [word + "s", word + "es"]
+
+
 def query_terms(tokens: Sequence[str]) -> dict[str, int]:
     """Unique query terms in first-seen order, each with how many times it occurs in the query."""
     return dict(Counter(tokens))
 
 
-def split_query(tokens: Sequence[str], stopwords: Collection[str]) -> tuple[list[str], list[str]]:
-    """The query tokens that are scored, and the distinct ones ignored as function words."""
-    if not stopwords:
-        return list(tokens), []
-    kept = [token for token in tokens if token not in stopwords]
-    ignored = list(dict.fromkeys(token for token in tokens if token in stopwords))
-    return kept, ignored
+def split_query(
+    tokens: Sequence[str], stopwords: Collection[str], vocabulary: Collection[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """The query tokens that are scored (plurals folded to the store's words when a `vocabulary`
+    is given), and the distinct ones ignored as function words."""
+    kept = [token for token in tokens if token not in stopwords] if stopwords else list(tokens)
+    ignored = list(dict.fromkeys(token for token in tokens if token in stopwords)) if stopwords else []
+    return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), ignored
 
 
 class Index:
-    """Postings and lengths for a list of documents (each a list of tokens)."""
+    """Postings and lengths for a list of documents (each a list of tokens), and optionally the
+    keywords of each document (a list of keywords, each a list of tokens)."""
 
     __slots__ = (
         "n", "avg_len", "doc_lens", "k1", "b", "vectorized", "keyword_weight", "keyword_only_terms",
-        "_counts", "_keyword_counts", "_keyword_only", "_postings", "_norm", "_tfn", "_vectors",
+        "_counts", "_keywords", "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
     )
 
     def __init__(
@@ -63,7 +93,7 @@ class Index:
         k1: float = 1.2,
         b: float = 0.75,
         vectorized: bool | None = None,
-        keywords: Iterable[Sequence[str]] | None = None,
+        keywords: Iterable[Sequence[Sequence[str]]] | None = None,
         keyword_weight: float = 0.0,
         keyword_only_terms: int = 1,
     ) -> None:
@@ -74,20 +104,17 @@ class Index:
             doc_lens.append(len(tokens))
         self.keyword_weight = keyword_weight
         self.keyword_only_terms = keyword_only_terms
-        self._keyword_only: dict[str, list[bool]] = {}
-        # Per document, the keyword tokens it holds (None when keywords are ignored).
-        self._keyword_counts: list[Counter[str]] | None = None
+        # Per document, its keywords as (distinct tokens, token counts); None when keywords are ignored.
+        self._keywords: list[list[tuple[frozenset[str], Counter[str]]]] | None = None
+        self._keyword_postings: dict[str, list[int]] = {}
         if keywords is not None and keyword_weight > 0.0:
-            self._keyword_counts = []
-            for doc_id, tokens in enumerate(keywords):
-                extra = Counter(tokens)
-                self._keyword_counts.append(extra)
-                if extra:
-                    merged = Counter({term: float(tf) for term, tf in counts[doc_id].items()})
-                    for term, tf in extra.items():
-                        merged[term] += keyword_weight * tf
-                    counts[doc_id] = merged
-                    doc_lens[doc_id] += keyword_weight * len(tokens)
+            self._keywords = []
+            for doc_id, keyword_list in enumerate(keywords):
+                parsed = [(frozenset(tokens), Counter(tokens)) for tokens in keyword_list if tokens]
+                self._keywords.append(parsed)
+                doc_lens[doc_id] += keyword_weight * sum(len(tokens) for tokens in keyword_list)
+                for term in set().union(*(distinct for distinct, _ in parsed)) if parsed else ():
+                    self._keyword_postings.setdefault(term, []).append(doc_id)
         self._counts = counts
         self.n = len(doc_lens)
         self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
@@ -102,9 +129,10 @@ class Index:
         # A term's postings are found by scanning the per-document counts the first time a query
         # asks for it, then cached: far cheaper than inverting every term of the store up front.
         self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._vocabulary: frozenset[str] | None = None
         self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
-        if self._keyword_counts is not None:
-            self.vectorized = False  # the keyword-only cap is per document; stores that big are past max_entries
+        if self._keywords is not None:
+            self.vectorized = False  # keyword matches depend on the whole query; such stores are past max_entries
         if self.vectorized:
             try:
                 import numpy  # noqa: F401
@@ -112,39 +140,59 @@ class Index:
                 self.vectorized = False
 
     def posting(self, term: str) -> list[tuple[int, int]]:
-        """(doc_id, tf) for every document holding `term`, in store order."""
+        """(doc_id, tf) for every document whose text (and kind) holds `term`, in store order."""
         bucket = self._postings.get(term)
         if bucket is None:
             bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
             self._postings[term] = bucket
         return bucket
 
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        """Every term of the store's texts, kinds and (when used) keywords; built on first use."""
+        if self._vocabulary is None:
+            words: set[str] = set()
+            for counts in self._counts:
+                words.update(counts)
+            words.update(self._keyword_postings)
+            self._vocabulary = frozenset(words)
+        return self._vocabulary
+
     def counts(self, doc_id: int) -> Counter[str]:
-        """Term frequencies of a document: text and kind tokens, plus weighted keyword tokens."""
+        """Term frequencies of a document's text and kind tokens."""
         return self._counts[doc_id]
 
-    def keyword_tf(self, term: str, doc_id: int) -> int:
-        """How often `term` occurs in the document's keywords (0 when keywords are ignored)."""
-        if self._keyword_counts is None:
+    def keyword_tf(self, term: str, doc_id: int, query: Collection[str]) -> int:
+        """How often `term` occurs in the document's keywords that the query holds whole: a keyword
+        of several words ("reverse proxy") counts only when the query has all of them, so one common
+        word of it ("reverse") does not make the entry match."""
+        if self._keywords is None:
             return 0
-        return self._keyword_counts[doc_id].get(term, 0)
+        return sum(counter[term] for distinct, counter in self._keywords[doc_id]
+                   if term in distinct and 2 * len(distinct.intersection(query)) > len(distinct))
 
     # ------------------------------------------------------------------ statistics
 
     def df(self, term: str) -> int:
-        return len(self.posting(term))
+        """Documents holding `term` in their text or their keywords."""
+        text = self.posting(term)
+        extra = self._keyword_postings.get(term)
+        if not extra:
+            return len(text)
+        return len({doc_id for doc_id, _ in text}.union(extra))
 
     def idf(self, term: str) -> float:
         df = self.df(term)
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
 
     def contribution(self, idf: float, tf: float, doc_id: int) -> float:
-        """One occurrence of a query term in document `doc_id` holding it `tf` times."""
+        """One occurrence of a query term in document `doc_id` holding it `tf` times (keyword
+        occurrences counted at `keyword_weight`)."""
         if not tf:
             return 0.0
         return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
 
-    def tf(self, term: str, doc_id: int) -> float:
+    def tf(self, term: str, doc_id: int) -> int:
         return self._counts[doc_id].get(term, 0)
 
     # ------------------------------------------------------------------ scoring
@@ -179,43 +227,61 @@ class Index:
 
             hits = np.flatnonzero(array)
             return dict(zip(hits.tolist(), array[hits].tolist()))
+        if self._keywords is not None:
+            return self.term_scores(query_terms(tokens))[0]
         scores: dict[int, float] = {}
         get = scores.get
-        keyword_only: dict[int, list[float]] | None = {} if self._keyword_counts is not None else None
         for term, qtf in query_terms(tokens).items():
             if not self.posting(term):
                 continue
             idf = self.idf(term)
             ids, weights = self._term(term)
-            if keyword_only is None:
-                for doc_id, weight in zip(ids, weights):
-                    scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * weight)
-                continue
-            for doc_id, weight, only in zip(ids, weights, self.keyword_only(term)):
-                if only:
-                    keyword_only.setdefault(doc_id, []).append(qtf * (idf * weight))
-                else:
-                    scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * weight)
-        if keyword_only:
-            cap = self.keyword_only_terms
-            for doc_id, parts in keyword_only.items():
-                if len(parts) > cap:
-                    parts = sorted(parts, reverse=True)[:cap]
-                scores[doc_id] = get(doc_id, 0.0) + sum(parts)
+            for doc_id, weight in zip(ids, weights):
+                scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * weight)
         return scores
 
-    def keyword_only(self, term: str) -> list[bool]:
-        """For each posting of `term`: whether the document holds it only in its keywords."""
-        cached = self._keyword_only.get(term)
-        if cached is None:
-            keyword_counts = self._keyword_counts
-            if keyword_counts is None:
-                cached = [False] * len(self.posting(term))
-            else:
-                cached = [abs(tf - self.keyword_weight * keyword_counts[d].get(term, 0)) < 1e-9
-                          for d, tf in self.posting(term)]
-            self._keyword_only[term] = cached
-        return cached
+    def term_scores(
+        self, terms: dict[str, int]
+    ) -> tuple[dict[int, float], dict[int, dict[str, tuple[int, int, float]]]]:
+        """Scores with keywords as a second field, and per document the (tf, keyword tf,
+        contribution) of each term it matches through its keywords. Of the terms a document holds
+        only in its keywords, the best `keyword_only_terms` count; the others contribute 0."""
+        scores: dict[int, float] = {}
+        get = scores.get
+        via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
+        keyword_only: dict[int, list[tuple[float, str]]] = {}
+        query = terms.keys()
+        weight = self.keyword_weight
+        for term, qtf in terms.items():
+            extra = self._keyword_postings.get(term, ())
+            if not self.posting(term) and not extra:
+                continue
+            idf = self.idf(term)
+            matched: dict[int, int] = {}
+            for doc_id in extra:
+                keyword_tf = self.keyword_tf(term, doc_id, query)
+                if keyword_tf:
+                    matched[doc_id] = keyword_tf
+            ids, weights = self._term(term)
+            for doc_id, text_weight in zip(ids, weights):
+                if doc_id not in matched:
+                    scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * text_weight)
+            for doc_id, keyword_tf in matched.items():
+                tf = self._counts[doc_id].get(term, 0)
+                part = qtf * self.contribution(idf, tf + weight * keyword_tf, doc_id)
+                via_keywords.setdefault(doc_id, {})[term] = (tf, keyword_tf, part)
+                if tf:
+                    scores[doc_id] = get(doc_id, 0.0) + part
+                else:
+                    keyword_only.setdefault(doc_id, []).append((part, term))
+        cap = self.keyword_only_terms
+        for doc_id, parts in keyword_only.items():
+            parts.sort(key=lambda pair: -pair[0])
+            for part, term in parts[cap:]:
+                tf, keyword_tf, _ = via_keywords[doc_id][term]
+                via_keywords[doc_id][term] = (tf, keyword_tf, 0.0)
+            scores[doc_id] = get(doc_id, 0.0) + sum(part for part, _ in parts[:cap])
+        return scores, via_keywords
 
     def _score_array(self, tokens: Sequence[str]):
         import numpy as np
@@ -272,13 +338,14 @@ class Gate:
     relevant. Relative floor: a hit scoring below this share of the best hit's score.
     """
 
-    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor")
+    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
-                 best: float) -> None:
+                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
         self.index = index
+        self.via_keywords = via_keywords or {}
         self.terms = terms
-        self.idf = {term: index.idf(term) for term in terms if index.posting(term)}
+        self.idf = {term: index.idf(term) for term in terms if index.df(term)}
         self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
         self.best = best
         self.min_coverage = min_coverage
@@ -292,7 +359,11 @@ class Gate:
         if not self.mass:
             return 0.0
         counts = self.index.counts(doc_id)
-        held = sum(qtf * self.idf[term] for term, qtf in self.terms.items() if term in self.idf and term in counts)
+        keywords = self.via_keywords.get(doc_id, {})
+        # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
+        # bounds the score, not what the entry is about).
+        held = sum(qtf * self.idf[term] for term, qtf in self.terms.items()
+                   if term in self.idf and (term in counts or term in keywords))
         return held / self.mass
 
     def reason(self, doc_id: int, score: float) -> str | None:
@@ -316,17 +387,25 @@ def pick(
     stopwords: Collection[str],
     min_coverage: float = 0.0,
     relative_floor: float = 0.0,
+    fold: bool = False,
 ) -> list[tuple[int, float]]:
     """The hits to inject: the best `k` not excluded whose match passes the gate."""
-    kept, _ignored = split_query(tokens, stopwords)
+    kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None)
     if not (min_coverage > 0.0 or relative_floor > 0.0):
         return index.top(kept, k, excluded)
     if k <= 0:
         return []
-    ranked = [pair for pair in index.ranked(kept) if pair[0] not in excluded]
+    terms = query_terms(kept)
+    via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
+    if index.keyword_weight > 0.0 and not index.vectorized:
+        scores, via_keywords = index.term_scores(terms)
+    else:
+        scores = index.scores(kept)
+    ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
+                    key=lambda pair: (-pair[1], pair[0]))
     if not ranked:
         return []
-    gate = Gate(index, query_terms(kept), min_coverage, relative_floor, ranked[0][1])
+    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords)
     picked = []
     for doc_id, score in ranked:
         if gate.reason(doc_id, score) is None:

@@ -6,7 +6,8 @@ Documents are indexed unchanged, so the statistics of every other term (df, idf,
 those of the plain BM25 and the nanohermes profile (no stopwords) ranks exactly as the original.
 
 English: articles, pronouns, auxiliaries, prepositions, conjunctions, question words, and the
-politeness and filler words of a request ("please", "can", "just"). Words that name a topic
+politeness, filler and request words of a message ("please", "just", "write", "explain", "use"):
+they say what to do with a topic, never which topic. Words that name a topic
 ("version", "file", "test") are never here. Chinese: the tokenizer makes overlapping bigrams of a
 run of Han characters, so the list holds the bigrams of function words (什么, 怎么, 一下, 可以,
 我们...) and the single characters that stand alone as a token (的, 了, 吗...).
@@ -29,8 +30,9 @@ what which who whom whose when where why how whats hows
 not no yes ok okay please thanks thank hi hello hey
 all any both each few more most other some such same own
 got let lets tell say said
+write give show help explain use using used try find need want like
 s t d ll re ve m don doesn didn isn aren wasn weren won wouldn shouldn couldn can't
-something anything ever really
+one ones something anything ever really
 """
 
 # Han function words and their bigrams; single characters that form a one-character token.

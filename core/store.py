@@ -16,7 +16,7 @@ from .errors import ConflictError, EntryNotFound, InvalidInput
 from .inject import render_lines
 from .kinds import Kind
 from .limits import DEFAULT_LIMITS, Limits
-from .keywords import clean_keywords, keyword_tokens, merge_keywords
+from .keywords import clean_keywords, merge_keywords
 from .ranking import Index, document_tokens, pick
 from .records import Document, Record, approval_flag, new_id
 from .storage import Storage
@@ -80,7 +80,7 @@ class _Snapshot:
                 (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records),
                 self.limits.k1,
                 self.limits.b,
-                keywords=(keyword_tokens(r.keywords) for r in self.records) if weight else None,
+                keywords=([tokenize(k) for k in r.keywords] for r in self.records) if weight else None,
                 keyword_weight=weight,
                 keyword_only_terms=self.limits.keyword_only_terms,
             )
@@ -150,7 +150,7 @@ class MemoryStore:
         limits = self.limits
         k = limits.top_k if top_k is None else top_k
         hits = pick(snap.index, tokenize(query), k, snap.blocked, limits.stopwords, limits.min_coverage,
-                    limits.relative_floor)
+                    limits.relative_floor, bool(limits.fold_plurals))
         return [(snap.records[doc_id], score) for doc_id, score in hits]
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:

@@ -157,6 +157,9 @@ def test_stuffed_keywords_do_not_hijack_unrelated_queries(tmp_path):
     for query, answer in queries.items():
         hits = store.search(query)
         assert hits and hits[0].entry.text == answer, query
+        # Of the query terms only its keywords hold, one counts: it never scores for two topics.
+        row = store.explain(query).for_id(stuffed.id)
+        assert len([term for term in row.terms if term.contribution > 0]) <= 1, query
 
 
 def test_nanohermes_ignores_keywords(tmp_path):
