@@ -18,19 +18,14 @@ from memtui.widgets.virtual_table import VirtualTable
 
 from .helpers import audit_events, file_entry, screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
 from .test_tui_curate import select
+from .test_tui_explain import open_explain as open_explain_on
 
 BRIEF = "回答尽量简短，先给结论"
 QUERY = "be concise"  # the memory says it in Chinese: no term of this English query is in its text
 
 
 async def open_explain(pilot, query: str) -> ExplainScreen:
-    await pilot.press("w")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, ExplainScreen)
-    await type_text(pilot, query)
-    await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.query == query,
-                     what=f"the explanation of {query!r}")
+    screen = await open_explain_on(pilot, query)
     await pilot.press("enter")  # into the ranked table
     return screen
 
