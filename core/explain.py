@@ -10,7 +10,8 @@ from .records import Record
 from .tokenize import tokenize
 
 ALL_ROWS_MAX = 64
-STOPWORD_REASON = "ignored: a function word, common to nearly every message (the profile's stopwords)"
+STOPWORD_REASON = ("ignored: a function word (or a bigram made only of function words' characters), "
+                   "common to nearly every message (the profile's stopwords)")
 
 
 def explain(

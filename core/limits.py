@@ -92,6 +92,13 @@ class Limits:
             raise ValueError(f"unknown profile {name!r} (choose {' or '.join(PROFILES)})")
         return cls(**{**PROFILES[name], **overrides})
 
+    def with_profile(self, name: str) -> Limits:
+        """These limits with the relevance settings of profile `name`; every other limit kept."""
+        if name not in PROFILES:
+            raise ValueError(f"unknown profile {name!r} (choose {' or '.join(PROFILES)})")
+        defaults = {field: _FIELDS[field][1] for field in NANOHERMES_RELEVANCE}
+        return self.replace(**{**defaults, **PROFILES[name]})
+
     @property
     def profile_name(self) -> str:
         """"nanohermes" when the relevance settings are the original ranking's, else "default"."""

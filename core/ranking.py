@@ -73,9 +73,27 @@ def split_query(
 ) -> tuple[list[str], list[str]]:
     """The query tokens that are scored (plurals folded to the store's words when a `vocabulary`
     is given), and the distinct ones ignored as function words."""
-    kept = [token for token in tokens if token not in stopwords] if stopwords else list(tokens)
-    ignored = list(dict.fromkeys(token for token in tokens if token in stopwords)) if stopwords else []
+    if not stopwords:
+        kept = list(tokens)
+        return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), []
+    dropped = [token in stopwords or _function_bigram(tokens, i, stopwords) for i, token in enumerate(tokens)]
+    kept = [token for token, drop in zip(tokens, dropped) if not drop]
+    ignored = list(dict.fromkeys(token for token, drop in zip(tokens, dropped) if drop))
     return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), ignored
+
+
+def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str]) -> bool:
+    """A CJK bigram both of whose characters belong to function words: 么时 in 什么时候 (between
+    什么 and 时候), 是什 in 这是什么. A character belongs to one if it is a one-character stopword,
+    or the overlapping bigram before or after it is a stopword."""
+    token = tokens[i]
+    if len(token) != 2 or token[0] < "\x80":
+        return False
+    before = tokens[i - 1] if i else ""
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    first = token[0] in stopwords or (len(before) == 2 and before[1] == token[0] and before in stopwords)
+    second = token[1] in stopwords or (len(after) == 2 and after[0] == token[1] and after in stopwords)
+    return first and second
 
 
 class Index:
