@@ -72,6 +72,7 @@ class ProbesScreen(Screen):
         self._results: dict[str, ProbeResult] = {}
         self._order: list[ProbeResult] = []
         self._file_state: object = None
+        self._store: object = None
         self.runs = 0  # how many runs reached the screen (tests wait on it)
 
     def compose(self) -> ComposeResult:
@@ -105,7 +106,8 @@ class ProbesScreen(Screen):
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _poll_file(self) -> None:
-        if self.is_current and self._probes_state() != self._file_state:
+        # probes.json changed, or the app now ranks with another profile (a new store object)
+        if self.is_current and (self._probes_state() != self._file_state or self.app.store is not self._store):  # type: ignore[attr-defined]
             self.action_run()
 
     def _snapshot_changed(self, _snapshot: object) -> None:
@@ -113,6 +115,7 @@ class ProbesScreen(Screen):
 
     def action_run(self) -> None:
         self._file_state = self._probes_state()
+        self._store = self.app.store  # type: ignore[attr-defined]
         self._run_probes(self._file_state)
 
     @work(thread=True, exclusive=True, group="probes", exit_on_error=False)
@@ -157,6 +160,9 @@ class ProbesScreen(Screen):
             text.append(" │ false recall ", style="#8a8a8a")
             text.append(_ratio(run.recalled, run.nothing_probes), style="bold")
             text.append(" │ rerun as memories change", style="#8a8a8a")
+            profile = getattr(self.app.store.limits, "profile_name", "default")  # type: ignore[attr-defined]
+            if profile != "default":
+                text.append(f" │ profile {profile}", style="bold #d7afff")
         if run.broken:
             text.append(f"\n⚠ {len(run.broken)} corrupt probes file(s) set aside in the store (newest "
                         f"{run.broken[-1]}): fix and move back to probes.json, or delete", style="bold #ffd75f")

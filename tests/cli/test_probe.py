@@ -100,3 +100,11 @@ def test_a_symlinked_probes_file_is_refused(store_dir, tmp_path):
     ran = run_memtui("probe", "add", "部署", "--expect-nothing", store=store_dir)
     assert ran.code == 1 and "symbolic link" in ran.error_line
     assert target.read_bytes() == b'{"probes": []}'
+
+
+def test_probes_run_under_the_profile_given(store_dir):
+    # function words only: the default profile ignores them, the original ranking does not
+    run_memtui("probe", "add", "用 的 是 什么", "--expect-nothing", store=store_dir)
+    assert run_memtui("probe", "run", store=store_dir).code == 0
+    original = run_memtui("probe", "run", "--profile", "nanohermes", store=store_dir)
+    assert original.code == 1 and "false recall 1/1 (100%)" in original.out

@@ -198,3 +198,21 @@ async def test_editor_edits_keywords_and_warns_before_breaking_a_probe(seeded):
     saved = file_entry(seeded.dir, deploy)
     assert saved["keywords"] == ["deploy", "部署"]
     assert run_probes(MemoryStore(seeded.dir)).failed == 0
+
+
+async def test_probes_screen_reruns_when_the_ranking_profile_changes(seeded):
+    probe, _ = add_probe(seeded.store(), "What is the capital of Australia?", None)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("P")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen) and app.screen.last_run is not None)
+        screen = app.screen
+        assert screen.last_run.passed == 1  # "is", "the", "of" are ignored: nothing is injected
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "Ranking profile nanohermes")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.last_run.failed == 1, timeout=5, what="the rerun under nanohermes")
+        await wait_for_text(pilot, "profile nanohermes")
+        assert shows(screen.query_one("#probe-why"), "injected")
