@@ -519,7 +519,7 @@ def summarize(results: list[ProbeResult], probe_file: ProbeFile | None = None) -
 
 def would_break(
     store: MemoryStore,
-    entry_id: str,
+    entry_id: str | None,
     probes: list[Probe],
     *,
     text: str | None = None,
@@ -527,8 +527,9 @@ def would_break(
     fields: dict | None = None,
 ) -> list[ProbeWouldBreak]:
     """The probes that pass now and would fail if entry `entry_id` had this text, kind or other
-    stored fields (e.g. keywords). Ranked by the store's own explain over the changed entries, so
-    whatever the engine weighs is weighed here too; nothing is written."""
+    stored fields (e.g. keywords) -- or, with `entry_id` None, if a new entry with them were added.
+    Ranked by the store's own explain over the changed entries, so whatever the engine weighs is
+    weighed here too; nothing is written."""
     if not probes:
         return []
     changed = _changed_document(store, entry_id, text, kind, fields or {})
@@ -548,8 +549,22 @@ def would_break(
 def _changed_document(store: MemoryStore, entry_id: str, text: str | None, kind: object,
                       fields: dict) -> Document | None:
     from .kinds import Kind
+    from .records import new_id
 
     doc = store.storage.load()
+    if entry_id is None:
+        if text is None or kind is None:
+            return None
+        clean = store._clean_text(text)[0]
+        if not clean:
+            return None
+        raw = {"id": new_id(doc.ids()), "kind": Kind.require(kind).value, "text": clean, "source": "", "ts": 0,
+               **fields}
+        try:
+            [record] = parse_document(dumps({"entries": [raw]})).records
+        except (Corrupt, ValueError):
+            return None
+        return Document(doc.top, [*doc.items, record])
     for position, item in enumerate(doc.items):
         if getattr(item, "id", None) != entry_id:
             continue

@@ -312,9 +312,10 @@ class MemtuiApp(App[None]):
     def on_write_failed(self, message: WriteFailed) -> None:
         self.notify(message.error, title="Not saved", severity="error", timeout=8)
         request = message.request
-        if request.op in ("add", "edit") and request.text is not None:
-            # give the text back rather than lose it; escape discards it
-            self.edit_entry(request.expected if request.op == "edit" else None, text=request.text, kind=request.kind)
+        if request.op in ("add", "edit") and (request.text is not None or request.keywords is not None):
+            # give the text (and keywords) back rather than lose them; escape discards them
+            self.edit_entry(request.expected if request.op == "edit" else None, text=request.text, kind=request.kind,
+                            keywords=request.keywords)
 
     def on_write_conflict(self, message: WriteConflict) -> None:
         request = message.request
@@ -343,7 +344,8 @@ class MemtuiApp(App[None]):
 
         self.push_screen(ConflictModal(request, current), decided)
 
-    def edit_entry(self, entry: Entry | None, text: str | None = None, kind=None) -> None:
+    def edit_entry(self, entry: Entry | None, text: str | None = None, kind=None,
+                   keywords: list[str] | None = None) -> None:
         """Open the editor on `entry` (or a blank one to add); saving checks for changes on disk."""
 
         def saved(result: EditResult | None) -> None:
@@ -364,7 +366,7 @@ class MemtuiApp(App[None]):
                 )
             )
 
-        self.push_screen(EditModal(entry, text=text, kind=kind), saved)
+        self.push_screen(EditModal(entry, text=text, kind=kind, keywords=keywords), saved)
 
     # ------------------------------------------------------------------ measuring
 

@@ -80,7 +80,8 @@ class EditModal(ModalScreen[EditResult | None]):
         Binding("escape", "cancel", "Cancel", id="edit.cancel"),
     ]
 
-    def __init__(self, entry: Entry | None, text: str | None = None, kind: Kind | None = None) -> None:
+    def __init__(self, entry: Entry | None, text: str | None = None, kind: Kind | None = None,
+                 keywords: list[str] | None = None) -> None:
         super().__init__(classes="modal")
         self.entry = entry
         self.initial_text = text if text is not None else (entry.text if entry else "")
@@ -90,7 +91,8 @@ class EditModal(ModalScreen[EditResult | None]):
         self.disk_notice: Text | None = None
         self._timer: Timer | None = None
         self._touched = bool(self.initial_text)  # say "empty" only once there was text, or on save
-        self.initial_keywords = list(entry.keywords) if entry is not None else []
+        self.initial_keywords = list(entry.keywords) if entry is not None else []  # what is stored
+        self.shown_keywords = list(keywords) if keywords is not None else self.initial_keywords
         self.probe_breaks: list = []  # probes that pass now and that this change would break
         self._probe_timer: Timer | None = None
 
@@ -104,7 +106,7 @@ class EditModal(ModalScreen[EditResult | None]):
                     yield RadioButton(kind_badge(kind, english=english), value=kind is self.initial_kind,
                                       id=f"kind-{kind.value}")
             yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
-            yield Input(", ".join(self.initial_keywords), id="edit-keywords",
+            yield Input(", ".join(self.shown_keywords), id="edit-keywords",
                         placeholder="keywords: other words it should be found by, comma-separated")
             yield Static(id="edit-count")
             yield Static(id="edit-warnings")
@@ -125,7 +127,7 @@ class EditModal(ModalScreen[EditResult | None]):
         self._schedule_check()
         if self.entry is not None:
             self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
-            self._schedule_probe_check()
+        self._schedule_probe_check()
 
     # ------------------------------------------------------------------ live checks
 
@@ -170,8 +172,6 @@ class EditModal(ModalScreen[EditResult | None]):
         self.action_save()
 
     def _schedule_probe_check(self) -> None:
-        if self.entry is None:
-            return
         if self._probe_timer is not None:
             self._probe_timer.stop()
         self._probe_timer = self.set_timer(PROBE_CHECK_DELAY, self._check_probes)
@@ -189,14 +189,14 @@ class EditModal(ModalScreen[EditResult | None]):
     def _run_probe_check(self, key: tuple) -> None:
         from memtui_core.probes import ProbesUnreadable, load_probes, would_break
 
-        assert self.entry is not None
         store = self.app.store  # type: ignore[attr-defined]
         try:
             probes = load_probes(store).probes
         except ProbesUnreadable:
             return
         text, kind, keywords = key
-        breaks = would_break(store, self.entry.id, probes, text=text, kind=kind, fields={"keywords": list(keywords)})
+        entry_id = self.entry.id if self.entry is not None else None  # None: a new memory would be added
+        breaks = would_break(store, entry_id, probes, text=text, kind=kind, fields={"keywords": list(keywords)})
         self.post_message(ProbesChecked(key, breaks))
 
     def on_probes_checked(self, message: ProbesChecked) -> None:
@@ -204,13 +204,19 @@ class EditModal(ModalScreen[EditResult | None]):
             self.probe_breaks = list(message.breaks)
             self._update_count()
 
+    def _known(self, entry_id: str) -> bool:
+        snapshot = getattr(self.app, "snapshot", None)
+        return snapshot is not None and snapshot.by_id(entry_id) is not None
+
     def _probe_warnings(self) -> list[Text]:
         lines = []
         for broken in self.probe_breaks[:3]:
             probe, after = broken.probe, broken.after
             miss = after.misses[0] if after.misses else None
             if probe.expects_nothing:
-                what = f"it expects nothing and {miss.id if miss else 'an entry'} would be injected"
+                known = self.entry is not None or (miss is not None and self._known(miss.id))
+                who = miss.id if miss is not None and known else "this new memory"
+                what = f"it expects nothing and {who} would be injected"
             else:
                 what = f"it expects {miss.id if miss else probe.expect[0]}, which would be {miss.status if miss else 'missed'}"
             line = Text(f"⚠ breaks probe {probe.id} “", style="#ffaf5f")

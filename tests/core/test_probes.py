@@ -196,3 +196,15 @@ def test_any_bytes_either_load_or_are_set_aside(tmp_path_factory, data):
         assert (store.dir / loaded.quarantined).read_bytes() == data
     else:
         assert path.read_bytes() == data  # a readable file is never rewritten by a read
+
+
+def test_would_break_a_new_entry_that_would_be_injected(store):
+    add_probe(store, "zebra 斑马", None)
+    deploy = ids(store)["部署脚本"]
+    add_probe(store, "部署 dry-run", [deploy])
+    probes = load_probes(store).probes
+    [recalls] = would_break(store, None, probes, text="斑马线前要减速", kind="lesson")
+    assert recalls.probe.expects_nothing and recalls.after.misses[0].status == "injected"
+    assert recalls.after.misses[0].id not in {entry.id for entry in store.entries()}
+    assert would_break(store, None, probes, text="完全无关的一句话", kind="fact") == []
+    assert len(store) == len(TEXTS)

@@ -21,6 +21,16 @@ from .test_tui_curate import select
 from .test_tui_explain import open_explain as open_explain_on
 
 BRIEF = "回答尽量简短，先给结论"
+
+
+def probe_run(directory):
+    """`memtui probe run` in a real process, as a CI job or a hook runs it."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "memtui", "--dir", str(directory), "probe", "run"],
+                          capture_output=True, text=True, timeout=60)
+
 QUERY = "be concise"  # the memory says it in Chinese: no term of this English query is in its text
 
 
@@ -46,6 +56,8 @@ async def test_a_failing_probe_passes_after_a_keyword_is_added_from_explain(seed
     add_probe(store, QUERY, [brief])
     before = run_probes(store)
     assert before.failed == 1 and before.results[0].misses[0].status == "zero_score"
+    failing = probe_run(seeded.dir)
+    assert failing.returncode == 1 and f"{brief} zero_score: no query term appears in it" in failing.stdout
 
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
@@ -72,6 +84,8 @@ async def test_a_failing_probe_passes_after_a_keyword_is_added_from_explain(seed
     assert event["after"]["keywords"] == ["concise"] and "keywords" not in event["before"]
     after = run_probes(MemoryStore(seeded.dir))
     assert (after.passed, after.failed) == (1, 0)
+    ran = probe_run(seeded.dir)  # and the command a CI job would run agrees
+    assert ran.returncode == 0 and "1 of 1 probes pass" in ran.stdout
 
 
 async def test_keywords_dialog_shows_the_guards_and_escape_saves_nothing(seeded):
@@ -216,3 +230,19 @@ async def test_probes_screen_reruns_when_the_ranking_profile_changes(seeded):
         await wait_until(pilot, lambda: screen.last_run.failed == 1, timeout=5, what="the rerun under nanohermes")
         await wait_for_text(pilot, "profile nanohermes")
         assert shows(screen.query_one("#probe-why"), "injected")
+
+
+async def test_the_editor_warns_when_a_new_memory_would_break_a_probe(seeded):
+    probe, _ = add_probe(seeded.store(), "斑马线", None)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        modal = app.screen
+        await type_text(pilot, "过斑马线前要减速")
+        await wait_for_text(pilot, f"breaks probe {probe.id}", timeout=5)
+        assert shows(modal.query_one("#edit-warnings"), "it expects nothing and this new memory would be injected")
+        await pilot.press("ctrl+s")  # a warning, not a block
+        await wait_until(pilot, lambda: len(MemoryStore(seeded.dir)) == len(seeded.ids) + 1, what="the add")
+    assert run_probes(MemoryStore(seeded.dir)).failed == 1
