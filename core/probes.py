@@ -457,6 +457,30 @@ def evaluate(probe: Probe, explanation: Explanation, gone: dict[str, str] | None
     return ProbeResult(probe=probe, passed=not misses, injected=injected, misses=misses)
 
 
+def injected_ids(store: MemoryStore, query: str) -> list[str]:
+    """The entries `query` injects, as `retrieve_block` picks them (top-k, gate, then the budget):
+    the cheap question. Only a probe that fails pays for `explain`, to say why."""
+    from .inject import render_lines
+
+    picked = [record for record, _score in store._top(query, None)]
+    fitted = render_lines(picked, store.limits.char_budget).fitted
+    return [record.id for record in picked[:fitted]]
+
+
+def _passes(probe: Probe, injected: list[str]) -> bool:
+    if probe.expects_nothing:
+        return not injected
+    return all(entry_id in injected for entry_id in probe.expect)
+
+
+def check(store: MemoryStore, probe: Probe, gone: dict[str, str] | None = None) -> ProbeResult:
+    """Run one probe: a passing one costs one retrieval, a failing one also an explain for its reasons."""
+    injected = injected_ids(store, probe.query)
+    if _passes(probe, injected):
+        return ProbeResult(probe=probe, passed=True, injected=injected)
+    return evaluate(probe, store.explain(probe.query), gone)
+
+
 def _miss(row: EntryExplanation) -> ProbeMiss:
     return ProbeMiss(id=row.id, status=str(row.status), reason=row.reason, rank=row.rank, score=row.score,
                      text=row.text)
@@ -488,7 +512,7 @@ def run_probes(store: MemoryStore, probes: ProbeFile | None = None) -> ProbeRun:
     known = {entry.id for entry in store.entries()}
     missing = {entry_id for probe in probe_file.probes for entry_id in probe.expect if entry_id not in known}
     gone = _gone_reasons(store, missing)
-    results = [evaluate(probe, store.explain(probe.query), gone) for probe in probe_file.probes]
+    results = [check(store, probe, gone) for probe in probe_file.probes]
     return summarize(results, probe_file)
 
 
@@ -538,9 +562,9 @@ def would_break(
     after_store = _WhatIf(store, changed)
     out = []
     for probe in probes:
-        if not evaluate(probe, store.explain(probe.query)).passed:
+        if not _passes(probe, injected_ids(store, probe.query)):
             continue
-        after = evaluate(probe, after_store.explain(probe.query))
+        after = check(after_store, probe)
         if not after.passed:
             out.append(ProbeWouldBreak(probe=probe, after=after))
     return out

@@ -208,3 +208,31 @@ def test_would_break_a_new_entry_that_would_be_injected(store):
     assert recalls.after.misses[0].id not in {entry.id for entry in store.entries()}
     assert would_break(store, None, probes, text="完全无关的一句话", kind="fact") == []
     assert len(store) == len(TEXTS)
+
+
+def test_the_cheap_check_agrees_with_explain_and_the_block(tmp_path):
+    import random
+
+    from memtui_core.probes import Probe, evaluate, injected_ids
+
+    rng = random.Random(7)
+    words = ["部署", "dry-run", "数据库", "缓存", "测试", "release", "notes", "the", "of", "构建", "vite", "索引"]
+    store = MemoryStore(tmp_path / "s")
+    for n in range(40):
+        store.remember(rng.choice(["fact", "lesson", "preference", "correction"]),
+                       " ".join(rng.sample(words, 4)) + f" 第{n}条" + "说明" * rng.randint(0, 60))
+    entries = store.entries()
+    for n in range(60):
+        query = " ".join(rng.sample(words, rng.randint(1, 4)))
+        explanation = store.explain(query)
+        fast = injected_ids(store, query)
+        assert fast == [row.id for row in explanation.entries if row.status == "injected"]
+        assert (store.retrieve_block(query) == "") == (not fast)
+        probe = Probe(id="0000", query=query, expect=[rng.choice(entries).id] if n % 2 else [])
+        assert evaluate(probe, explanation).passed == check_passes(store, probe)
+
+
+def check_passes(store, probe) -> bool:
+    from memtui_core.probes import check
+
+    return check(store, probe).passed
