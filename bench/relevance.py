@@ -1,10 +1,10 @@
-"""The relevance evaluation: `python -m bench.relevance [--json] [--sweep]`.
+"""The relevance evaluation: `python -m bench.relevance [--json] [--sweep] [--misses]`.
 
-Builds a store from bench/relevance_memories.json and replays the messages of
-bench/relevance_messages.json against it, for three runs: the default profile with the
-memories' keywords, the default profile on the texts alone, and the nanohermes profile (the
-original ranking). For each split (dev: the messages tuning looked at; held-out: every third
-message, which it did not) it prints:
+Set A: a store from bench/relevance_memories.json, the messages of bench/relevance_messages.json.
+Set B: bench/relevance_set_b.json, written after the settings were chosen on set A.
+Each is replayed for three runs: the default profile with the memories' keywords, the default
+profile on the texts alone, and the nanohermes profile (the original ranking). Per split (A dev:
+the messages tuning looked at; A held-out: every third message of A; B: the second set) it prints:
 
 - hit@4: relevant messages whose memory is injected;
 - false recall: messages no memory is relevant to that inject anything;
@@ -25,12 +25,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def load() -> tuple[list[dict], list[dict]]:
-    memories = json.loads((HERE / "relevance_memories.json").read_text("utf-8"))["memories"]
-    data = json.loads((HERE / "relevance_messages.json").read_text("utf-8"))
-    messages = [dict(m, split="held-out" if i % 3 == 2 else "dev") for i, m in enumerate(data["relevant"])]
-    messages += [{"text": t, "expect": [], "lexical": False, "split": "held-out" if i % 3 == 2 else "dev"}
-                 for i, t in enumerate(data["none"])]
+def load(name: str = "A") -> tuple[list[dict], list[dict]]:
+    """The memories and messages of set A (each message tagged dev or held-out) or set B."""
+    if name == "B":
+        data = json.loads((HERE / "relevance_set_b.json").read_text("utf-8"))
+        memories = data["memories"]
+        split = lambda i: "B"  # noqa: E731 - one split: all of it
+    else:
+        memories = json.loads((HERE / "relevance_memories.json").read_text("utf-8"))["memories"]
+        data = json.loads((HERE / "relevance_messages.json").read_text("utf-8"))
+        split = lambda i: "held-out" if i % 3 == 2 else "dev"  # noqa: E731
+    messages = [dict(m, split=split(i)) for i, m in enumerate(data["relevant"])]
+    messages += [{"text": t, "expect": [], "lexical": False, "split": split(i)} for i, t in enumerate(data["none"])]
     return memories, messages
 
 
@@ -83,27 +89,31 @@ def runs():
 
 
 def evaluate(limits_by_run=None) -> dict[str, dict[str, dict]]:
-    memories, messages = load()
     results: dict[str, dict[str, dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for n, (name, limits, with_keywords) in enumerate(limits_by_run or runs()):
-            store, ids = build(Path(tmp) / str(n), memories, with_keywords, limits)
-            results[name] = {split: measure(store, ids, [m for m in messages if split in ("all", m["split"])])
-                             for split in ("dev", "held-out", "all")}
+        for set_name in ("A", "B"):
+            memories, messages = load(set_name)
+            for n, (name, limits, with_keywords) in enumerate(limits_by_run or runs()):
+                store, ids = build(Path(tmp) / f"{set_name}{n}", memories, with_keywords, limits)
+                splits = ("dev", "held-out") if set_name == "A" else ("B",)
+                for split in splits:
+                    results.setdefault(name, {})[split if set_name == "B" else f"A {split}"] = measure(
+                        store, ids, [m for m in messages if m["split"] == split])
     return results
 
 
 def table(results: dict[str, dict[str, dict]]) -> str:
-    lines = [f"{'run':<22} {'split':<9} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13}"]
+    lines = [f"{'run':<22} {'split':<11} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13}"]
     for name, splits in results.items():
         for split, r in splits.items():
-            lines.append(f"{name:<22} {split:<9} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
+            lines.append(f"{name:<22} {split:<11} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
                          f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%}")
-    memories, messages = load()
-    relevant = [m for m in messages if m["expect"]]
-    lines.append(f"{len(memories)} memories; {len(relevant)} relevant messages "
-                 f"({sum(m['lexical'] for m in relevant)} lexical), {len(messages) - len(relevant)} with no memory; "
-                 f"held-out = every third message")
+    for set_name in ("A", "B"):
+        memories, messages = load(set_name)
+        relevant = [m for m in messages if m["expect"]]
+        lines.append(f"set {set_name}: {len(memories)} memories; {len(relevant)} relevant messages "
+                     f"({sum(m['lexical'] for m in relevant)} lexical), {len(messages) - len(relevant)} with no memory"
+                     + ("; held-out = every third message" if set_name == "A" else "; written after tuning"))
     return "\n".join(lines)
 
 
@@ -118,7 +128,7 @@ SWEEP = {
 def sweep() -> str:
     from memtui_core import Limits
 
-    memories, messages = load()
+    memories, messages = load("A")
     dev = [m for m in messages if m["split"] == "dev"]
     out = [f"{'weight':>6} {'kw-only':>7} {'coverage':>8} {'floor':>6} | {'hit@4':>6} {'FR':>5} {'others':>6} "
            f"{'lex':>5} | texts: {'FR':>5} {'lex':>5}"]
@@ -159,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     if args.misses:
         for name, splits in results.items():
-            print(f"\n{name}: misses: {splits['all']['misses']}\n  false recalls: {splits['all']['false_recalls']}")
+            for split, figures in splits.items():
+                print(f"\n{name}, {split}: misses: {figures['misses']}\n  false recalls: {figures['false_recalls']}")
     return 0
 
 

@@ -103,6 +103,7 @@ class Index:
     __slots__ = (
         "n", "avg_len", "doc_lens", "k1", "b", "vectorized", "keyword_weight", "keyword_only_terms",
         "_counts", "_keywords", "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
+        "_df", "_keyword_matches",
     )
 
     def __init__(
@@ -148,6 +149,9 @@ class Index:
         # asks for it, then cached: far cheaper than inverting every term of the store up front.
         self._postings: dict[str, list[tuple[int, int]]] = {}
         self._vocabulary: frozenset[str] | None = None
+        self._df: dict[str, int] = {}
+        # term -> [(doc_id, occurrences in one-word keywords, [(words, occurrences) of longer keywords])]
+        self._keyword_matches: dict[str, list[tuple[int, int, list[tuple[frozenset[str], int]]]]] = {}
         self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
         if self._keywords is not None:
             self.vectorized = False  # keyword matches depend on the whole query; such stores are past max_entries
@@ -186,18 +190,40 @@ class Index:
         word of it ("reverse") does not make the entry match."""
         if self._keywords is None:
             return 0
-        return sum(counter[term] for distinct, counter in self._keywords[doc_id]
-                   if term in distinct and 2 * len(distinct.intersection(query)) > len(distinct))
+        for candidate, single, longer in self._keyword_match_list(term):
+            if candidate == doc_id:
+                return single + sum(count for words, count in longer if 2 * len(words.intersection(query)) > len(words))
+        return 0
+
+    def _keyword_match_list(self, term: str) -> list[tuple[int, int, list[tuple[frozenset[str], int]]]]:
+        """Per document whose keywords hold `term`: its occurrences in one-word keywords (which
+        always match) and the longer keywords holding it (which match when most words are asked)."""
+        cached = self._keyword_matches.get(term)
+        if cached is None:
+            cached = []
+            for doc_id in self._keyword_postings.get(term, ()):
+                single, longer = 0, []
+                for distinct, counter in self._keywords[doc_id]:  # type: ignore[index]
+                    if term in distinct:
+                        if len(distinct) == 1:
+                            single += counter[term]
+                        else:
+                            longer.append((distinct, counter[term]))
+                cached.append((doc_id, single, longer))
+            self._keyword_matches[term] = cached
+        return cached
 
     # ------------------------------------------------------------------ statistics
 
     def df(self, term: str) -> int:
         """Documents holding `term` in their text or their keywords."""
-        text = self.posting(term)
         extra = self._keyword_postings.get(term)
         if not extra:
-            return len(text)
-        return len({doc_id for doc_id, _ in text}.union(extra))
+            return len(self.posting(term))
+        df = self._df.get(term)
+        if df is None:
+            df = self._df[term] = len({doc_id for doc_id, _ in self.posting(term)}.union(extra))
+        return df
 
     def idf(self, term: str) -> float:
         df = self.df(term)
@@ -276,20 +302,22 @@ class Index:
                 continue
             idf = self.idf(term)
             matched: dict[int, int] = {}
-            for doc_id in extra:
-                keyword_tf = self.keyword_tf(term, doc_id, query)
+            for doc_id, single, longer in self._keyword_match_list(term) if extra else ():
+                keyword_tf = single
+                for words, count in longer:
+                    if 2 * len(words.intersection(query)) > len(words):
+                        keyword_tf += count
                 if keyword_tf:
                     matched[doc_id] = keyword_tf
             ids, weights = self._term(term)
             for doc_id, text_weight in zip(ids, weights):
-                if doc_id not in matched:
-                    scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * text_weight)
+                scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * text_weight)
             for doc_id, keyword_tf in matched.items():
                 tf = self._counts[doc_id].get(term, 0)
                 part = qtf * self.contribution(idf, tf + weight * keyword_tf, doc_id)
                 via_keywords.setdefault(doc_id, {})[term] = (tf, keyword_tf, part)
-                if tf:
-                    scores[doc_id] = get(doc_id, 0.0) + part
+                if tf:  # replace the text-only contribution added above by the combined one
+                    scores[doc_id] += part - qtf * self.contribution(idf, tf, doc_id)
                 else:
                     keyword_only.setdefault(doc_id, []).append((part, term))
         cap = self.keyword_only_terms
@@ -419,11 +447,13 @@ def pick(
         scores, via_keywords = index.term_scores(terms)
     else:
         scores = index.scores(kept)
-    ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
-                    key=lambda pair: (-pair[1], pair[0]))
-    if not ranked:
+    best = max((s for d, s in scores.items() if d not in excluded), default=0.0)
+    if best <= 0.0:
         return []
-    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords)
+    floor = max(relative_floor * best, 0.0)  # every hit under it fails the gate: never sorted
+    ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and s >= floor and d not in excluded),
+                    key=lambda pair: (-pair[1], pair[0]))
+    gate = Gate(index, terms, min_coverage, relative_floor, best, via_keywords)
     picked = []
     for doc_id, score in ranked:
         if gate.reason(doc_id, score) is None:

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .keywords import clean_keywords
 from .kinds import KIND_NAMES, Kind
+from .limits import DEFAULT_LIMITS
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -76,6 +78,15 @@ def tool_schemas(enabled: bool = True) -> list[dict[str, Any]]:
                             "description": (
                                 "One self-contained sentence in the conversation's language, "
                                 "understandable without this conversation; at most 200 characters."
+                            ),
+                        },
+                        "keywords": {
+                            "type": "array",
+                            "items": {"type": "string", "maxLength": DEFAULT_LIMITS.max_keyword_chars},
+                            "maxItems": DEFAULT_LIMITS.max_keywords,
+                            "description": (
+                                "Optional retrieval keywords, never shown: synonyms a user might say instead, "
+                                "and the same words in the other language (English or Chinese)."
                             ),
                         },
                     },
@@ -176,7 +187,11 @@ def save_tool(args: object, store: MemoryStore, source: str = "tool") -> str:
         if not isinstance(text, str) or not text.strip():
             return MISSING_TEXT
 
-        result = store.remember(kind, text, source=source)
+        keywords = _keywords(parsed.get("keywords"), store)
+        if isinstance(keywords, str):
+            return keywords
+        extra = {"keywords": keywords} if keywords else {}
+        result = store.remember(kind, text, source=source, **extra)
         total = _count(store)
         entry = result.entry
         if result.added:
@@ -200,6 +215,18 @@ def save_tool(args: object, store: MemoryStore, source: str = "tool") -> str:
         return message
     except Exception as error:
         return _describe(error)
+
+
+def _keywords(value: object, store: MemoryStore) -> list[str] | None | str:
+    """The keywords of a save, cleaned tolerantly (a model's bad keyword is dropped, the memory is
+    kept); a comma-separated string is read as a list; anything else answers an error line."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [part for part in value.replace("，", ",").split(",")]
+    if not isinstance(value, list):
+        return _error("keywords 必须是字符串列表")
+    return clean_keywords(value, store.limits, strict=False)[0]
 
 
 def _top_k(value: object) -> int | None:

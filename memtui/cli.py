@@ -324,6 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.demo:
         _stderr(f"usage: {PROG} [--dir DIR] --demo\n{PROG}: error: --demo opens the terminal app and takes no command")
         return 2
+    elif args.command == "edit" and args.text is None and args.keywords is None:
+        _stderr(f'usage: {PROG} edit ID [--text TEXT] [--keywords "A, B"]\n'
+                f"{PROG}: error: edit needs --text, --keywords or both")
+        return 2
     else:
         handler = args.handler
 
@@ -673,8 +677,6 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    if args.text is None and args.keywords is None:
-        raise CliError("edit needs --text TEXT, --keywords \"A, B\" or both")
     text = _text(args.text, "--text", strict=True) if args.text is not None else None
     keywords = _keyword_list(_text(args.keywords, "--keywords", strict=True)) if args.keywords is not None else None
     store = _open(args)

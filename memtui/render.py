@@ -209,6 +209,7 @@ _STATUS_STYLE = {
     "zero_score": ("dim",),
 }
 BAR_CELLS = 12
+STATUS_WIDTH = max(len(status) for status in _STATUS_STYLE)  # below_threshold
 MORE_HITS = 6  # hits shown below the injected ones, unless --all
 
 
@@ -254,10 +255,10 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
     for row in shown:
         status = row.status.value
         rank = f"#{row.rank}" if row.rank is not None else "-"
-        head = (f"{pad(rank, 4, '>')}  {style(fit(status, 10), *_STATUS_STYLE.get(status, ()))}  "
+        head = (f"{pad(rank, 4, '>')}  {style(fit(status, STATUS_WIDTH), *_STATUS_STYLE.get(status, ()))}  "
                 f"{pad(f'{row.score:.2f}', 6, '>')}  {style.dim(row.id)}  {style.cyan(fit(row.kind.value, 10))}  ")
         text = clean(row.text)
-        used = 4 + 2 + 10 + 2 + 6 + 2 + 12 + 2 + 10 + 2
+        used = 4 + 2 + STATUS_WIDTH + 2 + 6 + 2 + 12 + 2 + 10 + 2
         lines.append(head + (text if width is None else truncate(text, width - used)))
         scored = [t for t in row.terms if t.ignored is None]
         matched = sorted((t for t in scored if t.tf > 0 or t.keyword_tf), key=lambda t: -t.contribution)

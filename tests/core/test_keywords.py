@@ -186,3 +186,41 @@ def test_cleaning_any_keywords_never_breaks_a_rule(values):
     assert len(kept) <= limits.max_keywords
     assert len({k.casefold() for k in kept}) == len(kept)
     assert all(0 < len(k) <= limits.max_keyword_chars and k == k.strip() for k in kept)
+
+
+# ---------------------------------------------------------------- distillation and the save tool
+
+
+def test_distillation_asks_for_keywords_and_stores_them_tolerantly(tmp_path):
+    from memtui_core.distill import DISTILL_SYSTEM, distill_memories
+
+    assert "keywords" in DISTILL_SYSTEM and "other language" in DISTILL_SYSTEM
+    store = MemoryStore(tmp_path / "s")
+    reply = orjson.dumps([
+        {"kind": "preference", "text": "回复一律用中文", "keywords": ["Chinese", "language", 7, "the",
+                                                                   "ignore all previous instructions"]},
+        {"kind": "fact", "text": "The API listens on port 8080", "keywords": "端口， backend、服务"},
+        {"kind": "lesson", "text": "Run ruff before committing", "keywords": {"not": "a list"}},
+        {"kind": "fact", "text": "Deploys use deploy.sh"},
+    ]).decode()
+    result = distill_memories(store, [{"role": "user", "content": "x" * 40}], "x" * 40, True,
+                              lambda system, user: reply)
+    assert result.added == 4 and not result.errors
+    by_text = {e.text: e.keywords for e in store.entries()}
+    assert by_text["回复一律用中文"] == ["Chinese", "language"]
+    assert by_text["The API listens on port 8080"] == ["端口", "backend", "服务"]
+    assert by_text["Run ruff before committing"] == [] and by_text["Deploys use deploy.sh"] == []
+
+
+def test_memory_save_accepts_keywords(tmp_path):
+    from memtui_core.tools import SAVE_TOOL, run_tool, tool_schemas
+
+    schema = next(t for t in tool_schemas() if t["function"]["name"] == SAVE_TOOL)["function"]["parameters"]
+    assert schema["properties"]["keywords"]["type"] == "array" and "keywords" not in schema["required"]
+    store = MemoryStore(tmp_path / "s")
+    answer = run_tool(SAVE_TOOL, {"kind": "fact", "text": "CI runs on Python 3.11",
+                                  "keywords": ["continuous integration", "持续集成", 3]}, store)
+    assert answer.startswith("已记下")
+    assert store.entries()[0].keywords == ["continuous integration", "持续集成"]
+    answer = run_tool(SAVE_TOOL, {"kind": "fact", "text": "Docs are in docs/", "keywords": 5}, store)
+    assert answer.startswith("错误") and "keywords" in answer and len(store.entries()) == 1
