@@ -92,12 +92,16 @@ class KeywordsModal(ModalScreen[list[str] | None]):
         has = ", ".join(self.entry.keywords) or "none yet"
         text = clip(self.entry.text, 70, "italic")
         text.end = "\n"
-        return Group(
+        lines = [
             text,
             Text.assemble(("keywords now: ", "#8a8a8a"), has),
             Text.assemble(("the query's terms it lacks are filled in; keywords find it, they are never "
                            "shown to the model", "#8a8a8a")),
-        )
+        ]
+        if not self.app.store.limits.keyword_weight:  # type: ignore[attr-defined]
+            lines.append(Text("this ranking profile ignores keywords: they are saved, but the rank changes only "
+                              "under the default profile", style="#ffd75f"))
+        return Group(*lines)
 
     def on_mount(self) -> None:
         self.query_one("#keywords-input", Input).focus()

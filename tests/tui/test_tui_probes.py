@@ -230,6 +230,14 @@ async def test_probes_screen_reruns_when_the_ranking_profile_changes(seeded):
         await wait_until(pilot, lambda: screen.last_run.failed == 1, timeout=5, what="the rerun under nanohermes")
         await wait_for_text(pilot, "profile nanohermes")
         assert shows(screen.query_one("#probe-why"), "injected")
+        await pilot.press("enter")  # into explain, on the entry injected against the probe's expectation
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen), what="explain")
+        explain = app.screen
+        await wait_until(pilot, lambda: explain.query_one("#ranked", VirtualTable).selected_key()
+                         == screen.last_run.results[0].misses[0].id, what="the injected entry selected")
+        await pilot.press("K")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeywordsModal), what="the keywords dialog")
+        assert shows(app.screen.query_one("#keywords-context"), "this ranking profile ignores keywords")
 
 
 async def test_the_editor_warns_when_a_new_memory_would_break_a_probe(seeded):
