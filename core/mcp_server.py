@@ -75,9 +75,10 @@ def build_server(store: "MemoryStore") -> "MCPServer":
         kind: Annotated[str, Field(description=save_params["kind"]["description"],
                                    json_schema_extra={"enum": save_params["kind"]["enum"]})],
         text: Annotated[str, Field(description=save_params["text"]["description"])],
+        keywords: Annotated[list[str] | None, Field(description=save_params["keywords"]["description"])] = None,
     ) -> str:
         with lock:
-            return answer(save_tool({"kind": kind, "text": text}, store, source="mcp"))
+            return answer(save_tool({"kind": kind, "text": text, "keywords": keywords}, store, source="mcp"))
 
     def memory_search(
         query: Annotated[str, Field(description=search_params["query"]["description"])],

@@ -10,6 +10,7 @@ from memtui.screens.explain import ExplainScreen
 from memtui.widgets.virtual_table import VirtualTable
 
 from .helpers import screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
+from .test_tui_explain import open_explain
 
 
 def relevance_store(directory) -> tuple[MemoryStore, dict[str, str]]:
@@ -22,17 +23,6 @@ def relevance_store(directory) -> tuple[MemoryStore, dict[str, str]]:
     for n in range(5):
         store.remember("fact", f"note {n} about a yaml detail number {n}")
     return store, ids
-
-
-async def explain(pilot, query: str) -> ExplainScreen:
-    await pilot.press("w")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, ExplainScreen)
-    await type_text(pilot, query)
-    await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.query == query,
-                     what=f"the explanation of {query!r}")
-    return screen
 
 
 async def select(pilot, screen: ExplainScreen, entry_id: str) -> None:
@@ -55,7 +45,7 @@ async def test_explain_screen_shows_ignored_terms_keyword_matches_and_the_gate(t
     app = MemtuiApp(store)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
-        screen = await explain(pilot, query)
+        screen = await open_explain(pilot, query)
         text = screen_text(app)
         assert "weak match" in text  # the gate's badge in the table and the summary
         await select(pilot, screen, ids["nginx"])
@@ -73,7 +63,7 @@ async def test_command_palette_switches_to_the_nanohermes_profile(tmp_path):
     app = MemtuiApp(store)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
-        screen = await explain(pilot, query)
+        screen = await open_explain(pilot, query)
         await pilot.press("ctrl+p")
         await pilot.pause()
         await type_text(pilot, "Ranking profile")
