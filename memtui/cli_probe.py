@@ -30,7 +30,8 @@ def add_probe_commands(parser: argparse.ArgumentParser, parents: list, formatter
                       "same query is replaced)")
     p.add_argument("query", metavar="QUERY", help="the user's message (`-` reads it from stdin)")
     expectation = p.add_mutually_exclusive_group(required=True)
-    expectation.add_argument("--expect", nargs="+", metavar="ID", help="entry ids the query must inject")
+    expectation.add_argument("--expect", nargs="+", action="extend", metavar="ID",
+                             help="entry ids the query must inject (several, or the option repeated)")
     expectation.add_argument("--expect-nothing", action="store_true", help="the query must inject no entry")
     p.set_defaults(handler=cmd_probe_add)
 

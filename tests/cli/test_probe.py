@@ -44,13 +44,14 @@ def test_add_run_list_rm(store_dir):
 
 def test_run_fails_with_explains_reason_and_exit_1(store_dir):
     run_memtui("probe", "add", "部署 dry-run", "--expect", VITE, store=store_dir)
-    run_memtui("probe", "add", "部署 dry-run", "--expect", DEPLOY, VITE_TEST, store=store_dir)  # replaces it
+    run_memtui("probe", "add", "部署 dry-run", "--expect", DEPLOY, "--expect", VITE_TEST, store=store_dir)  # replaces it
     run_memtui("probe", "add", "前端 构建", "--expect-nothing", store=store_dir)
     ran = run_memtui("probe", "run", store=store_dir)
     assert ran.code == 1 and ran.err == ""
     assert "0 of 2 probes pass" in ran.out and "hit rate 1/2 (50%)" in ran.out and "false recall 1/1 (100%)" in ran.out
     assert f"{VITE_TEST} zero_score: no query term appears in it; missing:" in ran.out
     assert f"{VITE_TEST} #1 injected: ranked #1 of the top 4" in ran.out
+    assert run_memtui("probe", "list", "--json", store=store_dir).json()[0]["expect"] == [DEPLOY, VITE_TEST]
     data = run_memtui("probe", "run", "--json", store=store_dir)
     assert data.code == 1
     report = orjson.loads(data.raw)
