@@ -236,3 +236,18 @@ def check_passes(store, probe) -> bool:
     from memtui_core.probes import check
 
     return check(store, probe).passed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=80))
+def test_any_query_is_kept_as_it_reads_back_or_refused_in_one_line(tmp_path_factory, query):
+    store = MemoryStore(tmp_path_factory.mktemp("q"))
+    try:
+        probe, outcome = add_probe(store, query, None)
+    except InvalidInput as error:
+        assert "\n" not in str(error) and not probes_path(store).exists()
+        return
+    assert outcome == "added" and probe.query == probe.query.strip() and probe.query
+    [loaded] = load_probes(store).probes
+    assert loaded == probe
+    assert add_probe(store, query, None) == (probe, "unchanged")
