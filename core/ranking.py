@@ -381,7 +381,10 @@ class Gate:
 
     Coverage: the share of the query's idf mass that the terms an entry holds carry; only terms
     the store knows (df > 0) count, since a word no memory holds says nothing about which one is
-    relevant. Relative floor: a hit scoring below this share of the best hit's score.
+    relevant. Numbers (`15`, `8080`) are left out of that mass when the query has a known word:
+    alone they are versions, counts, ports or dates of anything, so an entry matching a message
+    only on a number is not a match. Relative floor: a hit scoring below this share of the best
+    hit's score.
     """
 
     __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords")
@@ -392,6 +395,8 @@ class Gate:
         self.via_keywords = via_keywords or {}
         self.terms = terms
         self.idf = {term: index.idf(term) for term in terms if index.df(term)}
+        if any(not term.isdigit() for term in self.idf):
+            self.idf = {term: idf for term, idf in self.idf.items() if not term.isdigit()}
         self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
         self.best = best
         self.min_coverage = min_coverage

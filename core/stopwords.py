@@ -10,7 +10,8 @@ politeness, filler and request words of a message ("please", "just", "write", "e
 they say what to do with a topic, never which topic. Words that name a topic
 ("version", "file", "test") are never here. Chinese: the tokenizer makes overlapping bigrams of a
 run of Han characters, so the list holds the bigrams of function words (什么, 怎么, 一下, 可以,
-我们...) and the single characters that stand alone as a token (的, 了, 吗...).
+我们...), the request words matching the English ones (解释, 介绍, 给我, 写, 用...), and the single
+characters that stand alone as a token (的, 了, 吗...).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ _CHINESE = """
 我们 你们 他们 她们 它们 咱们 我的 你的 他的 自己 大家
 请问 请你 帮我 帮忙 麻烦 谢谢 你好 一点 一样 还是 或者 而且 但是 因为 所以 如果 然后 就是 还有 已经 现在
 吗？ 的话 时候 应该 需要 知道 觉得 告诉 告诉我 一直 比较 非常 特别
+写 用 想 要 找 解释 介绍 试试 看看 讲讲 说说 给我 显示
 """.replace("吗？", "")
 
 DEFAULT_STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(

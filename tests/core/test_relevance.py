@@ -256,3 +256,23 @@ def test_explain_injects_exactly_what_search_returns(random_store, words):
     for row, hit in zip(injected, hits):
         assert row.score == pytest.approx(hit.score, abs=1e-9)
         assert row.score == pytest.approx(sum(t.contribution for t in row.terms), abs=1e-9)
+
+
+def test_an_entry_matching_only_on_a_number_is_held_back(tmp_path):
+    write(tmp_path / "s", [item(1, "fact", "iOS support starts at 15.0"), item(2, "fact", "The API listens on port 8080"),
+                           item(3, "fact", "Flutter apps are built with flutter build")])
+    store = MemoryStore(tmp_path / "s")
+    explanation = store.explain("flutter build takes 15 minutes")
+    assert explanation.for_id(f"{1:012x}").status == Status.BELOW_THRESHOLD  # only "15" matches
+    assert [h.entry.id for h in store.search("flutter build takes 15 minutes")] == [f"{3:012x}"]
+    assert store.search("8080")[0].entry.id == f"{2:012x}"  # a query of numbers alone still finds them
+    assert store.search("port 8080")[0].entry.id == f"{2:012x}"
+
+
+def test_chinese_request_words_are_ignored_like_the_english_ones():
+    for word in ("解释", "介绍", "给我"):
+        assert word in DEFAULT_STOPWORDS
+    for word in ("explain", "write", "use"):
+        assert word in DEFAULT_STOPWORDS
+    kept, _ = split_query(tokenize("解释一下什么是区块链"), DEFAULT_STOPWORDS)
+    assert "解释" not in kept and "区块" in kept
