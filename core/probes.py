@@ -137,6 +137,7 @@ class ProbeRun(BaseModel):
     recalled: int = 0  # probes expecting nothing that injected something
     false_recall: float | None = None  # recalled / nothing_probes; None without such probes
     others: int = 0  # entries injected beside the expected ones, over all probes that expect some
+    others_per_probe: float | None = None  # others / probes that expect some; None without such probes
 
     @property
     def ok(self) -> bool:
@@ -534,6 +535,8 @@ def summarize(results: list[ProbeResult], probe_file: ProbeFile | None = None) -
             run.hits += result.hits
             run.others += sum(1 for entry_id in result.injected if entry_id not in result.probe.expect)
     run.hit_rate = run.hits / run.expected if run.expected else None
+    expecting = sum(1 for result in results if not result.probe.expects_nothing)
+    run.others_per_probe = run.others / expecting if expecting else None
     run.false_recall = run.recalled / run.nothing_probes if run.nothing_probes else None
     return run
 

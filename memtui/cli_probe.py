@@ -135,8 +135,8 @@ def cmd_probe_run(args: argparse.Namespace) -> int:
         return 0 if run.ok else 1
     summary = (f"{run.passed} of {total} probes pass · hit rate {_ratio(run.hits, run.expected)} · "
                f"false recall {_ratio(run.recalled, run.nothing_probes)}")
-    if run.expected:
-        summary += f" · {run.others} other entries injected beside the expected ones"
+    if run.others_per_probe is not None:
+        summary += f" · {run.others_per_probe:.2f} other entries per probe beside the expected ones"
     _echo(style.bold(summary) if run.failed == 0 else style.red(summary))
     for result in run.results:
         if result.passed:

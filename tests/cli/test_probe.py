@@ -49,6 +49,7 @@ def test_run_fails_with_explains_reason_and_exit_1(store_dir):
     ran = run_memtui("probe", "run", store=store_dir)
     assert ran.code == 1 and ran.err == ""
     assert "0 of 2 probes pass" in ran.out and "hit rate 1/2 (50%)" in ran.out and "false recall 1/1 (100%)" in ran.out
+    assert "other entries per probe" in ran.out
     assert f"{VITE_TEST} zero_score: no query term appears in it; missing:" in ran.out
     assert f"{VITE_TEST} #1 injected: ranked #1 of the top 4" in ran.out
     assert run_memtui("probe", "list", "--json", store=store_dir).json()[0]["expect"] == [DEPLOY, VITE_TEST]

@@ -57,6 +57,7 @@ def test_add_list_run_remove(store):
 
     run = run_probes(store)
     assert (run.passed, run.failed, run.hit_rate, run.false_recall) == (2, 0, 1.0, 0.0)
+    assert run.others_per_probe == len(run.results[0].injected) - 1  # one probe expects entries
     assert run.ok
 
     again, outcome = add_probe(store, "部署 dry-run 怎么跑", [deploy])
