@@ -27,7 +27,7 @@ def explain(
     n = index.n if index else 0
     avg_len = index.avg_len if index else 0.0
     via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
-    if index and index.keyword_weight > 0.0:
+    if index and index.has_keywords:
         scores, via_keywords = index.term_scores(scored_terms)
     else:
         scores = index.scores(kept) if index else {}
@@ -38,6 +38,7 @@ def explain(
     if index and eligible:
         gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords)
         if gate.active:
+            gate.settle(scores, eligible)
             for doc_id in eligible:
                 reason = gate.reason(doc_id, scores[doc_id])
                 if reason is not None:

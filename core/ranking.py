@@ -1,6 +1,6 @@
 """BM25 over the store: an inverted index built once per file state, queried many times.
 
-Scoring (SPEC §7): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
+Scoring (docs/ranking.md): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
 idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / max(avg_len, 1))).
 
 Keywords (docs/ranking.md) are a second field, BM25F-style: a keyword token counts `keyword_weight`
@@ -11,7 +11,7 @@ bridge a synonym or the other language, they cannot make one entry match every t
 
 The length-normalised term frequency of every posting is computed once per term, so a warm query
 only multiplies and adds over the postings of its own terms. Big stores (VECTOR_MIN_DOCS and up)
-do that with numpy, imported only then, so the per-turn path on a normal store stays light.
+do that with numpy when it is installed (the `fast` extra), imported only then.
 """
 
 from __future__ import annotations
@@ -127,13 +127,15 @@ class Index:
         self._keywords: list[list[tuple[frozenset[str], Counter[str]]]] | None = None
         self._keyword_postings: dict[str, list[int]] = {}
         if keywords is not None and keyword_weight > 0.0:
-            self._keywords = []
+            parsed_docs = []
             for doc_id, keyword_list in enumerate(keywords):
                 parsed = [(frozenset(tokens), Counter(tokens)) for tokens in keyword_list if tokens]
-                self._keywords.append(parsed)
+                parsed_docs.append(parsed)
                 doc_lens[doc_id] += keyword_weight * sum(len(tokens) for tokens in keyword_list)
                 for term in set().union(*(distinct for distinct, _ in parsed)) if parsed else ():
                     self._keyword_postings.setdefault(term, []).append(doc_id)
+            if self._keyword_postings:  # a store without any keyword ranks as plain BM25
+                self._keywords = parsed_docs
         self._counts = counts
         self.n = len(doc_lens)
         self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
@@ -158,7 +160,7 @@ class Index:
         if self.vectorized:
             try:
                 import numpy  # noqa: F401
-            except ImportError:  # pragma: no cover - numpy ships with the default install
+            except ImportError:  # numpy is the optional `fast` extra: score in pure Python
                 self.vectorized = False
 
     def posting(self, term: str) -> list[tuple[int, int]]:
@@ -168,6 +170,11 @@ class Index:
             bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
             self._postings[term] = bucket
         return bucket
+
+    @property
+    def has_keywords(self) -> bool:
+        """Whether keywords take part in scoring (some entry has one, and the weight is not 0)."""
+        return self._keywords is not None
 
     @property
     def vocabulary(self) -> frozenset[str]:
@@ -376,18 +383,34 @@ class Index:
 # ---------------------------------------------------------------------- the relevance gate
 
 
+def _kind_terms() -> frozenset[str]:
+    from .kinds import Kind
+
+    return frozenset(term for kind in Kind for term in document_tokens("", kind.label, kind.value))
+
+
+KIND_TERMS = _kind_terms()
+
+
+def _weak(term: str) -> bool:
+    """A term that alone says nothing about which memory is relevant (see `Gate`)."""
+    return term.isdigit() or term in KIND_TERMS
+
+
 class Gate:
     """Which ranked hits are relevant enough to inject (docs/ranking.md, "The gate").
 
     Coverage: the share of the query's idf mass that the terms an entry holds carry; only terms
     the store knows (df > 0) count, since a word no memory holds says nothing about which one is
-    relevant. Numbers (`15`, `8080`) are left out of that mass when the query has a known word:
-    alone they are versions, counts, ports or dates of anything, so an entry matching a message
-    only on a number is not a match. Relative floor: a hit scoring below this share of the best
-    hit's score.
+    relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
+    (`15`, `8080`: versions, counts, ports or dates of anything) and the kinds' names (`fact`,
+    `偏好`: every entry of a kind holds them), so "a fun fact about octopuses" does not inject
+    facts while a query of just `偏好` still lists preferences. Relative floor: a hit scoring
+    below this share of the best hit's score.
     """
 
-    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords")
+    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
+                 "required", "_coverage")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
                  best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
@@ -395,18 +418,34 @@ class Gate:
         self.via_keywords = via_keywords or {}
         self.terms = terms
         self.idf = {term: index.idf(term) for term in terms if index.df(term)}
-        if any(not term.isdigit() for term in self.idf):
-            self.idf = {term: idf for term, idf in self.idf.items() if not term.isdigit()}
+        if not all(_weak(term) for term in terms):
+            self.idf = {term: idf for term, idf in self.idf.items() if not _weak(term)}
         self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
         self.best = best
         self.min_coverage = min_coverage
         self.relative_floor = relative_floor
+        self.required = min_coverage
+        self._coverage: dict[int, float] = {}
+
+    def settle(self, scores: dict[int, float], candidates: Iterable[int]) -> None:
+        """Lower the coverage required to the best any candidate reaching the relative floor has:
+        when a long message spreads over several memories and none covers `min_coverage` of it,
+        the ones covering the most are still relevant, and only weaker ones are held back."""
+        if self.min_coverage <= 0.0:
+            return
+        floor = self.relative_floor * self.best
+        best = max((self.coverage(d) for d in candidates if scores[d] >= floor), default=0.0)
+        if best > 0.0:  # when no hit holds a real term of the message, none passes
+            self.required = min(self.min_coverage, best)
 
     @property
     def active(self) -> bool:
         return self.min_coverage > 0.0 or self.relative_floor > 0.0
 
     def coverage(self, doc_id: int) -> float:
+        cached = self._coverage.get(doc_id)
+        if cached is not None:
+            return cached
         if not self.mass:
             return 0.0
         counts = self.index.counts(doc_id)
@@ -415,15 +454,18 @@ class Gate:
         # bounds the score, not what the entry is about).
         held = sum(qtf * self.idf[term] for term, qtf in self.terms.items()
                    if term in self.idf and (term in counts or term in keywords))
-        return held / self.mass
+        self._coverage[doc_id] = held / self.mass
+        return self._coverage[doc_id]
 
     def reason(self, doc_id: int, score: float) -> str | None:
         """Why this hit is held back, in plain words; None if it passes."""
         if self.min_coverage > 0.0:
             share = self.coverage(doc_id)
-            if share < self.min_coverage:
+            if share < self.required - 1e-12:
+                needed = (f"at least {self.required:.0%} is needed" if self.required >= self.min_coverage else
+                          f"no entry reaches {self.min_coverage:.0%} and the best hold {self.required:.0%}")
                 return (f"the query terms it holds carry {share:.0%} of the query's weight (idf); "
-                        f"at least {self.min_coverage:.0%} is needed, so it is too weak a match to inject")
+                        f"{needed}, so it is too weak a match to inject")
         if self.relative_floor > 0.0 and score < self.relative_floor * self.best:
             return (f"its score {score:.2f} is below {self.relative_floor:.0%} of the best hit's {self.best:.2f}, "
                     f"so it is a weak tail beside a much better match")
@@ -448,7 +490,7 @@ def pick(
         return []
     terms = query_terms(kept)
     via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
-    if index.keyword_weight > 0.0 and not index.vectorized:
+    if index.has_keywords:
         scores, via_keywords = index.term_scores(terms)
     else:
         scores = index.scores(kept)
@@ -459,6 +501,7 @@ def pick(
     ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and s >= floor and d not in excluded),
                     key=lambda pair: (-pair[1], pair[0]))
     gate = Gate(index, terms, min_coverage, relative_floor, best, via_keywords)
+    gate.settle(scores, (doc_id for doc_id, _ in ranked))
     picked = []
     for doc_id, score in ranked:
         if gate.reason(doc_id, score) is None:

@@ -26,6 +26,8 @@ is am are was were be been being do does did doing done have has had having
 will would shall should can could may might must need ought
 and or but nor so yet if then else than as because while although though
 of in on at to from by for with without about into onto over under up down out off
+against between through during before after above below across along among around within via per
+until upon toward towards
 again further once also too very just only even still already
 what which who whom whose when where why how whats hows
 not no yes ok okay please thanks thank hi hello hey

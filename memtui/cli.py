@@ -28,7 +28,7 @@ PROG = "memtui"
 EPILOG = """\
 store: --dir DIR, else $MEMTUI_DIR, else the platform data directory (memory.json, backups/, audit.jsonl).
 exit status: 0 success; 1 a failed operation (one line `memtui: error: ...` on stderr); 2 a usage error.
-A QUERY of `-` is read from stdin. `memtui COMMAND --help` shows the options of a command."""
+A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the options of a command."""
 
 # explain builds one row per (entry, distinct query term): bounded so a pasted document cannot
 # keep the command busy for minutes.
@@ -212,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_options(parser, None)
     parser.add_argument("--demo", action="store_true",
                         help="open the terminal app on a fresh temporary store with sample entries")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
     def command(name: str, help: str, *parents: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -225,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("add", "remember one entry (a near-duplicate refreshes the existing one)", as_json)
     p.add_argument("kind", metavar="KIND", help="preference, correction, lesson or fact")
-    p.add_argument("text", metavar="TEXT")
+    p.add_argument("text", metavar="TEXT", help="the memory (`-` reads it from stdin)")
     p.add_argument("--source", default="cli", help="where it came from (default: cli)")
     p.add_argument("--keyword", action="append", default=None, metavar="K", dest="keywords",
                    help="a retrieval keyword (repeatable): a synonym or the other language's word; never shown "
@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("edit", "replace the text or the keywords of an entry", as_json)
     p.add_argument("id", metavar="ID")
-    p.add_argument("--text", metavar="TEXT")
+    p.add_argument("--text", metavar="TEXT", help="the new text (`-` reads it from stdin)")
     p.add_argument("--keywords", metavar='"A, B"',
                    help='replace the retrieval keywords (comma-separated; "" removes them all)')
     p.set_defaults(handler=cmd_edit)
@@ -291,6 +291,12 @@ def build_parser() -> argparse.ArgumentParser:
     from memtui.cli_probe import HELP as PROBE_HELP, add_probe_commands
 
     add_probe_commands(command("probe", PROBE_HELP), [store_options, as_json], _help_formatter, EPILOG)
+
+    from memtui.cli_completion import SHELLS, cmd_completion
+
+    p = command("completion", "print a shell completion script: eval \"$(memtui completion bash)\"")
+    p.add_argument("shell", choices=SHELLS, metavar="SHELL", help=", ".join(SHELLS))
+    p.set_defaults(handler=cmd_completion)
     return parser
 
 
@@ -474,6 +480,16 @@ def _query(value: str) -> str:
     return _text(value, "QUERY")
 
 
+def _input_text(value: str, what: str) -> str:
+    """A TEXT to store; `-` reads it from stdin, which must then be UTF-8."""
+    if value != "-":
+        return _text(value, what, strict=True)
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"{what} from stdin is not valid UTF-8") from None
+
+
 def _emit_json(data: object) -> int:
     import orjson
 
@@ -638,7 +654,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     from memtui_core.kinds import Kind
 
     kind = Kind.require(_text(args.kind, "KIND"))
-    text = _text(args.text, "TEXT", strict=True)
+    text = _input_text(args.text, "TEXT")
     source = _text(args.source, "--source", strict=True)
     keywords = [_text(k, "--keyword", strict=True) for k in args.keywords] if args.keywords is not None else None
     store = _open(args)
@@ -677,7 +693,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    text = _text(args.text, "--text", strict=True) if args.text is not None else None
+    text = _input_text(args.text, "--text") if args.text is not None else None
     keywords = _keyword_list(_text(args.keywords, "--keywords", strict=True)) if args.keywords is not None else None
     store = _open(args)
     entry_id = _text(args.id, "ID")

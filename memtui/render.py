@@ -1,8 +1,10 @@
 """Human-readable output for the `memtui` command: terminal cell widths, tables and colour.
 
-Only the human form of a command imports this; `--json` and `inject` never do. Widths are
-counted in terminal cells, so Chinese, Japanese and Korean text (two cells a character) stays
-aligned. Colour is used only when stdout is a terminal and NO_COLOR is not set.
+Only the human form of a command imports this; `--json` and `inject` never do. Widths come from
+rich's `cell_len`, the function the terminal app (Textual) measures with, so the command and the
+app agree on every string: CJK and kana (two cells), emoji sequences joined by ZWJ, emoji
+presentation selectors (`⚠️`), keycaps (`1️⃣`), combining marks. Text is cut between grapheme
+clusters, never inside one. Colour is used only when stdout is a terminal and NO_COLOR is not set.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import sys
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
+
+from rich.cells import cell_len, split_graphemes
 
 __all__ = [
     "Style",
@@ -29,41 +33,36 @@ __all__ = [
 ELLIPSIS = "…"
 
 
-def _char_width(char: str) -> int:
-    if unicodedata.east_asian_width(char) in "WF":
-        return 2
-    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0
-    return 1
-
-
 def cell_width(text: str) -> int:
-    """How many terminal cells `text` takes (wide CJK characters count two)."""
-    if text.isascii():
-        return len(text)
-    return sum(_char_width(char) for char in text)
+    """How many terminal cells `text` takes, as the terminal app counts them."""
+    return cell_len(text)
 
 
 def truncate(text: str, width: int) -> str:
-    """Cut `text` to at most `width` cells, ending with … when something was cut."""
+    """Cut `text` to at most `width` cells, ending with … when something was cut. Whole grapheme
+    clusters are kept or dropped, so an emoji sequence or a base with its marks is never split."""
+    spans, total = split_graphemes(text)
+    if total <= width:
+        return text
     if width <= 0:
         return ""
-    if cell_width(text) <= width:
-        return text
-    out, used = [], 0
-    for char in text:
-        w = _char_width(char)
-        if used + w > width - 1:
+    end, used = 0, 0
+    for start, stop, cells in spans:
+        if used + cells > width - 1:
             break
-        out.append(char)
-        used += w
-    return "".join(out) + ELLIPSIS
+        end, used = stop, used + cells
+    return text[:end] + ELLIPSIS
 
 
 def pad(text: str, width: int, align: str = "<") -> str:
     """`text` padded with spaces to `width` cells (never cut)."""
     gap = max(width - cell_width(text), 0)
-    return " " * gap + text if align == ">" else text + " " * gap
+    out = " " * gap + text if align == ">" else text + " " * gap
+    for _ in range(gap):  # a space can join a stray joiner's cluster: then one more is needed
+        if cell_width(out) >= width:
+            break
+        out = " " + out if align == ">" else out + " "
+    return out
 
 
 def fit(text: str, width: int, align: str = "<") -> str:
@@ -266,6 +265,8 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
         for t in matched:
             times = f"×{t.qtf}" if t.qtf > 1 else ""
             via = style.yellow(f"keyword ×{t.keyword_tf}") if t.from_keywords else ""
+            if t.from_keywords and not t.tf and not t.contribution:
+                via += style.dim(" (not counted: one keyword-only term per entry)")
             lines.append(
                 f"        {pad(t.term, term_width)} {pad(times, 3)} tf {t.tf:<2} df {t.df:<3} idf {t.idf:5.2f}  "
                 f"{pad(f'+{t.contribution:.2f}', 7, '>')}  {style.blue(_bar(t.contribution, top))}"

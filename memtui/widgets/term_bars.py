@@ -50,6 +50,8 @@ def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType
             note = bar(term.contribution, top, BAR_WIDTH)
             if term.from_keywords:
                 note.append(f" keyword ×{term.keyword_tf}", style="#d7afff")
+                if not term.tf and not term.contribution:
+                    note.append(" (not counted: one keyword-only term per entry)", style="#6c6c6c")
         table.add_row(
             Text(term.term, style="bold" if not faint else style),
             Text(str(term.qtf), style=style),

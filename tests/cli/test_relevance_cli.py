@@ -87,3 +87,11 @@ def test_profile_is_a_global_option_and_explain_shows_the_rules(tmp_path):
     assert run_memtui("inject", query, store=store).out.count("\n- [") < 4
     bad = run_memtui("--profile", "fast", "list", store=store)
     assert bad.code == 2 and "invalid choice" in bad.err
+
+
+def test_explain_says_when_a_keyword_only_term_is_not_counted(tmp_path):
+    store = tmp_path / "s"
+    add(store, "lesson", "Playwright e2e runs time out in CI", "flaky", "tests")
+    add(store, "fact", "unrelated note about coffee")
+    human = run_memtui("explain", "flaky tests", store=store).out
+    assert "keyword ×1" in human and "not counted: one keyword-only term per entry" in human

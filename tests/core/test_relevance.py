@@ -276,3 +276,46 @@ def test_chinese_request_words_are_ignored_like_the_english_ones():
         assert word in DEFAULT_STOPWORDS
     kept, _ = split_query(tokenize("解释一下什么是区块链"), DEFAULT_STOPWORDS)
     assert "解释" not in kept and "区块" in kept
+
+
+def test_a_long_message_spread_over_memories_still_gets_the_best_covered_ones(tmp_path):
+    # Five content words, each held by a different entry: none covers 30% of the message, yet the
+    # message is about them; the best-covered entries pass, weaker ones are held back.
+    write(tmp_path / "s", [item(1, "fact", "alpha beta notes"), item(2, "fact", "gamma notes"),
+                           item(3, "fact", "delta notes"), item(4, "fact", "epsilon notes"),
+                           item(5, "fact", "zeta notes")])
+    store = MemoryStore(tmp_path / "s", Limits(relative_floor=0))
+    query = "alpha gamma delta epsilon zeta omega"
+    explanation = store.explain(query)
+    assert not [row for row in explanation.entries if row.status == Status.BELOW_THRESHOLD]
+    hits = store.search(query)
+    assert hits and len(hits) == 4  # every entry covers the same share: all tie, top_k of them pass
+    ungated = MemoryStore(tmp_path / "s", Limits(min_coverage=0.9, relative_floor=0))
+    assert len(ungated.search(query)) == 4  # the bar is never above what the best entries hold
+
+
+def test_below_the_best_coverage_when_no_entry_reaches_the_bar(tmp_path):
+    write(tmp_path / "s", [item(1, "fact", "kafka topics and consumer groups"), item(2, "fact", "kafka brokers"),
+                           item(3, "fact", "retention policy"), item(4, "fact", "grafana dashboards")])
+    store = MemoryStore(tmp_path / "s", Limits(relative_floor=0, min_coverage=0.9))
+    explanation = store.explain("kafka consumer groups retention grafana alerts")
+    first = explanation.for_id(f"{1:012x}")
+    assert first.status == Status.INJECTED
+    weaker = explanation.for_id(f"{4:012x}")
+    assert weaker.status == Status.BELOW_THRESHOLD and "no entry reaches 90%" in weaker.reason
+
+
+@pytest.mark.parametrize("query", ["tell me a fun fact about octopuses", "what's your preference, tea or coffee?",
+                                   "any lessons from the 2008 crisis?", "我有个偏好想问问"])
+def test_a_kind_named_in_passing_injects_nothing(store_dir, query):
+    store = MemoryStore(store_dir)
+    assert store.search(query) == [] and store.retrieve_block(query) == ""
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
+    assert MemoryStore(store_dir, Limits.nanohermes()).search(query) != []  # the original injects them
+
+
+def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
+    store = MemoryStore(store_dir)
+    assert [h.entry.id for h in store.search("what lessons about pytest")] == [f"{3:012x}"]
+    assert {h.entry.kind.value for h in store.search("偏好", top_k=10)} == {"preference"}
