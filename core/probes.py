@@ -410,6 +410,8 @@ def remove_probe(store: MemoryStore, probe_id: str) -> Probe:
     if not isinstance(probe_id, str):
         raise ProbeNotFound(probe_id)
     wanted = probe_id.strip().lower()
+    if not os.path.lexists(probes_path(store)):
+        raise ProbeNotFound(probe_id)  # nothing to lock, and no store directory to create
 
     def write() -> Probe:
         loaded, _quarantined, _error = _read(store, locked=True)

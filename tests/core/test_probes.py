@@ -71,6 +71,10 @@ def test_add_list_run_remove(store):
     assert [p.id for p in load_probes(store).probes] == [probe.id]
     with pytest.raises(ProbeNotFound, match="no probe with id"):
         remove_probe(store, nothing.id)
+    elsewhere = MemoryStore(store.dir.parent / "never-created")
+    with pytest.raises(ProbeNotFound):
+        remove_probe(elsewhere, nothing.id)
+    assert not elsewhere.dir.exists() and load_probes(elsewhere).probes == []
 
 
 def test_failures_carry_explains_status_and_reason(store):
