@@ -292,6 +292,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_probe_commands(command("probe", PROBE_HELP), [store_options, as_json], _help_formatter, EPILOG)
 
+    from memtui.json_schemas import OUTPUTS, cmd_schema
+
+    p = command("schema", "the JSON Schema of a --json output (docs/schemas/); without NAME, list them")
+    p.add_argument("name", nargs="?", choices=[o.name for o in OUTPUTS], metavar="NAME",
+                   help=", ".join(o.name for o in OUTPUTS))
+    p.set_defaults(handler=cmd_schema)
+
     from memtui.cli_completion import SHELLS, cmd_completion
 
     p = command("completion", "print a shell completion script: eval \"$(memtui completion bash)\"")

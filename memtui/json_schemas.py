@@ -90,3 +90,18 @@ def schema_for(output: Output) -> dict[str, Any]:
     schema.pop("title", None)
     schema.pop("description", None)
     return {**head, **schema}
+
+
+def cmd_schema(args) -> int:
+    """`memtui schema [NAME]`: one output's schema (its file in docs/schemas/), or the list of them."""
+    import json
+    import sys
+
+    if args.name is None:
+        name_width = max(len(output.name) for output in OUTPUTS)
+        id_width = max(len(output.id) for output in OUTPUTS)
+        for output in OUTPUTS:
+            sys.stdout.write(f"{output.name:<{name_width}}  {output.id:<{id_width}}  {output.title}\n")
+        return 0
+    sys.stdout.write(json.dumps(schema_for(by_name(args.name)), indent=2, ensure_ascii=False) + "\n")
+    return 0

@@ -41,16 +41,22 @@ def cell_width(text: str) -> int:
 def truncate(text: str, width: int) -> str:
     """Cut `text` to at most `width` cells, ending with … when something was cut. Whole grapheme
     clusters are kept or dropped, so an emoji sequence or a base with its marks is never split."""
-    spans, total = split_graphemes(text)
-    if total <= width:
+    if cell_len(text) <= width:
         return text
     if width <= 0:
         return ""
-    end, used = 0, 0
-    for start, stop, cells in spans:
+    spans, _total = split_graphemes(text)
+    end, used, taken = 0, 0, 0
+    for _start, stop, cells in spans:
         if used + cells > width - 1:
             break
-        end, used = stop, used + cells
+        end, used, taken = stop, used + cells, taken + 1
+    # Summed per cluster, a stray joiner can count more than the whole measures (rich reads a
+    # leading ZWJ + emoji as zero cells): take what still fits by the app's own measure.
+    for _start, stop, _cells in spans[taken:]:
+        if cell_len(text[:stop]) > width - 1:
+            break
+        end = stop
     return text[:end] + ELLIPSIS
 
 

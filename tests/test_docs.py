@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 
 # Pages of the index that other areas write; a link to one of them may wait for that page.
-INDEX_PAGES = ("format.md", "ranking.md", "injection.md", "agents.md", "threat-scan.md", "storage.md",
+INDEX_PAGES = ("format.md", "ranking.md", "probes.md", "injection.md", "agents.md", "threat-scan.md", "storage.md",
                "memory-over-time.md", "app.md", "cli-json.md")
 
 # References to documents that are not in the repository. Built from pieces so this file does

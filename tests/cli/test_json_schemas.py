@@ -64,6 +64,17 @@ def test_every_command_with_json_output_has_a_schema():
         assert (SCHEMAS / f"{output.name}.json").exists(), command
 
 
+def test_the_installed_command_prints_the_same_schemas(store_dir):
+    listed = run_memtui("schema", store=store_dir)
+    assert listed.code == 0
+    for output in OUTPUTS:
+        assert f"{output.name} " in listed.out and output.id in listed.out
+        printed = run_memtui("schema", output.name, store=store_dir)
+        assert printed.code == 0 and json.loads(printed.out) == load(output.name), output.name
+    unknown = run_memtui("schema", "nonsense", store=store_dir)
+    assert unknown.code == 2 and "invalid choice" in unknown.err and unknown.out == ""
+
+
 def _run_script(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=REPO, timeout=60)
 
