@@ -38,7 +38,7 @@ def explain(
     if index and eligible:
         gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords)
         if gate.active:
-            gate.settle(scores, eligible)
+            gate.settle((doc_id, scores[doc_id]) for doc_id in eligible)
             for doc_id in eligible:
                 reason = gate.reason(doc_id, scores[doc_id])
                 if reason is not None:

@@ -427,16 +427,25 @@ class Gate:
         self.required = min_coverage
         self._coverage: dict[int, float] = {}
 
-    def settle(self, scores: dict[int, float], candidates: Iterable[int]) -> None:
-        """Lower the coverage required to the best any candidate reaching the relative floor has:
-        when a long message spreads over several memories and none covers `min_coverage` of it,
-        the ones covering the most are still relevant, and only weaker ones are held back."""
+    def settle(self, ranked: Iterable[tuple[int, float]]) -> bool:
+        """Lower the coverage required to the best any hit reaching the relative floor has, when
+        none reaches `min_coverage`: when a long message spreads over several memories, the ones
+        covering the most are still relevant, and only weaker ones are held back. `ranked` is
+        (doc_id, score) best first; returns True once a hit reaching `min_coverage` was seen
+        (nothing further can change the bar)."""
         if self.min_coverage <= 0.0:
-            return
+            return True
         floor = self.relative_floor * self.best
-        best = max((self.coverage(d) for d in candidates if scores[d] >= floor), default=0.0)
+        best = 0.0
+        for doc_id, score in ranked:
+            if score < floor:
+                break
+            best = max(best, self.coverage(doc_id))
+            if best >= self.min_coverage:
+                return True
         if best > 0.0:  # when no hit holds a real term of the message, none passes
             self.required = min(self.min_coverage, best)
+        return False
 
     @property
     def active(self) -> bool:
@@ -489,23 +498,45 @@ def pick(
     if k <= 0:
         return []
     terms = query_terms(kept)
-    via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
-    if index.has_keywords:
+    if index.has_keywords:  # python scoring, stores within max_entries: rank every hit
         scores, via_keywords = index.term_scores(terms)
-    else:
-        scores = index.scores(kept)
-    best = max((s for d, s in scores.items() if d not in excluded), default=0.0)
-    if best <= 0.0:
-        return []
-    floor = max(relative_floor * best, 0.0)  # every hit under it fails the gate: never sorted
-    ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and s >= floor and d not in excluded),
-                    key=lambda pair: (-pair[1], pair[0]))
-    gate = Gate(index, terms, min_coverage, relative_floor, best, via_keywords)
-    gate.settle(scores, (doc_id for doc_id, _ in ranked))
+        ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
+                        key=lambda pair: (-pair[1], pair[0]))
+        return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True)[0]
+    # Without keywords, look at the best few hits first (cheap on a big store), and more only if
+    # the gate needs them.
+    size = max(8 * k, 32)
+    while True:
+        ranked = index.top(kept, size, excluded)
+        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size)
+        if certain:
+            return picked
+        size *= 4
+
+
+def _gated(
+    index: Index,
+    terms: dict[str, int],
+    ranked: list[tuple[int, float]],
+    k: int,
+    min_coverage: float,
+    relative_floor: float,
+    via_keywords: dict[int, dict[str, tuple[int, int, float]]],
+    exhaustive: bool,
+) -> tuple[list[tuple[int, float]], bool]:
+    """The first `k` of `ranked` (best first) that pass the gate, and whether that is certain:
+    `ranked` held every hit that matters (it is `exhaustive`, or reaches below the floor) or
+    already gave `k` hits under a settled bar."""
+    if not ranked:
+        return [], True
+    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords)
+    complete = exhaustive or ranked[-1][1] < relative_floor * gate.best
+    if not gate.settle(ranked) and not complete:
+        return [], False
     picked = []
     for doc_id, score in ranked:
         if gate.reason(doc_id, score) is None:
             picked.append((doc_id, score))
             if len(picked) == k:
-                break
-    return picked
+                return picked, True
+    return picked, complete

@@ -319,3 +319,19 @@ def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
     store = MemoryStore(store_dir)
     assert [h.entry.id for h in store.search("what lessons about pytest")] == [f"{3:012x}"]
     assert {h.entry.kind.value for h in store.search("偏好", top_k=10)} == {"preference"}
+
+
+def test_a_big_store_picks_what_explain_would_inject(tmp_path):
+    # Past VECTOR_MIN_DOCS the gate looks at the best few hits first and more only when needed;
+    # explain judges every hit. They must agree.
+    from memtui_core.ranking import VECTOR_MIN_DOCS
+
+    rng = random.Random(5)
+    words = ZH + EN + ["kafka", "grafana", "helm", "rollout", "v2"]
+    write(tmp_path / "big", [item(n, "fact", " ".join(rng.choices(words, k=rng.randint(2, 14))))
+                             for n in range(1, VECTOR_MIN_DOCS + 120)])
+    store = MemoryStore(tmp_path / "big", Limits(char_budget=100_000))
+    assert store._snap().index.vectorized
+    for query in ("部署 脚本 kafka", "grafana helm rollout v2 cache", "the tests of the release", "端口", "zzz"):
+        injected = sorted((r for r in store.explain(query).entries if r.status == Status.INJECTED), key=lambda r: r.rank)
+        assert [h.entry.id for h in store.search(query)] == [r.id for r in injected], query
