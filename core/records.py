@@ -52,9 +52,12 @@ def approval_flag(text: str) -> str:
 class Record:
     """A valid entry as the engine sees it. `flags` are the stored flags; `blocked` and
     `threats` are also judged from the text itself, so an entry written by another program
-    is held back until approved even if it carries no flags."""
+    is held back until approved even if it carries no flags.
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw")
+    The judgement (a threat scan) is made on first use, not on load: a turn that injects four
+    entries out of five hundred scans the few it considers, not the whole store."""
+
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw")
 
     def __init__(
         self,
@@ -75,20 +78,35 @@ class Record:
         self.extra = dict(extra or {})
         self._norm: str | None = None
         self.raw: dict | None = None  # the object as read from the file, if it was (see `id_given`)
-        self.judge()
+        self._threats: list[str] | None = None
+        self._blocked = False
 
     def judge(self) -> None:
-        """Recompute `threats` and `blocked` from the text and the stored flags."""
-        findings = [f for f in scan_text(self.text) if f.category != "secret"]
-        self.threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
-        stored_threats = [f[7:] for f in self.flags if f.startswith("threat:")]
-        self.blocked = "blocked" in self.flags or (
-            bool(self.threats) and approval_flag(self.text) not in self.flags
-        )
-        for category in stored_threats:
-            if category not in self.threats:
-                self.threats.append(category)
+        """Forget the judgement, after the text or the flags changed; it is made again on next use."""
+        self._threats = None
         self._norm = None
+
+    def _judge(self) -> list[str]:
+        findings = [f for f in scan_text(self.text) if f.category != "secret"]
+        threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        self._blocked = "blocked" in self.flags or (bool(threats) and approval_flag(self.text) not in self.flags)
+        for flag in self.flags:
+            if flag.startswith("threat:") and flag[7:] not in threats:
+                threats.append(flag[7:])
+        self._threats = threats
+        return threats
+
+    @property
+    def threats(self) -> list[str]:
+        """The threat categories: found in the text now, or recorded in the flags."""
+        return self._judge() if self._threats is None else self._threats
+
+    @property
+    def blocked(self) -> bool:
+        """Held back from injection until a person approves this exact text."""
+        if self._threats is None:
+            self._judge()
+        return self._blocked
 
     @property
     def id_given(self) -> bool:
