@@ -466,7 +466,7 @@ def injected_ids(store: MemoryStore, query: str) -> list[str]:
     from .inject import render_lines
 
     picked = [record for record, _score in store._top(query, None)]
-    fitted = render_lines(picked, store.limits.char_budget).fitted
+    fitted = render_lines(picked, store.limits.char_budget, store.language(query)).fitted
     return [record.id for record in picked[:fitted]]
 
 
@@ -620,7 +620,7 @@ class _WhatIf(MemoryStore):
     """The store as it would be with `doc`: explain runs on it exactly as on the real one."""
 
     def __init__(self, base: MemoryStore, doc: Document) -> None:
-        super().__init__(base.dir, base.limits, actor=base.actor)
+        super().__init__(base.dir, base.limits, actor=base.actor, lang=base.lang)
         self._what_if = _Snapshot(doc, self.limits)
 
     def _snap(self) -> _Snapshot:  # type: ignore[override]

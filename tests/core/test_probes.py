@@ -22,6 +22,7 @@ from memtui_core.probes import (
     run_probes,
     would_break,
 )
+from memtui_core.limits import Limits
 from memtui_core.store import MemoryStore
 
 TEXTS = [
@@ -222,7 +223,7 @@ def test_the_cheap_check_agrees_with_explain_and_the_block(tmp_path):
 
     rng = random.Random(7)
     words = ["部署", "dry-run", "数据库", "缓存", "测试", "release", "notes", "the", "of", "构建", "vite", "索引"]
-    store = MemoryStore(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s", limits=Limits(char_budget=300), lang="auto")  # the language moves the cut
     for n in range(40):
         store.remember(rng.choice(["fact", "lesson", "preference", "correction"]),
                        " ".join(rng.sample(words, 4)) + f" 第{n}条" + "说明" * rng.randint(0, 60))
