@@ -19,8 +19,8 @@ from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
 from .keywords import clean_keywords, merge_keywords
 from .ranking import Index, document_tokens, pick
-from .records import Document, Record, approval_flag, new_id
-from .storage import Storage
+from .records import Document, Record, new_id, normalize
+from .storage import Change, Storage
 from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 from .tokenize import tokenize
 
@@ -41,15 +41,6 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["MemoryStore", "default_dir", "normalize"]
-
-_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
-_DROP_PUNCT = str.maketrans("", "", _PUNCT)
-
-
-def normalize(text: str) -> str:
-    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
-    return "".join(text.lower().split()).translate(_DROP_PUNCT)
-
 
 def default_dir() -> Path:
     env = os.environ.get("MEMTUI_DIR")
@@ -89,7 +80,13 @@ class _Snapshot:
         self.records = doc.records
         self.limits = limits
         self._index: Index | None = None
-        self._entries: list | None = None
+        self._entries: list[Entry] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            self._entries = [_entry(r) for r in self.records]
+        return self._entries
 
     @property
     def index(self) -> Index:
@@ -147,10 +144,7 @@ class MemoryStore:
         return self._storage.state()
 
     def entries(self) -> list[Entry]:
-        snap = self._snap()
-        if snap._entries is None:
-            snap._entries = [_entry(r) for r in snap.records]
-        return list(snap._entries)
+        return list(self._snap().entries)
 
     def __len__(self) -> int:
         return len(self._snap().records)
@@ -264,18 +258,16 @@ class MemoryStore:
         for record in records:
             if record.id == exclude_id:
                 continue
-            if record._norm is None:
-                record._norm = normalize(record.text)
-            old = record._norm
+            old = record.norm
             if old == key or (key_long and key in old) or (
                 old in key and len(old.encode("utf-8", "surrogatepass")) >= min_bytes
             ):
                 return record
         return None
 
-    def _write(self, mutate) -> Document:
-        doc, _events = self._storage.transact(mutate, self.actor)
-        return doc
+    def _write(self, mutate):
+        """Run `mutate` under the lock; returns what it returned as its `Change.result`."""
+        return self._storage.transact(mutate, self.actor).result
 
     def remember(
         self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None
@@ -290,9 +282,8 @@ class MemoryStore:
         source = redact_secrets(strip_controls(source))
         clean, flags, cut_from = self._prepare_text(text)
         key = normalize(clean)
-        outcome: dict[str, Any] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             records = doc.records
             now = int(time.time())
             match = self._find_duplicate(records, key)
@@ -307,22 +298,19 @@ class MemoryStore:
                     notes.append("keywords added: " + ", ".join(merged[len(match.keywords):]))
                     match.keywords = merged
                 note = "; ".join(notes) or None
-                outcome.update(added=False, record=match, evicted=[])
-                return [{"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}]
+                event = {"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}
+                return Change([event], (False, match, []))
             record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
             record.keywords = new_keywords
             doc.items.append(record)
             events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
             evicted = self._evict(doc)
             events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"} for r in evicted]
-            outcome.update(added=True, record=record, evicted=evicted)
-            return events
+            return Change(events, (True, record, evicted))
 
-        self._write(mutate)
-        return RememberResult(
-            added=outcome["added"], entry=_entry(outcome["record"]), evicted=[_entry(r) for r in outcome["evicted"]],
-            truncated=cut_from is not None, original_length=cut_from,
-        )
+        added, record, evicted = self._write(mutate)
+        return RememberResult(added=added, entry=_entry(record), evicted=[_entry(r) for r in evicted],
+                              truncated=cut_from is not None, original_length=cut_from)
 
     def _evict(self, doc: Document) -> list[Record]:
         """Remove the entries over the cap, first in eviction order (docs/format.md#eviction)."""
@@ -357,20 +345,14 @@ class MemoryStore:
         new_kind = Kind.require(kind) if kind is not None else None
         new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else None
         prepared = self._prepare_text(text) if text is not None else None
-        result: dict[str, Record] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             before = record.view()
             ops = []
             if prepared is not None and prepared[0] != record.text:
                 new_text, new_flags, _cut_from = prepared
-                keep = [f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))]
-                approval = approval_flag(new_text)
-                if approval in record.flags and "blocked" in new_flags:
-                    new_flags = [f for f in new_flags if f != "blocked"] + [approval]
-                record.text, record.flags = new_text, keep + new_flags
-                record.judge()
+                record.set_text(new_text, new_flags)
                 ops.append("edit")
             if new_kind is not None and new_kind is not record.kind:
                 record.kind = new_kind
@@ -381,52 +363,37 @@ class MemoryStore:
                 record.keywords = new_keywords
             if refresh_ts:
                 record.ts = int(time.time())
-            result["record"] = record
             if not ops and not refresh_ts and keywords_note is None:
-                return []
+                return Change([], record)
             op = ops[0] if ops else "edit"
             notes = ["text and kind changed"] if len(ops) == 2 else []
             if keywords_note is not None:
                 notes.append(keywords_note)
             elif not ops:
                 notes.append("timestamp refreshed")
-            return [{"op": op, "id": id, "before": before, "after": record.view(), "note": "; ".join(notes) or None}]
+            event = {"op": op, "id": id, "before": before, "after": record.view(), "note": "; ".join(notes) or None}
+            return Change([event], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def delete(self, id: str, expected: Any = None) -> Entry:
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             doc.items.remove(record)
-            result["record"] = record
-            return [{"op": "delete", "id": id, "before": record.view(), "after": None}]
+            return Change([{"op": "delete", "id": id, "before": record.view(), "after": None}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def approve(self, id: str, expected: Any = None) -> Entry:
         """Let a blocked entry be injected. The approval holds only for the text as it is now."""
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
-            result["record"] = record
-            if not record.blocked:
-                return []
             before = record.view()
-            flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
-            for category in record.threats:
-                if "threat:" + category not in flags:
-                    flags.append("threat:" + category)
-            record.flags = flags + [approval_flag(record.text)]
-            record.judge()
-            return [{"op": "approve", "id": id, "before": before, "after": record.view()}]
+            if not record.blocked or not record.approve(self._storage.approval_key(create=True)):
+                return Change([], record)
+            return Change([{"op": "approve", "id": id, "before": before, "after": record.view()}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     # ------------------------------------------------------------------ backups, audit, health
 
@@ -457,33 +424,22 @@ class MemoryStore:
 
         events = []
         for raw in self._storage.audit_lines():
-            if id is not None and raw.get("id") != id and not _touches(raw, id):
+            event = AuditEvent.parse(raw)
+            if event is None or (op is not None and event.op != op) or (id is not None and id not in event.touched_ids()):
                 continue
-            if op is not None and raw.get("op") != op:
-                continue
-            try:
-                events.append(AuditEvent.model_validate(raw))
-            except Exception:
-                continue
+            events.append(event)
         return events
 
     def health(self) -> Health:
         from .health import health
 
-        return health(self)
+        return health(self._storage, self.limits)
 
 
 def _eviction_order(records: list[Record]) -> list[Record]:
     """Highest eviction rank first (facts), then the oldest, then the earliest in store order."""
     order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
     return [records[i] for i in order]
-
-
-def _touches(event: dict, entry_id: str) -> bool:
-    """Whether a store-wide event (a restore) added, removed or changed this entry."""
-    return any(
-        isinstance(event.get(key), list) and entry_id in event[key] for key in ("added", "removed", "changed")
-    )
 
 
 def _require_unicode(value: str, what: str) -> None:

@@ -379,13 +379,7 @@ class MemtuiApp(App[None]):
 def _events_by_id(events: list[AuditEvent]) -> dict[str, list[AuditEvent]]:
     by_id: dict[str, list[AuditEvent]] = {}
     for event in events:
-        ids = {event.id} if event.id else set()
-        extra = event.model_extra or {}
-        for key in ("added", "removed", "changed"):
-            value = extra.get(key)
-            if isinstance(value, list):
-                ids.update(i for i in value if isinstance(i, str))
-        for entry_id in ids:
+        for entry_id in event.touched_ids():
             by_id.setdefault(entry_id, []).append(event)
     return by_id
 

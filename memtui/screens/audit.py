@@ -193,14 +193,7 @@ def _event_keys(events: list[AuditEvent]) -> list[str]:
 
 
 def _touches(event: AuditEvent, wanted: str) -> bool:
-    if event.id and event.id.startswith(wanted):
-        return True
-    extra = event.model_extra or {}
-    for key in ("added", "removed", "changed"):
-        for entry_id in extra.get(key) or []:
-            if isinstance(entry_id, str) and entry_id.startswith(wanted):
-                return True
-    return False
+    return any(entry_id.startswith(wanted) for entry_id in event.touched_ids())
 
 
 def _entry_block(title: str, style: str, data: dict | None) -> list[RenderableType]:
@@ -235,10 +228,8 @@ def render_event(event: AuditEvent) -> RenderableType:
     parts: list[RenderableType] = [head]
     if event.note:
         parts.append(Text(one_line(event.note), style="italic #8a8a8a"))
-    extra = event.model_extra or {}
-    for key, word, style in (("added", "added", "#87d787"), ("removed", "removed", "#ff8787"),
-                             ("changed", "changed", "#ffd75f")):
-        ids = extra.get(key)
+    for ids, word, style in ((event.added, "added", "#87d787"), (event.removed, "removed", "#ff8787"),
+                             (event.changed, "changed", "#ffd75f")):
         if ids:
             parts.append(Text(f"{word}: " + ", ".join(str(i) for i in ids), style=style))
     parts += _entry_block("Before", "#ff8787" if event.after else "", event.before)
