@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 from .errors import InvalidInput, MemtuiError
 from .model import EntryExplanation, Explanation, Status
 from .records import Corrupt, Document, dumps, parse_document
-from .storage import Storage, _fsync_dir, utc_stamp
+from .fileio import SymlinkRefused, atomic_write, free_name, fsync_dir, read_file, utc_stamp
 from .store import MemoryStore, _Snapshot
 from .threats import redact
 
@@ -160,24 +160,16 @@ def probes_path(store: MemoryStore) -> Path:
 
 def _read_bytes(path: Path) -> bytes | None:
     """The file's bytes, None if it does not exist. A symbolic link is refused, not followed."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        return read_file(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        if exc.errno == errno.ELOOP or os.path.islink(path):
+        if isinstance(exc, SymlinkRefused) or exc.errno == errno.ELOOP or os.path.islink(path):
             raise ProbesUnreadable(
                 f"{path} is a symbolic link; memtui does not follow it (put the file itself there)"
             ) from None
         raise ProbesUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def _parse(data: bytes) -> tuple[dict, list[Probe | InvalidProbe]]:
@@ -274,9 +266,9 @@ class _Loaded:
 
 
 def _quarantine(path: Path) -> Path:
-    broken = Storage._free_name(path.parent, f"{PROBES_BROKEN_PREFIX}{utc_stamp()}")
+    broken = free_name(path.parent, f"{PROBES_BROKEN_PREFIX}{utc_stamp()}")
     os.rename(path, broken)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return broken
 
 
@@ -436,7 +428,7 @@ def _new_probe_id(taken: set[str]) -> str:
 
 
 def _save(store: MemoryStore, loaded: _Loaded) -> None:
-    store.storage._atomic_write(probes_path(store), loaded.to_bytes())
+    atomic_write(probes_path(store), loaded.to_bytes())
 
 
 # ---------------------------------------------------------------------------- running
