@@ -42,6 +42,7 @@ from .screens.browse import BrowseScreen
 from .screens.explain import ExplainScreen
 from .screens.help import HelpScreen
 from .screens.injections import InjectionsScreen
+from .screens.probes import ProbesScreen
 from .widgets.fmt import kind_name, one_line
 
 __all__ = ["MemtuiApp", "run_app"]
@@ -95,7 +96,8 @@ class MemtuiApp(App[None]):
     TITLE = "memtui"
     COMMANDS = App.COMMANDS | {MemtuiCommands}
     MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen,
-             "injections": InjectionsScreen}
+             "injections": InjectionsScreen,
+             "probes": ProbesScreen}
     DEFAULT_MODE = "browse"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -110,6 +112,8 @@ class MemtuiApp(App[None]):
         Binding("a", "show('audit')", "Audit", id="app.audit", tooltip="Every change to the store, newest first"),
         Binding("i", "show('injections')", "Injections", id="app.injections",
                 tooltip="Past injections: what each put into the prompt, replayed against today's store"),
+        Binding("P", "show('probes')", "Probes", id="app.probes", show=False,
+                tooltip="Retrieval regression tests: which pass and which fail, live as memories change"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.commands", tooltip="Search every action", show=False),
     ]
 
@@ -260,7 +264,7 @@ class MemtuiApp(App[None]):
         try:
             if request.op == "add":
                 assert request.kind is not None and request.text is not None
-                result = store.remember(request.kind, request.text, source="tui")
+                result = store.remember(request.kind, request.text, source="tui", keywords=request.keywords)
                 added = result.entry
                 if any(gone.id == added.id for gone in result.evicted):
                     summary = (
@@ -287,9 +291,12 @@ class MemtuiApp(App[None]):
                     text=request.text,
                     kind=request.kind,
                     expected=request.expected,
+                    keywords=request.keywords,
                 )
                 if request.op == "reclassify":
                     summary = f"{entry.id} is now {kind_name(entry.kind)}"
+                elif request.text is None and request.kind is None and request.keywords is not None:
+                    summary = f"Keywords of {entry.id}: {', '.join(entry.keywords) or 'none'}"
                 else:
                     summary = f"Saved {entry.id} ({len(entry.text)}/{store.limits.max_text})"
                 if entry.blocked:
@@ -329,9 +336,10 @@ class MemtuiApp(App[None]):
     def on_write_failed(self, message: WriteFailed) -> None:
         self.notify(message.error, title="Not saved", severity="error", timeout=8)
         request = message.request
-        if request.op in ("add", "edit") and request.text is not None:
-            # give the text back rather than lose it; escape discards it
-            self.edit_entry(request.expected if request.op == "edit" else None, text=request.text, kind=request.kind)
+        if request.op in ("add", "edit") and (request.text is not None or request.keywords is not None):
+            # give the text (and keywords) back rather than lose them; escape discards them
+            self.edit_entry(request.expected if request.op == "edit" else None, text=request.text, kind=request.kind,
+                            keywords=request.keywords)
 
     def on_write_conflict(self, message: WriteConflict) -> None:
         request = message.request
@@ -348,7 +356,8 @@ class MemtuiApp(App[None]):
                         self.notify("It is already gone from the store.", title="Nothing to do")
                 else:
                     self.submit(
-                        WriteRequest(request.op, request.entry_id, request.text, request.kind, expected=current)
+                        WriteRequest(request.op, request.entry_id, request.text, request.kind, expected=current,
+                                     keywords=request.keywords)
                     )
             elif choice == "theirs":
                 self.notify("Kept the version on disk; your change was not saved.", title="Not saved")
@@ -359,14 +368,15 @@ class MemtuiApp(App[None]):
 
         self.push_screen(ConflictModal(request, current), decided)
 
-    def edit_entry(self, entry: Entry | None, text: str | None = None, kind=None) -> None:
+    def edit_entry(self, entry: Entry | None, text: str | None = None, kind=None,
+                   keywords: list[str] | None = None) -> None:
         """Open the editor on `entry` (or a blank one to add); saving checks for changes on disk."""
 
         def saved(result: EditResult | None) -> None:
             if result is None:
                 return
             if entry is None:
-                self.submit(WriteRequest("add", text=result.text, kind=result.kind))
+                self.submit(WriteRequest("add", text=result.text, kind=result.kind, keywords=result.keywords))
                 return
             text_changed = result.text != entry.text
             self.submit(
@@ -376,10 +386,11 @@ class MemtuiApp(App[None]):
                     text=result.text if text_changed else None,
                     kind=result.kind if result.kind is not entry.kind else None,
                     expected=entry,
+                    keywords=result.keywords,
                 )
             )
 
-        self.push_screen(EditModal(entry, text=text, kind=kind), saved)
+        self.push_screen(EditModal(entry, text=text, kind=kind, keywords=keywords), saved)
 
     # ------------------------------------------------------------------ measuring
 

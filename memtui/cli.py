@@ -299,6 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: $MEMTUI_LANG, else zh)")
     p.set_defaults(handler=cmd_mcp)
 
+    from memtui.cli_probe import HELP as PROBE_HELP, add_probe_commands
+
+    add_probe_commands(command("probe", PROBE_HELP), [store_options, as_json], _help_formatter, EPILOG)
+
     from memtui.json_schemas import OUTPUTS, cmd_schema
 
     p = command("schema", "the JSON Schema of a --json output (docs/schemas/); without NAME, list them")

@@ -65,6 +65,7 @@ class WriteRequest:
     kind: Kind | None = None
     expected: Entry | None = None
     backup: str | None = None
+    keywords: list[str] | None = None  # the entry's whole new keyword list (None: leave them)
 
 
 @dataclass
@@ -146,3 +147,11 @@ class TextChecked(Message):
 
     text: str
     check: TextCheck
+
+
+@dataclass
+class ProbesChecked(Message):
+    """Which passing probes the change typed in the editor (`key`: text, kind, keywords) would break."""
+
+    key: tuple
+    breaks: list

@@ -20,22 +20,24 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.validation import ValidationResult, Validator
-from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
 
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry, TextCheck
 
-from ..messages import TextChecked
+from ..messages import ProbesChecked, TextChecked
 from ..widgets.fmt import clip, kind_badge, kind_name
 from .confirm import ConfirmModal
 
 CHECK_DELAY = 0.12
+PROBE_CHECK_DELAY = 0.3  # what a change would do to the probes: rank every probe's query twice
 
 
 @dataclass(frozen=True)
 class EditResult:
     text: str
     kind: Kind
+    keywords: list[str] | None = None  # the keywords to store (None: the editor did not change them)
 
 
 class MemoryText(Validator):
@@ -78,7 +80,8 @@ class EditModal(ModalScreen[EditResult | None]):
         Binding("escape", "cancel", "Cancel", id="edit.cancel"),
     ]
 
-    def __init__(self, entry: Entry | None, text: str | None = None, kind: Kind | None = None) -> None:
+    def __init__(self, entry: Entry | None, text: str | None = None, kind: Kind | None = None,
+                 keywords: list[str] | None = None) -> None:
         super().__init__(classes="modal")
         self.entry = entry
         self.initial_text = text if text is not None else (entry.text if entry else "")
@@ -88,6 +91,10 @@ class EditModal(ModalScreen[EditResult | None]):
         self.disk_notice: Text | None = None
         self._timer: Timer | None = None
         self._touched = bool(self.initial_text)  # say "empty" only once there was text, or on save
+        self.initial_keywords = list(entry.keywords) if entry is not None else []  # what is stored
+        self.shown_keywords = list(keywords) if keywords is not None else self.initial_keywords
+        self.probe_breaks: list = []  # probes that pass now and that this change would break
+        self._probe_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         title = f"Edit memory {self.entry.id}" if self.entry else "Add a memory"
@@ -99,6 +106,8 @@ class EditModal(ModalScreen[EditResult | None]):
                     yield RadioButton(kind_badge(kind, english=english), value=kind is self.initial_kind,
                                       id=f"kind-{kind.value}")
             yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
+            yield Input(", ".join(self.shown_keywords), id="edit-keywords",
+                        placeholder="keywords: other words it should be found by, comma-separated")
             yield Static(id="edit-count")
             yield Static(id="edit-warnings")
             with Horizontal(classes="dialog-buttons"):
@@ -118,6 +127,7 @@ class EditModal(ModalScreen[EditResult | None]):
         self._schedule_check()
         if self.entry is not None:
             self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
+        self._schedule_probe_check()
 
     # ------------------------------------------------------------------ live checks
 
@@ -135,12 +145,94 @@ class EditModal(ModalScreen[EditResult | None]):
     @on(RadioSet.Changed, "#edit-kind")
     def _kind_changed(self) -> None:
         self._update_count()  # what saving evicts depends on the kind
+        self._schedule_probe_check()
+
+    # ------------------------------------------------------------------ keywords and probes
+
+    @property
+    def typed_keywords(self) -> list[str]:
+        from .keywords import split_keywords
+
+        return split_keywords(self.query_one("#edit-keywords", Input).value)
+
+    def keyword_check(self) -> tuple[list[str], list[Text], bool]:
+        """The keywords saving would store, the guards' effect on what was typed, and whether the
+        engine would refuse them."""
+        from .keywords import keyword_effects
+
+        return keyword_effects(self.typed_keywords, self.app.store.limits)  # type: ignore[attr-defined]
+
+    @on(Input.Changed, "#edit-keywords")
+    def _keywords_changed(self) -> None:
+        self._update_count()
+        self._schedule_probe_check()
+
+    @on(Input.Submitted, "#edit-keywords")
+    def _keywords_submitted(self) -> None:
+        self.action_save()
+
+    def _schedule_probe_check(self) -> None:
+        if self._probe_timer is not None:
+            self._probe_timer.stop()
+        self._probe_timer = self.set_timer(PROBE_CHECK_DELAY, self._check_probes)
+
+    def _probe_key(self) -> tuple:
+        return (self.text.strip(), self.kind, tuple(self.keyword_check()[0]))
+
+    def _check_probes(self) -> None:
+        key = self._probe_key()
+        if not key[0]:
+            return
+        self._run_probe_check(key)
+
+    @work(thread=True, exclusive=True, group="edit-probes", exit_on_error=False)
+    def _run_probe_check(self, key: tuple) -> None:
+        from memtui_core.probes import ProbesUnreadable, load_probes, would_break
+
+        store = self.app.store  # type: ignore[attr-defined]
+        try:
+            probes = load_probes(store).probes
+        except ProbesUnreadable:
+            return
+        text, kind, keywords = key
+        entry_id = self.entry.id if self.entry is not None else None  # None: a new memory would be added
+        breaks = would_break(store, entry_id, probes, text=text, kind=kind, fields={"keywords": list(keywords)})
+        self.post_message(ProbesChecked(key, breaks))
+
+    def on_probes_checked(self, message: ProbesChecked) -> None:
+        if message.key == self._probe_key():
+            self.probe_breaks = list(message.breaks)
+            self._update_count()
+
+    def _known(self, entry_id: str) -> bool:
+        snapshot = getattr(self.app, "snapshot", None)
+        return snapshot is not None and snapshot.by_id(entry_id) is not None
+
+    def _probe_warnings(self) -> list[Text]:
+        lines = []
+        for broken in self.probe_breaks[:3]:
+            probe, after = broken.probe, broken.after
+            miss = after.misses[0] if after.misses else None
+            if probe.expects_nothing:
+                known = self.entry is not None or (miss is not None and self._known(miss.id))
+                who = miss.id if miss is not None and known else "this new memory"
+                what = f"it expects nothing and {who} would be injected"
+            else:
+                what = f"it expects {miss.id if miss else probe.expect[0]}, which would be {miss.status if miss else 'missed'}"
+            line = Text(f"⚠ breaks probe {probe.id} “", style="#ffaf5f")
+            line.append_text(clip(probe.query, 30, "italic #ffaf5f"))
+            line.append(f"”: {what}", style="#ffaf5f")
+            lines.append(line)
+        if len(self.probe_breaks) > 3:
+            lines.append(Text(f"⚠ and {len(self.probe_breaks) - 3} more probes (P shows them all)", style="#ffaf5f"))
+        return lines
 
     @on(TextArea.Changed, "#edit-text")
     def _text_changed(self) -> None:
         self._touched = True
         self._update_count()
         self._schedule_check()
+        self._schedule_probe_check()
 
     def _schedule_check(self) -> None:
         if self._timer is not None:
@@ -179,6 +271,18 @@ class EditModal(ModalScreen[EditResult | None]):
             return 0  # a duplicate refreshes the entry it matches; nothing is added
         return max(0, len(snapshot.entries) + 1 - snapshot.max_entries)
 
+    def _keyword_lines(self) -> list[Text]:
+        typed = self.typed_keywords
+        if not typed and not self.initial_keywords:
+            return []
+        kept, lines, _refused = self.keyword_check()
+        limit = self.app.store.limits.max_keywords  # type: ignore[attr-defined]
+        head = Text(f"{len(kept)}/{limit} keywords", style="#8a8a8a")
+        if kept != typed:
+            head.append(" stored: ", style="#8a8a8a")
+            head.append(", ".join(kept) or "none")
+        return [head, *lines]
+
     def _eviction_warning(self, evicts: int) -> Text:
         snapshot = self.app.snapshot  # type: ignore[attr-defined]
         count, cap = len(snapshot.entries), snapshot.max_entries
@@ -208,6 +312,8 @@ class EditModal(ModalScreen[EditResult | None]):
         lines: list[Text] = []
         if self.disk_notice is not None:
             lines.append(self.disk_notice)
+        lines += self._keyword_lines()
+        lines += self._probe_warnings()
         result = self.validator.validate(self.text)
         if not result.is_valid:
             if self._touched:
@@ -245,6 +351,7 @@ class EditModal(ModalScreen[EditResult | None]):
     def _snapshot_changed(self, snapshot) -> None:
         if snapshot is None or self.entry is None:
             return
+        self._schedule_probe_check()
         current = snapshot.by_id(self.entry.id)
         if current is None:
             self.disk_notice = Text(
@@ -269,7 +376,12 @@ class EditModal(ModalScreen[EditResult | None]):
             self._update_count()
             self.query_one("#edit-text", TextArea).focus()
             return
-        edit = EditResult(self.text.strip(), self.kind)
+        keywords, _lines, refused = self.keyword_check()
+        if refused:
+            self.query_one("#edit-keywords", Input).focus()
+            self.app.bell()
+            return
+        edit = EditResult(self.text.strip(), self.kind, keywords if keywords != self.initial_keywords else None)
         evicts = self.evictions()
         if evicts <= 1:  # one eviction at the limit is the store working as designed
             self.dismiss(edit)

@@ -44,6 +44,12 @@ class ExplainScreen(Screen):
         Binding("space,p", "pin", "Pin", id="explain.pin",
                 tooltip="Pin the selected entry to compare others with it (again to unpin)"),
         Binding("t", "focus_limits", "Top-k/budget", id="explain.limits", tooltip="Try other top-k and budget values"),
+        Binding("K", "add_keywords", "Keywords", id="explain.keywords",
+                tooltip="Add the query's terms the selected entry lacks (or words you type) to its keywords"),
+        Binding("s", "save_probe", "Probe", id="explain.probe", show=False,
+                tooltip="Keep this query as a probe that expects the selected entry to be injected"),
+        Binding("S", "save_probe(True)", "Probe: nothing", id="explain.probe_nothing", show=False,
+                tooltip="Keep this query as a probe that expects nothing to be injected"),
     ]
 
     def __init__(self) -> None:
@@ -57,6 +63,7 @@ class ExplainScreen(Screen):
         self._requested_at = 0.0
         self.last_refresh: tuple[float, float] | None = None  # (core seconds, keystroke-to-screen seconds)
         self.refreshes = 0
+        self.select_after_explain: str | None = None  # an entry to select once the next ranking shows
 
     def compose(self) -> ComposeResult:
         limits = self.app.store.limits  # type: ignore[attr-defined]
@@ -200,6 +207,8 @@ class ExplainScreen(Screen):
         table = self.query_one("#ranked", VirtualTable)
         table.empty_message = "No entries to rank: the store is empty." if explanation.n == 0 else TYPE_A_QUERY
         table.set_rows([row.id for row in shown], self._cells)
+        if self.select_after_explain is not None and table.select_key(self.select_after_explain):
+            self.select_after_explain = None
         self.query_one(BlockView).show(explanation)
         self._show_why()
 
@@ -331,3 +340,63 @@ class ExplainScreen(Screen):
         self.pinned = None if previous == row.id else row.id
         self.query_one("#ranked", VirtualTable).refresh_rows([key for key in (previous, self.pinned) if key])
         self._show_why()
+
+    # ------------------------------------------------------------------ curation: keywords and probes
+
+    def missing_terms(self, row: EntryExplanation) -> list[str]:
+        """The query's scored terms that the entry holds neither in its text nor in its keywords."""
+        terms = [term.term for term in row.terms
+                 if not term.tf and not getattr(term, "keyword_tf", 0) and not getattr(term, "ignored", None)]
+        if not terms and self.explanation is not None and row.score <= 0:
+            ignored = set(getattr(self.explanation, "ignored", []) or [])
+            terms = [token for token in dict.fromkeys(self.explanation.tokens) if token not in ignored]
+        return terms
+
+    def action_add_keywords(self) -> None:
+        from ..modals.keywords import KeywordsModal
+
+        row = self.selected_row()
+        snapshot = getattr(self.app, "snapshot", None)
+        entry = snapshot.by_id(row.id) if row is not None and snapshot is not None else None
+        if row is None or entry is None or self.explanation is None:
+            self.notify("Select the entry you expected, then press K.", title="Nothing selected")
+            return
+        query = self.explanation.query
+
+        def chosen(keywords: list[str] | None) -> None:
+            if keywords is None or keywords == list(entry.keywords):
+                return
+            from ..messages import WriteRequest
+
+            self.app.submit(WriteRequest("edit", entry.id, keywords=keywords, expected=entry))  # type: ignore[attr-defined]
+
+        self.app.push_screen(KeywordsModal(entry, self.missing_terms(row), query), chosen)
+
+    def action_save_probe(self, nothing: bool = False) -> None:
+        row = self.selected_row()
+        if self.explanation is None or not self.explanation.query.strip():
+            self.notify("Type a query first; the probe keeps it.", title="No query")
+            return
+        if not nothing and row is None:
+            self.notify("Select the entry this query must inject (S keeps it as expecting nothing).",
+                        title="Nothing selected")
+            return
+        self._save_probe(self.explanation.query, None if nothing else [row.id])  # type: ignore[union-attr]
+
+    @work(thread=True, group="probe-save", exit_on_error=False)
+    def _save_probe(self, query: str, expect: list[str] | None) -> None:
+        from memtui_core.probes import add_probe, evaluate
+
+        store = self.app.store  # type: ignore[attr-defined]
+        try:
+            probe, outcome = add_probe(store, query, expect)
+            result = evaluate(probe, store.explain(probe.query))
+        except Exception as exc:
+            self.app.call_from_thread(self.notify, one_line(str(exc)) or type(exc).__name__,
+                                      title="Probe not kept", severity="error", timeout=8, markup=False)
+            return
+        what = "nothing" if probe.expects_nothing else ", ".join(probe.expect)
+        verb = {"added": "Kept", "updated": "Updated", "unchanged": "Already kept"}[outcome]
+        state = "it passes now" if result.passed else f"it fails now: {result.misses[0].status}"
+        self.app.call_from_thread(self.notify, f"{probe.id}: “{one_line(probe.query)[:40]}” must inject {what}; {state}",
+                                  title=f"{verb} probe", timeout=6, markup=False)

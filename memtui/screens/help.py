@@ -37,6 +37,7 @@ class HelpScreen(ModalScreen[None]):
         from .browse import BrowseScreen
         from .explain import ExplainScreen
         from .injections import InjectionsScreen
+        from .probes import ProbesScreen
 
         screens = {
             "browse": ("Browse (entries)", BrowseScreen),
@@ -44,6 +45,7 @@ class HelpScreen(ModalScreen[None]):
             "backups": ("Backups (b)", BackupsScreen),
             "audit": ("Audit (a)", AuditScreen),
             "injections": ("Injections (i)", InjectionsScreen),
+            "probes": ("Probes (P)", ProbesScreen),
         }
         out = []
         if self.current in screens:
