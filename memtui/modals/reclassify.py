@@ -15,6 +15,7 @@ from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
 from ..widgets.fmt import clip, kind_badge
+from ..widgets.palette import P
 
 KIND_HINTS = {
     Kind.PREFERENCE: "a stable user preference (evicted last)",
@@ -47,7 +48,7 @@ class ReclassifyModal(ModalScreen[Kind | None]):
             for number, kind in enumerate(Kind, start=1):
                 prompt = Text(f"{number}  ", style="bold")
                 prompt.append_text(kind_badge(kind, width=16))
-                prompt.append("  " + KIND_HINTS[kind], style="#8a8a8a")
+                prompt.append("  " + KIND_HINTS[kind], style=P.muted)
                 if kind is self.entry.kind:
                     prompt.append("  (current)", style="bold")
                 options.append(Option(prompt, id=kind.value))

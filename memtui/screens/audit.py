@@ -11,9 +11,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from memtui_core.model import AuditEvent, AuditOp
 
@@ -21,7 +20,10 @@ from ..messages import StoreHistory
 from ..widgets.entry_detail import change_summary
 from ..widgets.fmt import OP_COLOURS, kind_name, one_line, timestamp
 from ..widgets.virtual_table import Column, VirtualTable
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from .base import ModeScreen
+from ..widgets.palette import P
 
 MAX_ROWS = 20_000
 AUDIT_COLUMNS = [
@@ -34,7 +36,7 @@ AUDIT_COLUMNS = [
 FILTER_DELAY = 0.15
 
 
-class AuditScreen(Screen):
+class AuditScreen(ModeScreen):
     """Who changed what, and when. `/` filters by entry id, `o` by operation."""
 
     BINDINGS = [
@@ -66,7 +68,7 @@ class AuditScreen(Screen):
             yield VirtualTable(AUDIT_COLUMNS, empty="No events match the filters.", id="audit-table")
             with VerticalScroll(id="audit-detail"):
                 yield Static(id="audit-detail-body")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#audit-table", VirtualTable).focus()
@@ -75,6 +77,9 @@ class AuditScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.call_after_refresh(self.apply_entry_filter)
+
+    def arrive(self) -> None:
+        self.query_one("#audit-table", VirtualTable).focus()  # keys are keys again, not letters in a box
 
     def apply_entry_filter(self) -> None:
         """Take the entry id that `h` asked for; on a plain visit, drop the one it set last time."""
@@ -119,9 +124,9 @@ class AuditScreen(Screen):
         self.shown = matching[:MAX_ROWS]
         keys = _event_keys(self.shown)  # stable across reloads, so the selection stays on its event
         table.set_rows(keys, self._cells, keep=table.selected_key())
-        count = Text(f"{len(matching)} of {len(self.events)} events", style="#8a8a8a")
+        count = Text(f"{len(matching)} of {len(self.events)} events", style=P.muted)
         if len(matching) > MAX_ROWS:
-            count.append(f" (newest {MAX_ROWS} shown)", style="#8a8a8a")
+            count.append(f" (newest {MAX_ROWS} shown)", style=P.muted)
         self.query_one("#audit-count", Static).update(count)
         self._show_selected()
 
@@ -129,10 +134,10 @@ class AuditScreen(Screen):
         event = self.shown[index]
         op = str(event.op)
         return [
-            Text(datetime.fromtimestamp(event.at).strftime("%m-%d %H:%M:%S"), style="#8a8a8a"),
+            Text(datetime.fromtimestamp(event.at).strftime("%m-%d %H:%M:%S"), style=P.muted),
             Text(event.actor),
             Text(op, style=f"bold {OP_COLOURS.get(op, '')}"),
-            Text(event.id or "—", style="" if event.id else "#8a8a8a"),
+            Text(event.id or "—", style="" if event.id else P.muted),
             Text(change_summary(event).plain),
         ]
 
@@ -207,7 +212,7 @@ def _entry_block(title: str, style: str, data: dict | None) -> list[RenderableTy
     if not data:
         return []
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold #8a8a8a", no_wrap=True)
+    grid.add_column(style=f"bold {P.muted}", no_wrap=True)
     grid.add_column()
     kind = data.get("kind")
     grid.add_row("kind", kind_name_of(kind))
@@ -228,19 +233,19 @@ def kind_name_of(kind: object) -> str:
 def render_event(event: AuditEvent) -> RenderableType:
     op = str(event.op)
     head = Text(no_wrap=False)
-    head.append(f" {op} ", style=f"bold #1c1c1c on {OP_COLOURS.get(op, '#afafaf')}")
+    head.append(f" {op} ", style=f"bold reverse {OP_COLOURS.get(op, P.muted)}")
     head.append(f"  {timestamp(event.at)}  by {event.actor}", style="bold")
     if event.id:
-        head.append(f"  entry {event.id}", style="#8a8a8a")
+        head.append(f"  entry {event.id}", style=P.muted)
     parts: list[RenderableType] = [head]
     if event.note:
-        parts.append(Text(one_line(event.note), style="italic #8a8a8a"))
+        parts.append(Text(one_line(event.note), style=f"italic {P.muted}"))
     extra = event.model_extra or {}
-    for key, word, style in (("added", "added", "#87d787"), ("removed", "removed", "#ff8787"),
-                             ("changed", "changed", "#ffd75f")):
+    for key, word, style in (("added", "added", P.success), ("removed", "removed", P.error),
+                             ("changed", "changed", P.warning)):
         ids = extra.get(key)
         if ids:
             parts.append(Text(f"{word}: " + ", ".join(str(i) for i in ids), style=style))
-    parts += _entry_block("Before", "#ff8787" if event.after else "", event.before)
-    parts += _entry_block("After", "#87d787", event.after)
+    parts += _entry_block("Before", P.error if event.after else "", event.before)
+    parts += _entry_block("After", P.success, event.after)
     return Group(*parts)

@@ -8,9 +8,8 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static, Tab, Tabs
+from textual.widgets import Input, Static, Tab, Tabs
 
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry
@@ -21,7 +20,10 @@ from ..modals.reclassify import ReclassifyModal
 from ..widgets.entry_detail import EntryDetail, flag_reasons
 from ..widgets.entry_table import EntryTable
 from ..widgets.fmt import KIND_COLOURS, kind_badge
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from .base import ModeScreen
+from ..widgets.palette import P
 
 VIEWS: list[tuple[str, Kind | None]] = [("all", None)] + [(kind.value, kind) for kind in Kind]
 FILTER_DELAY = 0.15
@@ -29,13 +31,13 @@ FILTER_DELAY = 0.15
 
 def view_label(kind: Kind | None, count: int) -> Text:
     if kind is None:
-        return Text.assemble(("All ", "bold"), (str(count), "#8a8a8a"))
+        return Text.assemble(("All ", "bold"), (str(count), P.muted))
     return Text.assemble(
-        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {count}", "#8a8a8a")
+        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {count}", P.muted)
     )
 
 
-class BrowseScreen(Screen):
+class BrowseScreen(ModeScreen):
     """Browse and curate. Writes go through the app, which runs them in a worker and reloads."""
 
     BINDINGS = [
@@ -71,13 +73,16 @@ class BrowseScreen(Screen):
             yield EntryTable(id="entries")
             yield EntryDetail(id="detail")
         yield Static(id="empty-state")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#empty-state").display = False
         self.query_one(EntryTable).focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
         self.watch(self.app, "history", self._history_changed, init=False)
+
+    def arrive(self) -> None:
+        self.query_one(EntryTable).focus()
 
     # ------------------------------------------------------------------ data
 
@@ -164,8 +169,9 @@ class BrowseScreen(Screen):
         message.append("Press ", style="")
         message.append(" n ", style="bold reverse")
         message.append(" to add the first one here, or from a shell:\n\n")
-        message.append('memtui add preference "回答尽量简短，先给结论"', style="bold #87d787")
-        message.append("\n\nAgents add memories with memory_save; they show up here within a second.", style="#8a8a8a")
+        command = getattr(self.app, "command", "memtui")  # with the --dir the app was opened with
+        message.append(f'{command} add preference "回答尽量简短，先给结论"', style=f"bold {P.success}")
+        message.append("\n\nAgents add memories with memory_save; they show up here within a second.", style=P.muted)
         self.query_one("#empty-state", Static).update(message)
 
     # ------------------------------------------------------------------ events
@@ -262,11 +268,11 @@ class BrowseScreen(Screen):
         if entry is None:
             return
         body = Group(
-            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, "#8a8a8a")),
+            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, P.muted)),
             Text(""),
             Text(entry.text),
             Text(""),
-            Text("The file is backed up first, so this can be undone from the backups screen (b).", style="#8a8a8a"),
+            Text("The file is backed up first, so this can be undone from the backups screen (b).", style=P.muted),
         )
 
         def answered(yes: bool | None) -> None:
@@ -282,9 +288,9 @@ class BrowseScreen(Screen):
         if not entry.blocked:
             self.notify("This entry is not blocked; nothing to approve.", title="Approve")
             return
-        reasons = [Text.assemble(("• " + flag, "bold #ff875f"), " — " + why) for flag, why in flag_reasons(entry)]
+        reasons = [Text.assemble(("• " + flag, f"bold {P.warning}"), " — " + why) for flag, why in flag_reasons(entry)]
         body = Group(
-            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, "#8a8a8a")),
+            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, P.muted)),
             Text(""),
             Text(entry.text),
             Text(""),
@@ -292,7 +298,7 @@ class BrowseScreen(Screen):
             Text(""),
             Text(
                 "Approving lets agents receive this text in their prompt. The approval holds for this exact text only.",
-                style="#ffd75f",
+                style=P.warning,
             ),
         )
 

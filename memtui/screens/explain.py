@@ -10,18 +10,20 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from memtui_core.model import EntryExplanation, Explanation, Status
 
 from ..messages import ExplainFailed, ExplainReady
 from ..widgets.block_view import BlockView
 from ..widgets.fmt import STATUS_LOOK, kind_badge, one_line, status_badge
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from .base import ModeScreen
 from ..widgets.term_bars import breakdown, comparison, entry_heading
 from ..widgets.virtual_table import Column, VirtualTable
+from ..widgets.palette import P
 
 EXPLAIN_DELAY = 0.15
 TYPE_A_QUERY = "Type a query to rank the entries."
@@ -35,7 +37,7 @@ RANKED_COLUMNS = [
 ]
 
 
-class ExplainScreen(Screen):
+class ExplainScreen(ModeScreen):
     """Type a query; the table, the breakdown and the block follow as you type."""
 
     BINDINGS = [
@@ -55,6 +57,7 @@ class ExplainScreen(Screen):
         self._shown: list[EntryExplanation] = []
         self._hidden_unmatched = 0
         self._requested_at = 0.0
+        self._select_after: str | None = None  # the entry to select when the next ranking arrives
         self.last_refresh: tuple[float, float] | None = None  # (core seconds, keystroke-to-screen seconds)
         self.refreshes = 0
 
@@ -75,19 +78,56 @@ class ExplainScreen(Screen):
                 yield Static(id="why-terms")
                 yield Static(id="why-compare")
         yield BlockView(id="block")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#query", Input).focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
         self._show_intro()
         self.query_one(BlockView).show(None)
+        self._take_entry()
+
+    def arrive(self) -> None:
+        """Every visit starts in the query box with its text selected: typing replaces the old query."""
+        self.query_one("#query", Input).focus()
+        self._take_entry()
+
+    def _take_entry(self) -> None:
+        """Open on the entry that was selected in Browse: pinned, and selected once the query ranks it."""
+        entry_id = getattr(self.app, "explain_entry", None)
+        if not entry_id:
+            return
+        self.app.explain_entry = None  # type: ignore[attr-defined]
+        previous = self.pinned
+        self.pinned = entry_id
+        self._select_after = entry_id
+        table = self.query_one("#ranked", VirtualTable)
+        table.refresh_rows([key for key in (previous, entry_id) if key])
+        if not table.select_key(entry_id):
+            self._show_pinned_intro()
+        else:
+            self._show_why()
+
+    def _show_pinned_intro(self) -> None:
+        snapshot = getattr(self.app, "snapshot", None)
+        entry = snapshot.by_id(self.pinned) if snapshot is not None and self.pinned else None
+        if entry is None:
+            return
+        self.query_one("#why-entry", Static).update(
+            Group(
+                Text.assemble(("◆ ", "bold " + P.pin), kind_badge(entry.kind), ("  " + entry.id, P.muted)),
+                Text(entry.text),
+                Text(""),
+                Text("Pinned from Browse. Type a query to see where this entry ranks and why; "
+                     "space unpins it.", style="dim italic"),
+            )
+        )
 
     def _show_intro(self) -> None:
         legend = Text(no_wrap=False)
         for status, (_label, _style, meaning) in STATUS_LOOK.items():
             legend.append_text(status_badge(status))
-            legend.append(f" {meaning}   ", style="#8a8a8a")
+            legend.append(f" {meaning}   ", style=P.muted)
         self.query_one("#explain-summary", Static).update(legend)
         self.query_one("#why-entry", Static).update(
             Text(
@@ -136,7 +176,7 @@ class ExplainScreen(Screen):
         budget = self._limit("#budget", limits.char_budget)
         if top_k is None or budget is None:
             self.query_one("#explain-summary", Static).update(
-                Text("top-k and budget must be whole numbers ≥ 0", style="bold #ff5f5f")
+                Text("top-k and budget must be whole numbers ≥ 0", style=f"bold {P.error}")
             )
             return
         query = self.query_one("#query", Input).value
@@ -165,7 +205,7 @@ class ExplainScreen(Screen):
         self.post_message(ExplainReady(explanation, time.perf_counter() - started))
 
     def on_explain_failed(self, message: ExplainFailed) -> None:
-        self.query_one("#explain-summary", Static).update(Text(message.error, style="bold #ff5f5f"))
+        self.query_one("#explain-summary", Static).update(Text(message.error, style=f"bold {P.error}"))
 
     def on_explain_ready(self, message: ExplainReady) -> None:
         if message.explanation.query != self.query_one("#query", Input).value:
@@ -192,7 +232,7 @@ class ExplainScreen(Screen):
         for row in explanation.entries:
             if row.score <= 0:
                 unmatched += 1
-                if unmatched > MAX_UNMATCHED_ROWS:
+                if unmatched > MAX_UNMATCHED_ROWS and row.id != self.pinned:
                     continue
             shown.append(row)
         self._shown = shown
@@ -200,6 +240,8 @@ class ExplainScreen(Screen):
         table = self.query_one("#ranked", VirtualTable)
         table.empty_message = "No entries to rank: the store is empty." if explanation.n == 0 else TYPE_A_QUERY
         table.set_rows([row.id for row in shown], self._cells)
+        if self._select_after is not None and table.select_key(self._select_after):
+            self._select_after = None
         self.query_one(BlockView).show(explanation)
         self._show_why()
 
@@ -210,14 +252,14 @@ class ExplainScreen(Screen):
             self._rank_cell(row),
             status_badge(row.status),
             Text(f"{row.score:.3f}" if row.score else "0",
-                 style="bold" if row.status is Status.INJECTED else "#8a8a8a" if not row.score else ""),
+                 style="bold" if row.status is Status.INJECTED else P.muted if not row.score else ""),
             kind_badge(row.kind, english=False),
-            Text(one_line(row.text), style="#8a8a8a" if faint else ""),
+            Text(one_line(row.text), style=P.muted if faint else ""),
         ]
 
     def _rank_cell(self, row: EntryExplanation) -> Text:
         marker = "◆" if row.id == self.pinned else " "
-        return Text(f"{marker}{row.rank if row.rank else '–'}", style="bold #d7afff" if marker != " " else "bold")
+        return Text(f"{marker}{row.rank if row.rank else '–'}", style=f"bold {P.pin}" if marker != " " else "bold")
 
     def _show_summary(self) -> None:
         explanation = self.explanation
@@ -226,36 +268,36 @@ class ExplainScreen(Screen):
         text = Text(no_wrap=False)
         if explanation.n == 0:
             text.append("The store is empty: nothing to rank. Add memories on the browse screen (m, then n).",
-                        style="bold #ffd75f")
+                        style=f"bold {P.warning}")
         elif not explanation.tokens:
-            text.append("No searchable terms in this query", style="bold #ffd75f")
+            text.append("No searchable terms in this query", style=f"bold {P.warning}")
             text.append(" — only words of 2+ letters/digits and CJK characters count; nothing is injected.",
-                        style="#ffd75f")
+                        style=P.warning)
         else:
-            text.append("terms ", style="#8a8a8a")
+            text.append("terms ", style=P.muted)
             seen: list[str] = []
             for token in explanation.tokens:
                 if token not in seen:
                     seen.append(token)
             for token in seen[:12]:
-                text.append(f" {token} ", style="bold on #303030")
+                text.append(f" {token} ", style=f"bold {P.chip}")
                 text.append(" ")
             if len(seen) > 12:
-                text.append(f"+{len(seen) - 12} ", style="#8a8a8a")
+                text.append(f"+{len(seen) - 12} ", style=P.muted)
             counts: dict[Status, int] = {}
             for row in explanation.entries:
                 counts[row.status] = counts.get(row.status, 0) + 1
-            text.append(f"│ n={explanation.n} avg_len={explanation.avg_len:.1f} │ ", style="#8a8a8a")
+            text.append(f"│ n={explanation.n} avg_len={explanation.avg_len:.1f} │ ", style=P.muted)
             for status in Status:
                 if counts.get(status):
                     text.append_text(status_badge(status))
                     text.append(f"{counts[status]} ", style="bold")
         if self.last_refresh is not None:
             core_s, total_s = self.last_refresh
-            text.append(f" │ {core_s * 1000:.1f} ms", style="#8a8a8a")
+            text.append(f" │ {core_s * 1000:.1f} ms", style=P.muted)
         hidden = self._hidden_unmatched
         if hidden:
-            text.append(f" │ {hidden} more without a query term not listed", style="#8a8a8a")
+            text.append(f" │ {hidden} more without a query term not listed", style=P.muted)
         self.query_one("#explain-summary", Static).update(text)
 
     def _selected_id(self) -> str | None:
@@ -276,8 +318,8 @@ class ExplainScreen(Screen):
             compare_pane.update("")
             return
         reason_style = {
-            Status.INJECTED: "#87d787", Status.BLOCKED: "#ff5f87", Status.ZERO_SCORE: "#8a8a8a",
-        }.get(row.status, "#ffd75f")
+            Status.INJECTED: P.success, Status.BLOCKED: P.error, Status.ZERO_SCORE: P.muted,
+        }.get(row.status, P.warning)
         entry_pane.update(
             Group(
                 entry_heading(row),
@@ -296,7 +338,7 @@ class ExplainScreen(Screen):
             )
         elif pinned.id == row.id:
             compare_pane.update(
-                Text("\n◆ Pinned. Select another entry to see why one ranks above the other.", style="#d7afff")
+                Text("\n◆ Pinned. Select another entry to see why one ranks above the other.", style=P.pin)
             )
         else:
             compare_pane.update(Group(Text("Why is A above B?", style="bold underline"),

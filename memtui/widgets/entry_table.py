@@ -10,6 +10,7 @@ from memtui_core.model import Entry
 
 from .fmt import age, flag_words, kind_badge, one_line
 from .virtual_table import Column, VirtualTable
+from .palette import P
 
 WIDE_KIND = 15  # "偏好 preference"
 NARROW_KIND = 4  # "偏好"
@@ -53,8 +54,8 @@ class EntryTable(VirtualTable):
         return [
             kind_badge(entry.kind, english=self.wide_kind),
             Text(one_line(entry.text), style="dim" if entry.blocked else ""),
-            Text(entry.source or "—", style="#8a8a8a"),
-            Text(age(entry.ts, self._now), style="#8a8a8a"),
+            Text(entry.source or "—", style=P.muted),
+            Text(age(entry.ts, self._now), style=P.muted),
             flag_words(entry.flags),
         ]
 
