@@ -46,6 +46,8 @@ class ExplainScreen(ModeScreen):
         Binding("space,p", "pin", "Pin", id="explain.pin",
                 tooltip="Pin the selected entry to compare others with it (again to unpin)"),
         Binding("t", "focus_limits", "Top-k/budget", id="explain.limits", tooltip="Try other top-k and budget values"),
+        Binding("T", "tokens", "Terms", id="explain.tokens",
+                tooltip="Show the terms the selected entry is indexed by (CJK text is indexed as bigrams)"),
     ]
 
     def __init__(self) -> None:
@@ -57,7 +59,8 @@ class ExplainScreen(ModeScreen):
         self._shown: list[EntryExplanation] = []
         self._hidden_unmatched = 0
         self._requested_at = 0.0
-        self._select_after: str | None = None  # the entry to select when the next ranking arrives
+        self._select_after: str | None = None
+        self.show_tokens = False  # the entry to select when the next ranking arrives
         self.last_refresh: tuple[float, float] | None = None  # (core seconds, keystroke-to-screen seconds)
         self.refreshes = 0
 
@@ -325,6 +328,7 @@ class ExplainScreen(ModeScreen):
                 entry_heading(row),
                 Text(row.text),
                 Text.assemble(("why: ", "bold"), (row.reason, reason_style)),
+                *self._tokens(row),
                 Text(""),
             )
         )
@@ -358,6 +362,21 @@ class ExplainScreen(ModeScreen):
 
     def action_focus_limits(self) -> None:
         self.query_one("#top-k", Input).focus()
+
+    def _tokens(self, row: EntryExplanation) -> list[Text]:
+        if not self.show_tokens:
+            return []
+        from memtui_core.tokenize import tokenize
+
+        line = Text("its terms: ", style="bold")
+        for token in dict.fromkeys(tokenize(row.text)):
+            line.append(f" {token} ", style=P.chip)
+            line.append(" ")
+        return [line]
+
+    def action_tokens(self) -> None:
+        self.show_tokens = not self.show_tokens
+        self._show_why()
 
     def action_pin(self) -> None:
         row = self.selected_row()

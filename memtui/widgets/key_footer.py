@@ -16,7 +16,7 @@ from textual.widgets._footer import FooterKey
 
 # the actions (by name) to leave out first when the line is too long: the palette, quit and history are a
 # key away in `?` and ctrl+p; the screen keys go last
-DROP_ORDER = ("command_palette", "quit", "history", "focus_query", "focus_op", "help")
+DROP_ORDER = ("command_palette", "quit", "history", "tokens", "focus_query", "focus_op", "help")
 
 
 class KeyFooter(Footer):

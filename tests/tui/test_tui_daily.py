@@ -143,3 +143,22 @@ async def test_escape_in_the_editor_asks_before_discarding_typed_text(seeded):
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen), what="a plain close")
     assert not any("先写测试" in e["text"] for e in file_entries(seeded.dir))
+
+
+async def test_a_single_cjk_character_is_explained_and_the_terms_shown_on_demand(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, "数据库")
+        await pilot.press("w")  # opens on the selected entry
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
+        await type_text(pilot, "库")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.selected_row() is not None and screen.selected_row().text.startswith("数据库"),
+                         what="the pinned entry selected")
+        text = await wait_for_text(pilot, "bigrams")
+        assert "missing:库" in "".join(text.split())
+        await pilot.press("down")
+        await pilot.press("T")
+        text = "".join((await wait_for_text(pilot, "its terms")).split())
+        assert "据库" in text and "库是" in text and "postgresql" in text
