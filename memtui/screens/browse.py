@@ -29,12 +29,36 @@ VIEWS: list[tuple[str, Kind | None]] = [("all", None)] + [(kind.value, kind) for
 FILTER_DELAY = 0.15
 
 
-def view_label(kind: Kind | None, count: int) -> Text:
+SORTS: list[tuple[str, str]] = [
+    ("stored", "as stored"),
+    ("newest", "newest first"),
+    ("oldest", "oldest first"),
+    ("kind", "by kind"),
+    ("longest", "longest first"),
+]
+
+
+def view_label(kind: Kind | None, count: int, total: int | None = None) -> Text:
+    """`All 42`, or `All 2/42` while a filter hides some."""
+    shown = str(count) if total is None or total == count else f"{count}/{total}"
     if kind is None:
-        return Text.assemble(("All ", "bold"), (str(count), P.muted))
+        return Text.assemble(("All ", "bold"), (shown, P.muted))
     return Text.assemble(
-        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {count}", P.muted)
+        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {shown}", P.muted)
     )
+
+
+def sort_entries(entries: list[Entry], order: str) -> list[Entry]:
+    if order == "newest":
+        return sorted(entries, key=lambda e: e.ts, reverse=True)
+    if order == "oldest":
+        return sorted(entries, key=lambda e: e.ts)
+    if order == "kind":
+        kinds = list(Kind)
+        return sorted(entries, key=lambda e: (kinds.index(e.kind), -e.ts))
+    if order == "longest":
+        return sorted(entries, key=lambda e: (-len(e.text), -e.ts))
+    return entries
 
 
 class BrowseScreen(ModeScreen):
@@ -48,6 +72,8 @@ class BrowseScreen(ModeScreen):
         Binding("d", "delete", "Delete", id="browse.delete", tooltip="Delete the selected entry (asks first)"),
         Binding("A", "approve", "Approve", id="browse.approve", tooltip="Let a blocked entry be injected (asks first)"),
         Binding("h", "history", "History", id="browse.history", tooltip="The audit log of the selected entry"),
+        Binding("s", "sort", "Sort", id="browse.sort", show=False,
+                tooltip="Sort the entries: as stored, newest, oldest, by kind, longest"),
         Binding("escape", "back", "Clear filter", id="browse.back", show=False, tooltip="Clear the filter"),
         Binding("1", "view('all')", "All", id="browse.view_all", show=False, tooltip="Show all kinds"),
         Binding("2", "view('preference')", "偏好 preference", id="browse.view_preference", show=False,
@@ -62,6 +88,7 @@ class BrowseScreen(ModeScreen):
         super().__init__()
         self.view: Kind | None = None
         self.filter_text = ""
+        self.sort = "stored"
         self._by_id: dict[str, Entry] = {}
         self._filter_timer: Timer | None = None
 
@@ -94,19 +121,35 @@ class BrowseScreen(ModeScreen):
     def history(self) -> StoreHistory | None:
         return self.app.history  # type: ignore[attr-defined]
 
-    def visible_entries(self) -> list[Entry]:
+    def filtered_entries(self) -> list[Entry]:
+        """The entries the text filter lets through, of every kind."""
         snapshot = self.snapshot
         if snapshot is None:
             return []
         entries = snapshot.entries
-        if self.view is not None:
-            entries = [e for e in entries if e.kind is self.view]
         needle = self.filter_text.strip().lower()
         if needle:
             entries = [
                 e for e in entries if needle in e.text.lower() or e.id.startswith(needle) or needle in e.source.lower()
             ]
         return entries
+
+    def visible_entries(self) -> list[Entry]:
+        entries = self.filtered_entries()
+        if self.view is not None:
+            entries = [e for e in entries if e.kind is self.view]
+        return sort_entries(entries, self.sort)
+
+    def _update_counts(self) -> None:
+        """The tab counts follow the filter: `All 2/42` while two of 42 entries match."""
+        snapshot = self.snapshot
+        if snapshot is None:
+            return
+        filtered = self.filtered_entries()
+        tabs = self.query_one("#views", Tabs)
+        for name, kind in VIEWS:
+            shown = len(filtered) if kind is None else sum(1 for e in filtered if e.kind is kind)
+            tabs.query_one(f"#view-{name}", Tab).label = view_label(kind, shown, snapshot.count(kind))
 
     def selected_entry(self) -> Entry | None:
         entry_id = self.query_one(EntryTable).selected_id()
@@ -117,9 +160,6 @@ class BrowseScreen(ModeScreen):
             self.query_one(EntryDetail).show_message(Text("Reading the store…", style="dim italic"))
             return
         self._by_id = {entry.id: entry for entry in snapshot.entries}
-        tabs = self.query_one("#views", Tabs)
-        for name, kind in VIEWS:
-            tabs.query_one(f"#view-{name}", Tab).label = view_label(kind, snapshot.count(kind))
         keep = self.app.select_after_load  # type: ignore[attr-defined]
         self.app.select_after_load = None  # type: ignore[attr-defined]
         if keep and keep in self._by_id and keep not in {e.id for e in self.visible_entries()}:
@@ -144,6 +184,7 @@ class BrowseScreen(ModeScreen):
         table = self.query_one(EntryTable)
         entries = self.visible_entries()
         table.show(entries, keep=keep)
+        self._update_counts()
         if entries:
             self.app.rows_shown()  # type: ignore[attr-defined]
         self._show_selected()
@@ -229,6 +270,14 @@ class BrowseScreen(ModeScreen):
             entry = self.selected_entry()
             return True if entry is not None and entry.blocked else False
         return True
+
+    def action_sort(self) -> None:
+        names = [name for name, _ in SORTS]
+        self.sort = names[(names.index(self.sort) + 1) % len(names)]
+        self.fill(keep=self.query_one(EntryTable).selected_id())
+        label = dict(SORTS)[self.sort]
+        self.query_one("#filter", Input).placeholder = f"/ filter by text, id or source · s: sorted {label}"
+        self.notify(f"Sorted {label}", timeout=2)
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()

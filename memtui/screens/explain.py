@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 
@@ -46,6 +46,10 @@ class ExplainScreen(ModeScreen):
         Binding("space,p", "pin", "Pin", id="explain.pin",
                 tooltip="Pin the selected entry to compare others with it (again to unpin)"),
         Binding("t", "focus_limits", "Top-k/budget", id="explain.limits", tooltip="Try other top-k and budget values"),
+        Binding("r", "reset_limits", "Reset top-k/budget", id="explain.reset", show=False,
+                tooltip="Put top-k and budget back to the store's values"),
+        Binding("f", "find", "Find", id="explain.find",
+                tooltip="Find entries in the ranked list by text or id (the ranks stay as they are)"),
         Binding("T", "tokens", "Terms", id="explain.tokens",
                 tooltip="Show the terms the selected entry is indexed by (CJK text is indexed as bigrams)"),
     ]
@@ -75,7 +79,9 @@ class ExplainScreen(ModeScreen):
             yield Input(str(limits.char_budget), id="budget", type="integer", max_length=6)
         yield Static(id="explain-summary")
         with Horizontal(id="explain-main"):
-            yield VirtualTable(RANKED_COLUMNS, empty=TYPE_A_QUERY, id="ranked")
+            with Vertical(id="ranked-pane"):
+                yield Input(placeholder="f find in the ranking by text or id", id="ranked-find", compact=True)
+                yield VirtualTable(RANKED_COLUMNS, empty=TYPE_A_QUERY, id="ranked")
             with VerticalScroll(id="why"):
                 yield Static(id="why-entry")
                 yield Static(id="why-terms")
@@ -144,12 +150,19 @@ class ExplainScreen(ModeScreen):
 
     @on(Input.Changed)
     def _input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "ranked-find":
+            if self.explanation is not None:
+                self.apply(self.explanation)
+            return
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(EXPLAIN_DELAY, self.refresh_explain)
 
     @on(Input.Submitted)
-    def _input_submitted(self) -> None:
+    def _input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "ranked-find":
+            self.query_one("#ranked", VirtualTable).focus()
+            return
         self._to_ranked()
 
     def on_key(self, event: events.Key) -> None:
@@ -232,7 +245,10 @@ class ExplainScreen(ModeScreen):
             self.pinned = None
         shown: list[EntryExplanation] = []
         unmatched = 0
+        needle = self.query_one("#ranked-find", Input).value.strip().lower()
         for row in explanation.entries:
+            if needle and needle not in row.text.lower() and not row.id.startswith(needle):
+                continue
             if row.score <= 0:
                 unmatched += 1
                 if unmatched > MAX_UNMATCHED_ROWS and row.id != self.pinned:
@@ -241,7 +257,10 @@ class ExplainScreen(ModeScreen):
         self._shown = shown
         self._hidden_unmatched = max(0, unmatched - MAX_UNMATCHED_ROWS)
         table = self.query_one("#ranked", VirtualTable)
-        table.empty_message = "No entries to rank: the store is empty." if explanation.n == 0 else TYPE_A_QUERY
+        table.empty_message = (
+            "No entries to rank: the store is empty." if explanation.n == 0
+            else "No ranked entry contains that text (escape clears the search)." if needle else TYPE_A_QUERY
+        )
         table.set_rows([row.id for row in shown], self._cells)
         if self._select_after is not None and table.select_key(self._select_after):
             self._select_after = None
@@ -295,6 +314,9 @@ class ExplainScreen(ModeScreen):
                 if counts.get(status):
                     text.append_text(status_badge(status))
                     text.append(f"{counts[status]} ", style="bold")
+        trial = self._trial_limits()
+        if trial:
+            text.append(f" │ trying {trial} (r resets)", style=f"bold {P.warning}")
         if self.last_refresh is not None:
             core_s, total_s = self.last_refresh
             text.append(f" │ {core_s * 1000:.1f} ms", style=P.muted)
@@ -355,7 +377,14 @@ class ExplainScreen(ModeScreen):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
+        find = self.query_one("#ranked-find", Input)
+        if find.value and self.focused is find:
+            find.value = ""  # escape in the search clears it first
+            return
         self.app.action_show("browse")  # type: ignore[attr-defined]
+
+    def action_find(self) -> None:
+        self.query_one("#ranked-find", Input).focus()
 
     def action_focus_query(self) -> None:
         self.query_one("#query", Input).focus()
@@ -373,6 +402,23 @@ class ExplainScreen(ModeScreen):
             line.append(f" {token} ", style=P.chip)
             line.append(" ")
         return [line]
+
+    def _trial_limits(self) -> str:
+        """`top-k 2 (store 4)` when a box differs from the store's own value, else ``."""
+        limits = self.app.store.limits  # type: ignore[attr-defined]
+        out = []
+        for widget_id, name, default in (("#top-k", "top-k", limits.top_k), ("#budget", "budget", limits.char_budget)):
+            value = self._limit(widget_id, default)
+            if value is not None and value != default:
+                out.append(f"{name} {value} (store {default})")
+        return ", ".join(out)
+
+    def action_reset_limits(self) -> None:
+        limits = self.app.store.limits  # type: ignore[attr-defined]
+        self.query_one("#top-k", Input).value = str(limits.top_k)
+        self.query_one("#budget", Input).value = str(limits.char_budget)
+        self.refresh_explain()
+        self.notify(f"top-k {limits.top_k}, budget {limits.char_budget}: the store's values", title="Reset", timeout=3)
 
     def action_tokens(self) -> None:
         self.show_tokens = not self.show_tokens

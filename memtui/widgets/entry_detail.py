@@ -82,23 +82,32 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
 
 
 def eviction_text(entry: Entry, snapshot: StoreSnapshot) -> Text:
+    """One plain sentence: will this entry be evicted, and when."""
     position = snapshot.eviction.get(entry.id)
     count = len(snapshot.entries)
     if position is None:
         return Text("—")
     cap = snapshot.max_entries
     over = count - cap
-    text = Text(f"#{position} of {count} to be evicted", style="bold" if position == 1 else "")
-    if over > 0:
-        text.append(f" · the store is {over} over its limit of {cap}", style=f"bold {P.warning}")
-        if position <= over + 1:
-            text.append(f"; the next add evicts #1–#{over + 1}, this one included", style=f"bold {P.warning}")
-    elif position == 1:
-        text.append(" · next to go", style=f"bold {P.warning}")
+    place = "next" if position == 1 else f"{_ordinal(position)} in line"
     if count < cap:
-        text.append(f" · none until {cap}", style=P.muted)
-    text.append("\n(facts first, then lessons, corrections, preferences; oldest first)", style=P.muted)
+        text = Text(f"Nothing is evicted until the store is full ({count}/{cap}); then this entry goes {place}.")
+    elif over <= 0:
+        text = Text(f"The store is full ({count}/{cap}): adding a memory evicts one entry, and this one goes {place}.",
+                    style=f"bold {P.warning}" if position == 1 else "")
+    elif position <= over + 1:
+        text = Text(f"The store is over its limit ({count}/{cap}): the next add evicts {over + 1} entries, "
+                    "this one included.", style=f"bold {P.warning}")
+    else:
+        text = Text(f"The store is over its limit ({count}/{cap}): the next add evicts {over + 1} entries; "
+                    f"this one is {_ordinal(position)} in line.", style=P.warning)
+    text.append("\nOrder: facts first, then lessons, corrections, preferences; oldest first.", style=P.muted)
     return text
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def flag_reasons(entry: Entry) -> list[tuple[str, str]]:

@@ -1,0 +1,99 @@
+"""Frictions of daily use (issue 15): sorting and counts in Browse, reset and find in Explain,
+the eviction sentence, audit search by text, actor and time."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from memtui.app import MemtuiApp
+from memtui.screens.explain import ExplainScreen
+from memtui.widgets.entry_table import EntryTable
+from memtui.widgets.virtual_table import VirtualTable
+
+from .helpers import screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
+
+
+def flat(text: str) -> str:
+    return "".join(text.split())
+
+
+async def test_tab_counts_follow_the_filter_and_s_sorts(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "部署")
+        await pilot.press("enter")
+        table = app.screen.query_one(EntryTable)
+        await wait_until(pilot, lambda: table.row_count == 2, what="two rows")
+        text = flat(screen_text(app))
+        assert "All2/6" in text and "经验lesson1/2" in text and "偏好preference0/1" in text and "纠正correction1经验" in text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: table.row_count == 6)
+        assert "All6" in flat(screen_text(app)) and "All6/6" not in flat(screen_text(app))
+
+        texts = lambda: [entry.text for entry in table.entries]  # noqa: E731
+        await pilot.press("s")  # newest first
+        await pilot.pause(0.1)
+        ts = [entry.ts for entry in table.entries]
+        assert ts == sorted(ts, reverse=True)
+        await pilot.press("s", "s")  # oldest, then by kind
+        await pilot.pause(0.1)
+        kinds = [entry.kind.value for entry in table.entries]
+        assert kinds == sorted(kinds, key=["preference", "correction", "lesson", "fact"].index)
+        await pilot.press("s")  # longest first
+        await pilot.pause(0.1)
+        assert [len(t) for t in texts()] == sorted((len(t) for t in texts()), reverse=True)
+        assert "longest first" in screen_text(app)
+
+
+async def test_the_eviction_line_is_one_plain_sentence(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await wait_for_text(pilot, "Nothing is")
+        detail = app.screen.query_one("#detail-body")
+        assert shows(detail, "Nothing is evicted until the store is full (6/500); then this entry goes")
+        assert not shows(detail, "to be evicted") and not shows(detail, "none until")
+
+
+async def test_explain_says_when_trial_limits_differ_and_r_resets_them(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
+        screen = app.screen
+        screen.pinned = screen._select_after = None
+        await type_text(pilot, "部署")
+        await pilot.press("enter")  # to the ranked list, where letters are keys
+        await pilot.press("t")
+        await type_text(pilot, "1")
+        await pilot.press("enter")
+        text = flat(await wait_for_text(pilot, "r resets"))
+        assert "tryingtop-k1(store4)" in text
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "r resets" not in screen_text(app), what="the reset")
+        assert screen.query_one("#top-k", Input).value == "4"
+        assert screen.explanation is not None and screen.explanation.top_k == 4
+
+
+async def test_find_narrows_the_ranked_list_keeping_ranks(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
+        screen = app.screen
+        screen.pinned = screen._select_after = None
+        await type_text(pilot, "部署")
+        await pilot.press("enter")  # to the ranked list
+        table = screen.query_one("#ranked", VirtualTable)
+        await wait_until(pilot, lambda: table.row_count == 6)
+        await pilot.press("f")
+        await type_text(pilot, "pgbouncer")
+        await wait_until(pilot, lambda: table.row_count == 1, what="one row")
+        assert seeded.id_of("数据库") == table.selected_key()
+        await pilot.press("escape")  # clears the search, stays on explain
+        await wait_until(pilot, lambda: table.row_count == 6)
+        assert isinstance(app.screen, ExplainScreen)
