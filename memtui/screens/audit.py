@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 from rich.console import Group, RenderableType
@@ -34,15 +35,26 @@ AUDIT_COLUMNS = [
     Column("change", "change", None),
 ]
 FILTER_DELAY = 0.15
+ACTORS = ["mcp", "tui", "cli", "api"]
+PERIODS: list[tuple[str, float]] = [
+    ("last hour", 3600.0),
+    ("last day", 86_400.0),
+    ("last 7 days", 7 * 86_400.0),
+    ("last 30 days", 30 * 86_400.0),
+]
 
 
 class AuditScreen(ModeScreen):
-    """Who changed what, and when. `/` filters by entry id, `o` by operation."""
+    """Who changed what, and when. `/` searches ids and texts; `o`, `c` and `t` filter by operation,
+    actor and time."""
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="audit.back", tooltip="Back to the entries"),
-        Binding("slash", "focus_id", "Entry id", id="audit.filter_id", tooltip="Filter by entry id"),
+        Binding("slash", "focus_id", "Search", id="audit.filter_id",
+                tooltip="Search by entry id prefix, or by any text before or after a change, or in its note"),
         Binding("o", "focus_op", "Operation", id="audit.filter_op", tooltip="Filter by operation"),
+        Binding("c", "focus_actor", "Actor", id="audit.filter_actor", tooltip="Filter by who made the change"),
+        Binding("t", "focus_time", "Time", id="audit.filter_time", tooltip="Only changes within the last hour, day, week or month"),
         Binding("x", "clear_filters", "Clear filters", id="audit.clear", tooltip="Show every event"),
     ]
 
@@ -56,13 +68,16 @@ class AuditScreen(ModeScreen):
     def compose(self) -> ComposeResult:
         yield StatusBar("Audit")
         with Horizontal(id="audit-filters"):
-            yield Input(placeholder="/ entry id", id="audit-id", compact=True)
+            yield Input(placeholder="/ id or text", id="audit-id", compact=True)
             yield Select(
                 [(op.value, op.value) for op in AuditOp],
                 prompt="all operations",
                 id="audit-op",
                 compact=True,
             )
+            yield Select([(actor, actor) for actor in ACTORS], prompt="any actor", id="audit-actor", compact=True)
+            yield Select([(label, seconds) for label, seconds in PERIODS], prompt="any time", id="audit-time",
+                         compact=True)
             yield Static(id="audit-count")
         with Horizontal(id="audit-main"):
             yield VirtualTable(AUDIT_COLUMNS, empty="No events match the filters.", id="audit-table")
@@ -107,13 +122,20 @@ class AuditScreen(ModeScreen):
     # ------------------------------------------------------------------ filtering
 
     def matching(self) -> list[AuditEvent]:
-        wanted_id = self.query_one("#audit-id", Input).value.strip().lower()
+        wanted = self.query_one("#audit-id", Input).value.strip().lower()
         op = self.query_one("#audit-op", Select).value
+        actor = self.query_one("#audit-actor", Select).value
+        period = self.query_one("#audit-time", Select).value
+        since = time.time() - float(period) if isinstance(period, (int, float)) else None
         out = []
         for event in self.events:
             if op is not Select.NULL and str(event.op) != op:
                 continue
-            if wanted_id and not _touches(event, wanted_id):
+            if actor is not Select.NULL and event.actor != actor:
+                continue
+            if since is not None and event.at < since:
+                continue
+            if wanted and not (_touches(event, wanted) or _says(event, wanted)):
                 continue
             out.append(event)
         return out
@@ -152,8 +174,8 @@ class AuditScreen(ModeScreen):
         self.fill()
         self.query_one("#audit-table", VirtualTable).focus()
 
-    @on(Select.Changed, "#audit-op")
-    def _op_changed(self) -> None:
+    @on(Select.Changed)
+    def _select_changed(self) -> None:
         self.fill()
 
     @on(VirtualTable.Highlighted, "#audit-table")
@@ -181,9 +203,16 @@ class AuditScreen(ModeScreen):
     def action_focus_op(self) -> None:
         self.query_one("#audit-op", Select).focus()
 
+    def action_focus_actor(self) -> None:
+        self.query_one("#audit-actor", Select).focus()
+
+    def action_focus_time(self) -> None:
+        self.query_one("#audit-time", Select).focus()
+
     def action_clear_filters(self) -> None:
         self.query_one("#audit-id", Input).value = ""
-        self.query_one("#audit-op", Select).clear()
+        for select in self.query(Select):
+            select.clear()
         self.fill()
 
 
@@ -206,6 +235,14 @@ def _touches(event: AuditEvent, wanted: str) -> bool:
             if isinstance(entry_id, str) and entry_id.startswith(wanted):
                 return True
     return False
+
+
+def _says(event: AuditEvent, wanted: str) -> bool:
+    """Whether `wanted` (lowercase) is in the text before or after the change, or in its note."""
+    for data in (event.before, event.after):
+        if isinstance(data, dict) and wanted in str(data.get("text", "")).lower():
+            return True
+    return bool(event.note) and wanted in event.note.lower()
 
 
 def _entry_block(title: str, style: str, data: dict | None) -> list[RenderableType]:

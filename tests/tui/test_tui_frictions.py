@@ -97,3 +97,43 @@ async def test_find_narrows_the_ranked_list_keeping_ranks(seeded):
         await pilot.press("escape")  # clears the search, stays on explain
         await wait_until(pilot, lambda: table.row_count == 6)
         assert isinstance(app.screen, ExplainScreen)
+
+
+async def test_audit_searches_text_and_filters_by_actor_and_time(seeded):
+    import time as _time
+
+    from memtui_core.store import MemoryStore
+    from memtui.screens.audit import AuditScreen
+    from textual.widgets import Select
+
+    cli = MemoryStore(seeded.dir, actor="cli")
+    cli.update(seeded.id_of("Vite"), text="Vite 缓存出问题时删掉 node_modules/.vite 再重启")
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
+        screen = app.screen
+        table = screen.query_one("#audit-table", VirtualTable)
+        await wait_until(pilot, lambda: table.row_count == 7)
+        await pilot.press("slash")
+        await type_text(pilot, "pgbouncer")  # a text, not an id
+        await wait_until(pilot, lambda: table.row_count == 1, what="the add of the pgbouncer entry")
+        assert screen.shown[0].id == seeded.id_of("数据库")
+        await pilot.press("enter")
+        await pilot.press("x")
+        await wait_until(pilot, lambda: table.row_count == 7)
+
+        await pilot.press("c")  # the actor
+        await pilot.press("enter")
+        await pilot.press("down", "down", "down")  # any actor, mcp, tui, cli
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.query_one("#audit-actor", Select).value == "cli")
+        await wait_until(pilot, lambda: table.row_count == 1)
+        assert screen.shown[0].actor == "cli" and str(screen.shown[0].op) == "edit"
+
+        await pilot.press("x")
+        await wait_until(pilot, lambda: table.row_count == 7)
+        screen.events[0] = screen.events[0].model_copy(update={"at": _time.time() - 3 * 86_400})
+        screen.query_one("#audit-time", Select).value = 86_400.0  # the last day
+        await wait_until(pilot, lambda: table.row_count == 6, what="the old event left out")
