@@ -288,6 +288,9 @@ class ExplainScreen(ModeScreen):
         if explanation is None:
             return
         text = Text(no_wrap=False)
+        trial = self._trial_limits()
+        if trial:  # first: the summary is cut at two lines on a narrow terminal
+            text.append(f"trying {trial}, r resets │ ", style=f"bold {P.warning}")
         if explanation.n == 0:
             text.append("The store is empty: nothing to rank. Add memories on the browse screen (m, then n).",
                         style=f"bold {P.warning}")
@@ -314,9 +317,6 @@ class ExplainScreen(ModeScreen):
                 if counts.get(status):
                     text.append_text(status_badge(status))
                     text.append(f"{counts[status]} ", style="bold")
-        trial = self._trial_limits()
-        if trial:
-            text.append(f" │ trying {trial} (r resets)", style=f"bold {P.warning}")
         if self.last_refresh is not None:
             core_s, total_s = self.last_refresh
             text.append(f" │ {core_s * 1000:.1f} ms", style=P.muted)

@@ -71,7 +71,7 @@ async def test_explain_says_when_trial_limits_differ_and_r_resets_them(seeded):
         await type_text(pilot, "1")
         await pilot.press("enter")
         text = flat(await wait_for_text(pilot, "r resets"))
-        assert "tryingtop-k1(store4)" in text
+        assert "tryingtop-k1(store4),rresets" in text
         await pilot.press("r")
         await wait_until(pilot, lambda: "r resets" not in screen_text(app), what="the reset")
         assert screen.query_one("#top-k", Input).value == "4"
