@@ -362,6 +362,65 @@ class MemoryStore:
         self._write(mutate)
         return _entry(result["record"])
 
+    def undo(self, event: Any) -> Entry:
+        """Take back one change from an entry's history, as a new audited change (note "undo: ...").
+
+        `event` is an `AuditEvent` (or its dict) of this store that names an entry: an edit,
+        reclassify, approve or refresh puts the entry's text and kind back as they were before it
+        (the threat scan judges the text again); a delete or evict brings the entry back with its
+        id, kind, text, source and time; an add deletes the entry it added. If the entry changed since that event (or is back
+        already), nothing is written: ConflictError says what is there now.
+        """
+        data = event.model_dump(mode="json") if hasattr(event, "model_dump") else event
+        if not isinstance(data, dict):
+            raise InvalidInput("undo takes an audit event")
+        op, entry_id, before, after = data.get("op"), data.get("id"), data.get("before"), data.get("after")
+        if isinstance(entry_id, str) and before is None and op == "add" and isinstance(after, dict):
+            return self.delete(entry_id, expected=after)  # undoing an add is a delete, if nothing changed since
+        if not isinstance(entry_id, str) or not isinstance(before, dict):
+            raise InvalidInput(f"a {op or 'this'} event cannot be undone: it has no entry before it")
+        old_kind = Kind.require(before.get("kind"))
+        old_text, old_flags = self._prepare_text(before.get("text"))
+        note = f"undo: {op} of {_stamp(data.get('at'))} by {data.get('actor') or '?'}"
+        result: dict[str, Any] = {}
+
+        def judged(record: Record) -> None:
+            approval = approval_flag(record.text)
+            if approval in (before.get("flags") or []) and "blocked" in record.flags:
+                record.flags = [f for f in record.flags if f != "blocked"] + [approval]  # it was approved as is
+            record.judge()
+
+        def mutate(doc: Document) -> list[dict]:
+            current = doc.find(entry_id)
+            if after is None:  # a delete or an evict: bring the entry back
+                if current is not None:
+                    raise ConflictError(entry_id, _entry(current), None)
+                record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""),
+                                int(before.get("ts") or 0), list(old_flags))
+                judged(record)
+                doc.items.append(record)
+                events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
+                evicted = self._evict(doc)
+                events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"}
+                           for r in evicted]
+                result["record"] = record
+                return events
+            record = self._check_expected(current, entry_id, after)
+            previous = record.view()
+            record.kind, record.text, record.flags = old_kind, old_text, [
+                f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))
+            ] + list(old_flags)
+            judged(record)
+            result["record"] = record
+            if record.view() == previous:
+                return []
+            changed_text = previous.get("text") != record.text
+            new_op = "edit" if changed_text or previous.get("kind") == record.kind.value else "reclassify"
+            return [{"op": new_op, "id": entry_id, "before": previous, "after": record.view(), "note": note}]
+
+        self._write(mutate)
+        return _entry(result["record"])
+
     # ------------------------------------------------------------------ backups, audit, health
 
     def backups(self) -> list[Backup]:
@@ -455,3 +514,13 @@ def _entry(record: Record) -> Entry:
         flags=record.effective_flags,
         **record.extra,
     )
+
+
+def _stamp(at: object) -> str:
+    """An event's time as UTC, to name it in a note."""
+    import datetime as _dt
+
+    if not isinstance(at, (int, float)):
+        return "an unknown time"
+    return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+

@@ -54,6 +54,7 @@ DONE_TITLES = {
     "delete": "Deleted",
     "approve": "Approved",
     "restore": "Restored",
+    "undo": "Undone",
 }
 
 
@@ -298,6 +299,20 @@ class MemtuiApp(App[None]):
                 assert request.entry_id is not None
                 entry = store.approve(request.entry_id, expected=request.expected)
                 self.post_message(WriteDone(request, f"Approved {entry.id}: it can be injected now", entry))
+            elif request.op == "undo":
+                assert request.event is not None
+                event = request.event
+                try:
+                    entry = store.undo(event)
+                except ConflictError:
+                    self.post_message(WriteFailed(request, (
+                        f"{event.id} changed after that {event.op}: nothing was written. "
+                        "Undo the later changes first, newest first.")))
+                    return
+                gone = str(event.op) == "add"
+                summary = (f"Took back the add of {entry.id}: it is deleted (a backup keeps it)" if gone
+                           else f"Took back the {event.op} of {entry.id}")
+                self.post_message(WriteDone(request, summary, None if gone else entry))
             elif request.op == "restore":
                 assert request.backup is not None
                 restored = store.restore(request.backup)

@@ -48,7 +48,7 @@ class StoreHistory:
     by_id: dict[str, list[AuditEvent]] = field(default_factory=dict)
 
 
-WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore"]
+WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore", "undo"]
 
 
 @dataclass
@@ -61,6 +61,7 @@ class WriteRequest:
     kind: Kind | None = None
     expected: Entry | None = None
     backup: str | None = None
+    event: AuditEvent | None = None  # the change to take back (op "undo")
 
 
 @dataclass

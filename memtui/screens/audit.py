@@ -17,7 +17,8 @@ from textual.widgets import Input, Select, Static
 
 from memtui_core.model import AuditEvent, AuditOp
 
-from ..messages import StoreHistory
+from ..messages import StoreHistory, WriteRequest
+from ..modals.confirm import ConfirmModal
 from ..widgets.entry_detail import change_summary
 from ..widgets.fmt import OP_COLOURS, kind_name, one_line, timestamp
 from ..widgets.virtual_table import Column, VirtualTable
@@ -55,7 +56,9 @@ class AuditScreen(ModeScreen):
         Binding("o", "focus_op", "Operation", id="audit.filter_op", tooltip="Filter by operation"),
         Binding("c", "focus_actor", "Actor", id="audit.filter_actor", tooltip="Filter by who made the change"),
         Binding("t", "focus_time", "Time", id="audit.filter_time", tooltip="Only changes within the last hour, day, week or month"),
-        Binding("x", "clear_filters", "Clear filters", id="audit.clear", tooltip="Show every event"),
+        Binding("x", "clear_filters", "Clear", id="audit.clear", tooltip="Clear every filter: show every event"),
+        Binding("u", "undo", "Undo", id="audit.undo",
+                tooltip="Take back the selected change to one entry (asks first; recorded as a change of its own)"),
     ]
 
     def __init__(self) -> None:
@@ -181,6 +184,7 @@ class AuditScreen(ModeScreen):
     @on(VirtualTable.Highlighted, "#audit-table")
     def _highlighted(self) -> None:
         self._show_selected()
+        self.refresh_bindings()  # Undo only on a change that can be taken back
 
     def _show_selected(self) -> None:
         body = self.query_one("#audit-detail-body", Static)
@@ -202,6 +206,39 @@ class AuditScreen(ModeScreen):
 
     def action_focus_op(self) -> None:
         self.query_one("#audit-op", Select).focus()
+
+    def selected_event(self) -> AuditEvent | None:
+        table = self.query_one("#audit-table", VirtualTable)
+        if not self.shown or not table.row_count:
+            return None
+        return self.shown[min(table.cursor_row, len(self.shown) - 1)]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            event = self.selected_event()
+            return True if event is not None and undoable(event) else None
+        return True
+
+    def action_undo(self) -> None:
+        event = self.selected_event()
+        if event is None or not undoable(event):
+            return
+        op = str(event.op)
+        what = {"add": "Delete the entry this add created?",
+                "delete": "Bring back the deleted entry?",
+                "evict": "Bring back the evicted entry?"}.get(op, f"Take back this {op}?")
+        body = Group(
+            render_event(event),
+            Text(""),
+            Text("The entry goes back to the Before above, as a new change in this log, by tui. "
+                 "If it changed after this event, nothing is written.", style=P.muted),
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.submit(WriteRequest("undo", event.id, event=event))  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmModal(what, body, yes="Undo", danger=op in ("add", "approve")), answered)
 
     def action_focus_actor(self) -> None:
         self.query_one("#audit-actor", Select).focus()
@@ -235,6 +272,13 @@ def _touches(event: AuditEvent, wanted: str) -> bool:
             if isinstance(entry_id, str) and entry_id.startswith(wanted):
                 return True
     return False
+
+
+def undoable(event: AuditEvent) -> bool:
+    """A change to one entry with its state before (or an add): what `MemoryStore.undo` takes back."""
+    if not event.id:
+        return False
+    return event.before is not None or (str(event.op) == "add" and event.after is not None)
 
 
 def _says(event: AuditEvent, wanted: str) -> bool:

@@ -10,11 +10,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from memtui_core.model import Backup, Entry
+import bisect
+
+from memtui_core.model import AuditEvent, Backup, Entry
 
 from ..messages import BackupsLoaded, RestorePreviewFailed, RestorePreviewReady, WriteRequest
 from ..modals.confirm import ConfirmModal
-from ..widgets.fmt import age, kind_badge, one_line, size, timestamp
+from ..widgets.fmt import OP_COLOURS, age, kind_badge, one_line, size, timestamp
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
 from .base import ModeScreen
@@ -55,13 +57,14 @@ class BackupsScreen(ModeScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#backup-list", DataTable)
-        table.add_column("taken", width=19, key="taken")
-        table.add_column("age", width=5, key="age")
+        table.add_column("taken", width=5, key="taken")  # the age; the preview gives the time
         table.add_column("entries", width=7, key="entries")
         table.add_column("size", width=8, key="size")
+        table.add_column("before", width=23, key="before")
         table.focus()
         self.query_one("#preview-body", Static).update(Text("Reading backups…", style="dim italic"))
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
+        self.watch(self.app, "history", self._snapshot_changed, init=False)  # the "before" labels
 
     def _snapshot_changed(self, _snapshot: object) -> None:
         self._load_backups()
@@ -82,10 +85,10 @@ class BackupsScreen(ModeScreen):
         for backup in message.backups:
             entries = str(backup.entries) if backup.entries is not None else "corrupt"
             table.add_row(
-                Text(timestamp(backup.at)),
-                Text(age(backup.at), style=P.muted),
+                Text(age(backup.at)),
                 Text(entries, justify="right", style="" if backup.valid else f"bold {P.error}"),
                 Text(size(backup.size), justify="right", style=P.muted),
+                before_label(backup, self._events()),
                 key=backup.name,
             )
         if not message.backups:
@@ -96,6 +99,10 @@ class BackupsScreen(ModeScreen):
         if selected in self.backups:
             table.move_cursor(row=table.get_row_index(selected), animate=False)
         self._preview_selected()
+
+    def _events(self) -> list[AuditEvent]:
+        history = getattr(self.app, "history", None)
+        return history.events if history is not None else []
 
     def _selected_name(self) -> str | None:
         table = self.query_one("#backup-list", DataTable)
@@ -232,3 +239,24 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
                     line.append("\n    " + one_line(new.text), style="")
             parts.append(line)
     return Group(*parts)
+
+
+def change_after(backup: Backup, events: list[AuditEvent]) -> AuditEvent | None:
+    """The change a backup was taken for: the first event logged at or after it (events are in order)."""
+    times = [event.at for event in events]
+    index = bisect.bisect_left(times, backup.at - 0.001)
+    return events[index] if index < len(events) else None
+
+
+def before_label(backup: Backup, events: list[AuditEvent]) -> Text:
+    """`delete 08cf… by mcp` in the "before" column: the change that came right after the backup."""
+    event = change_after(backup, events)
+    if event is None:
+        return Text("—", style=P.muted)
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(str(event.op), style=f"bold {OP_COLOURS.get(str(event.op), '')}")
+    if event.id:
+        out.append(f" {event.id[:4]}…")
+    out.append(f" by {event.actor}", style=P.muted)
+    return out
+

@@ -137,3 +137,35 @@ async def test_audit_searches_text_and_filters_by_actor_and_time(seeded):
         screen.events[0] = screen.events[0].model_copy(update={"at": _time.time() - 3 * 86_400})
         screen.query_one("#audit-time", Select).value = 86_400.0  # the last day
         await wait_until(pilot, lambda: table.row_count == 6, what="the old event left out")
+
+
+async def test_undo_one_change_from_an_entrys_history(seeded):
+    from memtui_core.store import MemoryStore
+    from memtui.modals.confirm import ConfirmModal
+    from memtui.screens.audit import AuditScreen
+
+    from .helpers import audit_events, file_entry
+    from .test_tui_curate import select
+
+    entry_id = seeded.id_of("数据库")
+    MemoryStore(seeded.dir, actor="mcp").update(entry_id, text="数据库是 MySQL 8")
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, "MySQL")
+        await pilot.press("h")  # its history
+        await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
+        table = app.screen.query_one("#audit-table", VirtualTable)
+        await wait_until(pilot, lambda: table.row_count == 2, what="the entry's two events")
+        assert str(app.screen.selected_event().op) == "edit"  # newest first
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "Take back this edit?" in screen_text(app)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: file_entry(seeded.dir, entry_id)["text"].startswith("数据库是 PostgreSQL 15"),
+                         what="the old text back")
+        await wait_until(pilot, lambda: any("Took back the edit" in n.message for n in app._notifications),
+                         what="the notice")
+    last = audit_events(seeded.dir)[-1]
+    assert (last["op"], last["actor"], last["id"]) == ("edit", "tui", entry_id)
+    assert last["note"].startswith("undo: edit of ") and last["note"].endswith("by mcp")
