@@ -348,19 +348,49 @@ class MemoryStore:
         def mutate(doc: Document) -> list[dict]:
             record = self._check_expected(doc.find(id), id, expected)
             result["record"] = record
-            if not record.blocked:
-                return []
-            before = record.view()
-            flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
-            for category in record.threats:
-                if "threat:" + category not in flags:
-                    flags.append("threat:" + category)
-            record.flags = flags + [approval_flag(record.text)]
-            record.judge()
-            return [{"op": "approve", "id": id, "before": before, "after": record.view()}]
+            event = _approve(record)
+            return [event] if event else []
 
         self._write(mutate)
         return _entry(result["record"])
+
+    def bulk(self, op: str, ids: list[str], kind: Kind | str | None = None,
+             expected: dict[str, Any] | None = None) -> list[Entry]:
+        """Delete, reclassify (to `kind`) or approve many entries in one write.
+
+        One backup is taken before the write (restoring it takes the whole batch back) and each
+        entry gets its own audit event. All or nothing: an id that is missing, or an entry that no
+        longer matches `expected[id]`, raises before anything is written. Returns the entries as
+        they are after the change (for a delete, as they were).
+        """
+        if op not in ("delete", "reclassify", "approve"):
+            raise InvalidInput(f"bulk takes delete, reclassify or approve, not {op!r}")
+        new_kind = Kind.require(kind) if op == "reclassify" else None
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        changed: list[Record] = []
+
+        def mutate(doc: Document) -> list[dict]:
+            records = [self._check_expected(doc.find(i), i, (expected or {}).get(i)) for i in wanted]
+            events: list[dict] = []
+            for record in records:
+                changed.append(record)
+                if op == "delete":
+                    doc.items.remove(record)
+                    events.append({"op": "delete", "id": record.id, "before": record.view(), "after": None})
+                elif op == "reclassify" and record.kind is not new_kind:
+                    before = record.view()
+                    record.kind = new_kind  # type: ignore[assignment]
+                    events.append({"op": "reclassify", "id": record.id, "before": before, "after": record.view()})
+                elif op == "approve":
+                    event = _approve(record)
+                    if event:
+                        events.append(event)
+            return events
+
+        self._write(mutate)
+        return [_entry(record) for record in changed]
 
     def undo(self, event: Any) -> Entry:
         """Take back one change from an entry's history, as a new audited change (note "undo: ...").
@@ -523,4 +553,18 @@ def _stamp(at: object) -> str:
     if not isinstance(at, (int, float)):
         return "an unknown time"
     return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _approve(record: Record) -> dict | None:
+    """Approve a blocked record for its text as it is now; the audit event, or None if not blocked."""
+    if not record.blocked:
+        return None
+    before = record.view()
+    flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
+    for category in record.threats:
+        if "threat:" + category not in flags:
+            flags.append("threat:" + category)
+    record.flags = flags + [approval_flag(record.text)]
+    record.judge()
+    return {"op": "approve", "id": record.id, "before": before, "after": record.view()}
 

@@ -55,6 +55,7 @@ DONE_TITLES = {
     "approve": "Approved",
     "restore": "Restored",
     "undo": "Undone",
+    "bulk": "Done",
 }
 
 
@@ -299,6 +300,15 @@ class MemtuiApp(App[None]):
                 assert request.entry_id is not None
                 entry = store.approve(request.entry_id, expected=request.expected)
                 self.post_message(WriteDone(request, f"Approved {entry.id}: it can be injected now", entry))
+            elif request.op == "bulk":
+                assert request.bulk is not None
+                done = store.bulk(request.bulk, [e.id for e in request.entries], kind=request.kind,
+                                  expected={e.id: e for e in request.entries})
+                verb = {"delete": "Deleted", "reclassify": "Reclassified", "approve": "Approved"}[request.bulk]
+                summary = f"{verb} {len(done)} entries"
+                if request.bulk == "delete":
+                    summary += ": the backup taken before them brings all back (b)"
+                self.post_message(WriteDone(request, summary, None))
             elif request.op == "undo":
                 assert request.event is not None
                 event = request.event
@@ -322,6 +332,9 @@ class MemtuiApp(App[None]):
                 )
                 self.post_message(WriteDone(request, summary, restore=restored))
         except ConflictError as exc:
+            if request.op == "bulk":
+                self.post_message(WriteFailed(request, f"{exc} (nothing of the batch was written)"))
+                return
             self.post_message(WriteConflict(request, exc.current))
         except (MemtuiError, ValueError, KeyError, OSError) as exc:
             self.post_message(WriteFailed(request, one_line(str(exc)) or type(exc).__name__))

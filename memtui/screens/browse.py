@@ -19,7 +19,7 @@ from ..modals.confirm import ConfirmModal
 from ..modals.reclassify import ReclassifyModal
 from ..widgets.entry_detail import EntryDetail, flag_reasons
 from ..widgets.entry_table import EntryTable
-from ..widgets.fmt import KIND_COLOURS, kind_badge
+from ..widgets.fmt import KIND_COLOURS, clip, kind_badge
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
 from .base import ModeScreen
@@ -72,6 +72,8 @@ class BrowseScreen(ModeScreen):
         Binding("d", "delete", "Delete", id="browse.delete", tooltip="Delete the selected entry (asks first)"),
         Binding("A", "approve", "Approve", id="browse.approve", tooltip="Let a blocked entry be injected (asks first)"),
         Binding("h", "history", "History", id="browse.history", tooltip="The audit log of the selected entry"),
+        Binding("space", "mark", "Mark", id="browse.mark", show=False,
+                tooltip="Mark the selected entry for a bulk delete (d), reclassify (k) or approve (A)"),
         Binding("s", "sort", "Sort", id="browse.sort", show=False,
                 tooltip="Sort the entries: as stored, newest, oldest, by kind, longest"),
         Binding("escape", "back", "Clear filter", id="browse.back", show=False, tooltip="Clear the filter"),
@@ -192,6 +194,12 @@ class BrowseScreen(ModeScreen):
 
     def _show_selected(self) -> None:
         detail = self.query_one(EntryDetail)
+        marked = self.marked()
+        if marked:
+            detail.show_message(self._bulk_preview(
+                marked, f"{len(marked)} marked: d deletes, k reclassifies, A approves the blocked ones; "
+                        "space unmarks, escape clears the marks."))
+            return
         entry = self.selected_entry()
         if entry is None:
             snapshot = self.snapshot
@@ -264,6 +272,10 @@ class BrowseScreen(ModeScreen):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("reclassify", "delete") and self.marked():
+            return True
+        if action == "approve" and self.marked():
+            return True if any(e.blocked for e in self.marked()) else False
         if action in ("edit", "reclassify", "delete", "history"):
             return True if self.selected_entry() is not None else None
         if action == "approve":  # shown only on a blocked entry, which is rare: it keeps the footer short
@@ -282,7 +294,48 @@ class BrowseScreen(ModeScreen):
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
+    def marked(self) -> list[Entry]:
+        """The marked entries still in the store, in store order."""
+        table = self.query_one(EntryTable)
+        snapshot = self.snapshot
+        if not table.marked or snapshot is None:
+            return []
+        return [entry for entry in snapshot.entries if entry.id in table.marked]
+
+    def action_mark(self) -> None:
+        table = self.query_one(EntryTable)
+        entry_id = table.selected_id()
+        if entry_id is None:
+            return
+        table.marked ^= {entry_id}
+        table.refresh_rows([entry_id])
+        if table.cursor_row < table.row_count - 1:
+            table.action_cursor(1)  # on to the next row, so space marks a run
+        self._show_selected()
+        self.refresh_bindings()
+
+    def _clear_marks(self) -> None:
+        table = self.query_one(EntryTable)
+        marked = list(table.marked)
+        table.marked.clear()
+        table.refresh_rows(marked)
+        self._show_selected()
+        self.refresh_bindings()
+
+    def _bulk_preview(self, entries: list[Entry], what: str) -> Group:
+        lines: list[Text] = []
+        for entry in entries[:40]:
+            line = Text.assemble(kind_badge(entry.kind, english=False), (f"  {entry.id}  ", P.muted))
+            line.append_text(clip(entry.text, 60))
+            lines.append(line)
+        if len(entries) > 40:
+            lines.append(Text(f"… and {len(entries) - 40} more", style=P.muted))
+        return Group(*lines, Text(""), Text(what, style=P.muted))
+
     def action_back(self) -> None:
+        if self.query_one(EntryTable).marked:
+            self._clear_marks()  # escape clears the marks first, then the filter
+            return
         field = self.query_one("#filter", Input)
         if field.value:
             field.value = ""
@@ -302,6 +355,15 @@ class BrowseScreen(ModeScreen):
             self.app.edit_entry(entry)  # type: ignore[attr-defined]
 
     def action_reclassify(self) -> None:
+        marked = self.marked()
+        if marked:
+            def chosen_for_all(kind: Kind | None) -> None:
+                if kind is not None:
+                    self.app.submit(WriteRequest("bulk", bulk="reclassify", kind=kind, entries=tuple(marked)))  # type: ignore[attr-defined]
+                    self._clear_marks()
+
+            self.app.push_screen(ReclassifyModal(marked[0], others=len(marked) - 1), chosen_for_all)
+            return
         entry = self.selected_entry()
         if entry is None:
             return
@@ -313,6 +375,19 @@ class BrowseScreen(ModeScreen):
         self.app.push_screen(ReclassifyModal(entry), chosen)
 
     def action_delete(self) -> None:
+        marked = self.marked()
+        if marked:
+            body = self._bulk_preview(marked, "One backup is taken before they go: restoring it (b) brings all of "
+                                              "them back. Each gets its own event in the audit log.")
+
+            def answered_all(yes: bool | None) -> None:
+                if yes:
+                    self.app.submit(WriteRequest("bulk", bulk="delete", entries=tuple(marked)))  # type: ignore[attr-defined]
+                    self._clear_marks()
+
+            self.app.push_screen(ConfirmModal(f"Delete {len(marked)} memories?", body, yes="Delete all", danger=True),
+                                 answered_all)
+            return
         entry = self.selected_entry()
         if entry is None:
             return
@@ -331,6 +406,19 @@ class BrowseScreen(ModeScreen):
         self.app.push_screen(ConfirmModal("Delete this memory?", body, yes="Delete", danger=True), answered)
 
     def action_approve(self) -> None:
+        blocked = [entry for entry in self.marked() if entry.blocked]
+        if blocked:
+            body = self._bulk_preview(blocked, "Approving lets agents receive these texts in their prompt; each "
+                                               "approval holds for its exact text only.")
+
+            def answered_all(yes: bool | None) -> None:
+                if yes:
+                    self.app.submit(WriteRequest("bulk", bulk="approve", entries=tuple(blocked)))  # type: ignore[attr-defined]
+                    self._clear_marks()
+
+            self.app.push_screen(ConfirmModal(f"Approve {len(blocked)} blocked memories?", body, yes="Approve all",
+                                              danger=True), answered_all)
+            return
         entry = self.selected_entry()
         if entry is None:
             return

@@ -24,6 +24,7 @@ class EntryTable(VirtualTable):
         self.entries: list[Entry] = []
         self.wide_kind = True
         self._now = time.time()
+        self.marked: set[str] = set()  # ids marked for a bulk action
 
     @staticmethod
     def _columns(wide_kind: bool) -> list[Column]:
@@ -53,11 +54,17 @@ class EntryTable(VirtualTable):
         entry = self.entries[index]
         return [
             kind_badge(entry.kind, english=self.wide_kind),
-            Text(one_line(entry.text), style="dim" if entry.blocked else ""),
+            self._text_cell(entry),
             Text(entry.source or "—", style=P.muted),
             Text(age(entry.ts, self._now), style=P.muted),
             flag_words(entry.flags),
         ]
+
+    def _text_cell(self, entry: Entry) -> Text:
+        text = Text(one_line(entry.text), style="dim" if entry.blocked else "")
+        if entry.id in self.marked:
+            text = Text.assemble(("● ", f"bold {P.pin}"), text)
+        return text
 
     def on_resize(self, event) -> None:  # runs after VirtualTable.on_resize
         wide_kind = event.size.width >= 90

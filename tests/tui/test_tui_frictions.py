@@ -169,3 +169,41 @@ async def test_undo_one_change_from_an_entrys_history(seeded):
     last = audit_events(seeded.dir)[-1]
     assert (last["op"], last["actor"], last["id"]) == ("edit", "tui", entry_id)
     assert last["note"].startswith("undo: edit of ") and last["note"].endswith("by mcp")
+
+
+async def test_mark_several_entries_then_delete_and_reclassify_them_at_once(seeded):
+    from memtui_core.store import MemoryStore
+    from memtui.modals.confirm import ConfirmModal
+    from memtui.modals.reclassify import ReclassifyModal
+
+    from .helpers import audit_events, file_entries
+
+    backups = len(MemoryStore(seeded.dir).backups())
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        first, second = table.keys[0], table.keys[1]
+        await pilot.press("space", "space")  # marks a run: space moves on to the next row
+        assert table.marked == {first, second}
+        await wait_for_text(pilot, "2 marked")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        text = screen_text(app)
+        assert "Delete 2 memories?" in text and first in text and second in text  # one preview of all
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(file_entries(seeded.dir)) == len(seeded.ids) - 2, what="the bulk delete")
+        assert table.marked == set()
+
+        await wait_until(pilot, lambda: table.row_count == len(seeded.ids) - 2)
+        third, fourth = table.keys[0], table.keys[1]
+        await pilot.press("home", "space", "space", "k")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReclassifyModal))
+        assert "and 1 more marked" in screen_text(app)
+        await pilot.press("3")  # lesson
+        await wait_until(pilot, lambda: all(e["kind"] == "lesson" for e in file_entries(seeded.dir)
+                                            if e["id"] in (third, fourth)), what="the bulk reclassify")
+    events = audit_events(seeded.dir)
+    deletes = [e for e in events if e["op"] == "delete"]
+    assert sorted(e["id"] for e in deletes) == sorted([first, second]) and all(e["actor"] == "tui" for e in deletes)
+    assert len(MemoryStore(seeded.dir).backups()) == backups + 2  # one per batch, not one per entry
