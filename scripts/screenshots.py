@@ -124,6 +124,15 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         await settle(pilot)
         save(app, "browse")
 
+        # space: three entries marked for one bulk action
+        await pilot.press("space", "space", "space")
+        await settle(pilot)
+        save(app, "browse-marked")
+        await pilot.press("escape")  # clears the marks
+        await settle(pilot, 0.2)
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "staging.internal"))
+        await settle(pilot, 0.2)
+
         # e: the editor, with the live dedupe warning
         await pilot.press("e")
         await settle(pilot, 0.2)
