@@ -396,26 +396,7 @@ class Storage:
         return candidate
 
     def _atomic_write(self, target: Path, data: bytes, sync_dir: bool = True) -> None:
-        # unique per call: threads of one process and dead writers' leftovers never collide
-        import secrets
-
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            try:
-                _write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        if sync_dir:
-            _fsync_dir(target.parent)
+        atomic_write(target, data, sync_dir)
 
     def _remove_stale_temps(self) -> None:
         """Called under the lock: any temporary file now present belongs to a writer that died."""
@@ -650,6 +631,30 @@ def _digest(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()[:16]
+
+
+def atomic_write(target: Path, data: bytes, sync_dir: bool = True) -> None:
+    """Replace `target` with `data`: a 0600 temporary file beside it, fsync, rename, fsync of the directory."""
+    # unique per call: threads of one process and dead writers' leftovers never collide
+    import secrets
+
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if sync_dir:
+        _fsync_dir(target.parent)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -10,6 +10,7 @@ from memtui.screens.explain import ExplainScreen
 from memtui.widgets.entry_table import EntryTable
 from memtui.widgets.virtual_table import VirtualTable
 
+from .test_tui_explain import open_explain
 from .helpers import screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
 
 
@@ -61,11 +62,7 @@ async def test_explain_says_when_trial_limits_differ_and_r_resets_them(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(140, 42)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("w")
-        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
-        screen = app.screen
-        screen.pinned = screen._select_after = None
-        await type_text(pilot, "部署")
+        screen = await open_explain(pilot, "部署")
         await pilot.press("enter")  # to the ranked list, where letters are keys
         await pilot.press("t")
         await type_text(pilot, "1")
@@ -82,11 +79,7 @@ async def test_find_narrows_the_ranked_list_keeping_ranks(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(140, 42)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("w")
-        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
-        screen = app.screen
-        screen.pinned = screen._select_after = None
-        await type_text(pilot, "部署")
+        screen = await open_explain(pilot, "部署")
         await pilot.press("enter")  # to the ranked list
         table = screen.query_one("#ranked", VirtualTable)
         await wait_until(pilot, lambda: table.row_count == 6)
