@@ -32,7 +32,7 @@ HEADER_EN = (
     "the user's current instructions take precedence):"
 )
 
-# The line breaks of SPEC §8, plus the other characters str.splitlines() breaks on.
+# The line breaks of docs/injection.md, plus the other characters str.splitlines() breaks on.
 _LINE_BREAKS = re.compile("[\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e]+")
 _MARKERS = (BLOCK_START, BLOCK_END)
 

@@ -1,11 +1,11 @@
 """BM25 over the store: an inverted index built once per file state, queried many times.
 
-Scoring (SPEC §7): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
+Scoring (docs/ranking.md): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
 idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / max(avg_len, 1))).
 
 The length-normalised term frequency of every posting is computed once per term, so a warm query
 only multiplies and adds over the postings of its own terms. Big stores (VECTOR_MIN_DOCS and up)
-do that with numpy, imported only then, so the per-turn path on a normal store stays light.
+do that with numpy when it is installed (the `fast` extra), imported only then.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Index:
         if self.vectorized:
             try:
                 import numpy  # noqa: F401
-            except ImportError:  # pragma: no cover - numpy ships with the default install
+            except ImportError:  # numpy is the optional `fast` extra: score in pure Python
                 self.vectorized = False
 
     def posting(self, term: str) -> list[tuple[int, int]]:

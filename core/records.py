@@ -1,4 +1,4 @@
-"""The file format (SPEC §2), read and written without pydantic.
+"""The file format (docs/format.md#file-format), read and written without pydantic.
 
 A `Document` holds the items of `entries` in file order: each is either a `Record` (a valid entry)
 or an `Invalid` (kept verbatim, never searched, never dropped). Top-level keys other than

@@ -83,7 +83,7 @@ class _Snapshot:
 
 
 class MemoryStore:
-    """Long-term memory in `<dir>/memory.json`. See SPEC §1 for the contract of each method."""
+    """Long-term memory in `<dir>/memory.json`. docs/agents.md gives the contract of each method."""
 
     def __init__(self, dir: str | os.PathLike[str] | None = None, limits: Limits | None = None, actor: str = "api") -> None:
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
@@ -270,7 +270,7 @@ class MemoryStore:
         )
 
     def _evict(self, doc: Document) -> list[Record]:
-        """Remove the entries over the cap, first in eviction order (SPEC §5)."""
+        """Remove the entries over the cap, first in eviction order (docs/format.md#eviction)."""
         records = doc.records
         excess = len(records) - self.limits.max_entries
         if excess <= 0:

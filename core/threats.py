@@ -1,4 +1,4 @@
-"""The threat scan (SPEC §12): what in a memory's text could steer, fence-break or rob the agent.
+"""The threat scan (docs/threat-scan.md): what in a memory's text could steer, fence-break or rob the agent.
 
 Every rule is one row of `RULES`: id, category, the regex forms it matches, a one-line reason,
 and hint words, one of which occurs in any text the rule matches. All rules but the `invisible`

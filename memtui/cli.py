@@ -28,7 +28,7 @@ PROG = "memtui"
 EPILOG = """\
 store: --dir DIR, else $MEMTUI_DIR, else the platform data directory (memory.json, backups/, audit.jsonl).
 exit status: 0 success; 1 a failed operation (one line `memtui: error: ...` on stderr); 2 a usage error.
-A QUERY of `-` is read from stdin. `memtui COMMAND --help` shows the options of a command."""
+A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the options of a command."""
 
 # explain builds one row per (entry, distinct query term): bounded so a pasted document cannot
 # keep the command busy for minutes.
@@ -204,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_options(parser, None)
     parser.add_argument("--demo", action="store_true",
                         help="open the terminal app on a fresh temporary store with sample entries")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
     def command(name: str, help: str, *parents: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("add", "remember one entry (a near-duplicate refreshes the existing one)", as_json)
     p.add_argument("kind", metavar="KIND", help="preference, correction, lesson or fact")
-    p.add_argument("text", metavar="TEXT")
+    p.add_argument("text", metavar="TEXT", help="the memory (`-` reads it from stdin)")
     p.add_argument("--source", default="cli", help="where it came from (default: cli)")
     p.set_defaults(handler=cmd_add)
 
@@ -238,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("edit", "replace the text of an entry", as_json)
     p.add_argument("id", metavar="ID")
-    p.add_argument("--text", required=True, metavar="TEXT")
+    p.add_argument("--text", required=True, metavar="TEXT", help="the new text (`-` reads it from stdin)")
     p.set_defaults(handler=cmd_edit)
 
     p = command("reclassify", "change the kind of an entry", as_json)
@@ -274,6 +274,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("mcp", "run the MCP server on stdio (memory_save, memory_search, memory_inject)")
     p.set_defaults(handler=cmd_mcp)
+
+    from memtui.json_schemas import OUTPUTS, cmd_schema
+
+    p = command("schema", "the JSON Schema of a --json output (docs/schemas/); without NAME, list them")
+    p.add_argument("name", nargs="?", choices=[o.name for o in OUTPUTS], metavar="NAME",
+                   help=", ".join(o.name for o in OUTPUTS))
+    p.set_defaults(handler=cmd_schema)
+
+    from memtui.cli_completion import SHELLS, cmd_completion
+
+    p = command("completion", "print a shell completion script: eval \"$(memtui completion bash)\"")
+    p.add_argument("shell", choices=SHELLS, metavar="SHELL", help=", ".join(SHELLS))
+    p.set_defaults(handler=cmd_completion)
     return parser
 
 
@@ -450,6 +463,16 @@ def _query(value: str) -> str:
     return _text(value, "QUERY")
 
 
+def _input_text(value: str, what: str) -> str:
+    """A TEXT to store; `-` reads it from stdin, which must then be UTF-8."""
+    if value != "-":
+        return _text(value, what, strict=True)
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"{what} from stdin is not valid UTF-8") from None
+
+
 def _emit_json(data: object) -> int:
     import orjson
 
@@ -614,7 +637,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     from memtui_core.kinds import Kind
 
     kind = Kind.require(_text(args.kind, "KIND"))
-    text = _text(args.text, "TEXT", strict=True)
+    text = _input_text(args.text, "TEXT")
     source = _text(args.source, "--source", strict=True)
     store = _open(args)
     result = store.remember(kind, text, source=source)
@@ -652,7 +675,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    text = _text(args.text, "--text", strict=True)
+    text = _input_text(args.text, "--text")
     store = _open(args)
     entry_id = _text(args.id, "ID")
     before = store.get(entry_id)

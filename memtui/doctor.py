@@ -234,3 +234,27 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.fixes.append(Fix(f"{cmd} rm {remove.id}", f"keeps {keep.id} (edit it first if the other says more)"))
         problems.append(problem)
     return Report(health=health, problems=problems, duplicates=duplicates)
+
+
+def _output_model():
+    """The shape of `memtui doctor --json` (`Report.as_dict`), for its JSON Schema."""
+    from pydantic import create_model
+
+    from memtui_core.model import Health
+
+    health = {name: (info.annotation, info) for name, info in Health.model_fields.items()}
+    return create_model(
+        "DoctorOutput",
+        __doc__="The store's health, plus each problem found with the commands that fix it.",
+        **health,
+        ok=(bool, ...),
+        problems=(list[Problem], ...),
+        near_duplicates=(list[Duplicate], ...),
+    )
+
+
+def __getattr__(name: str):
+    if name == "DoctorOutput":  # built on first use: pydantic is not needed to run the checks
+        model = globals()["DoctorOutput"] = _output_model()
+        return model
+    raise AttributeError(name)

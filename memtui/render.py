@@ -1,8 +1,10 @@
 """Human-readable output for the `memtui` command: terminal cell widths, tables and colour.
 
-Only the human form of a command imports this; `--json` and `inject` never do. Widths are
-counted in terminal cells, so Chinese, Japanese and Korean text (two cells a character) stays
-aligned. Colour is used only when stdout is a terminal and NO_COLOR is not set.
+Only the human form of a command imports this; `--json` and `inject` never do. Widths come from
+rich's `cell_len`, the function the terminal app (Textual) measures with, so the command and the
+app agree on every string: CJK and kana (two cells), emoji sequences joined by ZWJ, emoji
+presentation selectors (`⚠️`), keycaps (`1️⃣`), combining marks. Text is cut between grapheme
+clusters, never inside one. Colour is used only when stdout is a terminal and NO_COLOR is not set.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import sys
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
+
+from rich.cells import cell_len, split_graphemes
 
 __all__ = [
     "Style",
@@ -29,41 +33,42 @@ __all__ = [
 ELLIPSIS = "…"
 
 
-def _char_width(char: str) -> int:
-    if unicodedata.east_asian_width(char) in "WF":
-        return 2
-    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0
-    return 1
-
-
 def cell_width(text: str) -> int:
-    """How many terminal cells `text` takes (wide CJK characters count two)."""
-    if text.isascii():
-        return len(text)
-    return sum(_char_width(char) for char in text)
+    """How many terminal cells `text` takes, as the terminal app counts them."""
+    return cell_len(text)
 
 
 def truncate(text: str, width: int) -> str:
-    """Cut `text` to at most `width` cells, ending with … when something was cut."""
+    """Cut `text` to at most `width` cells, ending with … when something was cut. Whole grapheme
+    clusters are kept or dropped, so an emoji sequence or a base with its marks is never split."""
+    if cell_len(text) <= width:
+        return text
     if width <= 0:
         return ""
-    if cell_width(text) <= width:
-        return text
-    out, used = [], 0
-    for char in text:
-        w = _char_width(char)
-        if used + w > width - 1:
+    spans, _total = split_graphemes(text)
+    end, used, taken = 0, 0, 0
+    for _start, stop, cells in spans:
+        if used + cells > width - 1:
             break
-        out.append(char)
-        used += w
-    return "".join(out) + ELLIPSIS
+        end, used, taken = stop, used + cells, taken + 1
+    # Summed per cluster, a stray joiner can count more than the whole measures (rich reads a
+    # leading ZWJ + emoji as zero cells): take what still fits by the app's own measure.
+    for _start, stop, _cells in spans[taken:]:
+        if cell_len(text[:stop]) > width - 1:
+            break
+        end = stop
+    return text[:end] + ELLIPSIS
 
 
 def pad(text: str, width: int, align: str = "<") -> str:
     """`text` padded with spaces to `width` cells (never cut)."""
     gap = max(width - cell_width(text), 0)
-    return " " * gap + text if align == ">" else text + " " * gap
+    out = " " * gap + text if align == ">" else text + " " * gap
+    for _ in range(gap):  # a space can join a stray joiner's cluster: then one more is needed
+        if cell_width(out) >= width:
+            break
+        out = " " + out if align == ">" else out + " "
+    return out
 
 
 def fit(text: str, width: int, align: str = "<") -> str:

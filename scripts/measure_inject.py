@@ -1,4 +1,4 @@
-"""Measure `memtui inject QUERY` as a whole process against `python -c "import orjson"` (SPEC §15).
+"""Measure `memtui inject QUERY` as a whole process against `python -c "import orjson"` (README, Performance).
 
     .venv/bin/python scripts/measure_inject.py            # 30 runs each, prints medians and ratios
     .venv/bin/python scripts/measure_inject.py --runs 50 --check   # exit 1 if a ratio is over 3
@@ -46,7 +46,7 @@ def mixed_text(rng: random.Random, limit: int = 400) -> str:
 
 
 def build_store(directory: Path, entries: int = 500, seed: int = 7) -> Path:
-    """A memory.json with `entries` entries, written directly in the file format of SPEC §2."""
+    """A memory.json with `entries` entries, written directly in the file format of docs/format.md."""
     import orjson
 
     rng = random.Random(seed)

@@ -58,7 +58,7 @@ def run_memtui(*args, store: Path | None = None, input: bytes | None = None, env
 
 
 def write_store(directory: Path, entries: list[dict]) -> Path:
-    """A memory.json written directly in the SPEC §2 format (ids filled in)."""
+    """A memory.json written directly in the format of docs/format.md (ids filled in)."""
     directory.mkdir(parents=True, exist_ok=True)
     now = int(time.time())
     items = []

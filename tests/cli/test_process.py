@@ -86,14 +86,20 @@ def _loaded(modules: set[str], *names: str) -> list[str]:
 def test_the_agent_path_imports_only_what_it_uses(store_dir):
     heavy = ("textual", "mcp", "mcp_types", "rich", "anyio", "pydantic", "pydantic_core", "filelock",
              "platformdirs", "numpy", "memtui.render", "memtui.doctor", "memtui_core.model", "memtui_core.explain",
-             "memtui_core.mcp_server", "asyncio", "shutil", "argparse")
+             "memtui_core.mcp_server", "asyncio", "shutil", "argparse", "shtab", "memtui.cli_completion")
     inject = _modules_after(["--dir", str(store_dir), "inject", "部署 dry-run"], store_dir)
     assert "memtui_core.store" in inject
     assert _loaded(inject, *heavy) == []
 
     unwanted_for_search = ("textual", "mcp", "mcp_types", "rich", "anyio", "memtui_core.mcp_server", "memtui.doctor")
-    for args in (["search", "部署", "--json"], ["search", "部署"], ["list"], ["explain", "部署", "--json"]):
+    for args in (["search", "部署", "--json"], ["explain", "部署", "--json"], ["list", "--json"]):
         assert _loaded(_modules_after(["--dir", str(store_dir), *args], store_dir), *unwanted_for_search) == [], args
+    # Human output measures text with rich's cell widths (the app's), and loads no more of rich than that.
+    unwanted_for_people = ("textual", "mcp", "mcp_types", "anyio", "memtui_core.mcp_server", "rich.console",
+                           "rich.text", "rich.style", "rich.segment")
+    for args in (["search", "部署"], ["list"], ["explain", "部署"]):
+        loaded = _modules_after(["--dir", str(store_dir), *args], store_dir)
+        assert "rich.cells" in loaded and _loaded(loaded, *unwanted_for_people) == [], args
 
 
 def test_importing_the_packages_is_cheap():

@@ -1,4 +1,4 @@
-"""The audit log (SPEC §11): `<dir>/audit.jsonl`, one event per change, appended under the lock
+"""The audit log (docs/storage.md): `<dir>/audit.jsonl`, one event per change, appended under the lock
 of the write it describes; a plain read writes none. It rotates without losing the newest events,
 and a change whose writer died before logging it is logged late by the next writer."""
 

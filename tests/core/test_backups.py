@@ -1,4 +1,4 @@
-"""Backups (SPEC §11): the file as it was before each write, kept under a retention rule,
+"""Backups (docs/storage.md): the file as it was before each write, kept under a retention rule,
 listed with what each holds, and restorable — atomically, by id, audited, undoable."""
 
 from __future__ import annotations

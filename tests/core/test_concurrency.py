@@ -1,4 +1,4 @@
-"""Several processes writing one store at the same time lose nothing (SPEC §11)."""
+"""Several processes writing one store at the same time lose nothing (docs/storage.md)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def check_nothing_lost(directory, workers: int, count: int) -> None:
 
 
 def test_texts_do_not_dedupe_against_each_other(store):
-    # The check below is only meaningful if every text is distinct under §5's dedupe.
+    # The check below is only meaningful if every text is distinct under the dedupe rule of docs/format.md.
     for i in range(30):
         assert store.remember("fact", text_of(0, i)).added
     assert store.remember("fact", text_of(1, 0)).added

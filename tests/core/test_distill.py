@@ -505,7 +505,7 @@ def test_the_system_prompt_asks_for_what_the_parser_reads():
         assert needle in prompt
     assert "secret" in prompt
     assert "language of the conversation" in prompt
-    # SPEC §9: one self-contained sentence each, durable across future unrelated sessions,
+    # docs/agents.md: one self-contained sentence each, durable across future unrelated sessions,
     # near-duplicates merged
     assert "self-contained sentence" in prompt
     assert "future, unrelated sessions" in prompt
@@ -702,7 +702,7 @@ def test_distill_result_is_a_plain_value():
 
 
 def test_distill_returns_how_many_were_added_as_a_number(store):
-    # SPEC §9: "returns how many were added" -- the result is that number, with the rest attached.
+    # docs/agents.md: "returns how many were added" -- the result is that number, with the rest attached.
     added = distill_memories(store, TURN, "不对", False, FakeLLM(REPLY))
     assert isinstance(added, int) and added == 2 and added > 1 and added + 1 == 3
     assert f"{added}" == str(added) == "2" and orjson.dumps({"added": added}) == b'{"added":2}'

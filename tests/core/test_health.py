@@ -101,7 +101,7 @@ def test_quarantine_is_reported_by_every_process_not_only_the_one_that_recovered
 
 @pytest.mark.parametrize("odd", [5, 1.5, True, ["a"], {"k": "v"}, "", "x"])
 def test_health_never_fails_on_audit_lines_another_program_wrote(tmp_path, odd):
-    # A read never fails the caller (SPEC §11), whatever the audit log holds.
+    # A read never fails the caller (docs/storage.md), whatever the audit log holds.
     store = MemoryStore(tmp_path)
     store.remember("fact", "an ordinary entry")
     (tmp_path / "memory.json.broken-20250101T000000.000000Z").write_bytes(b"{")

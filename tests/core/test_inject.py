@@ -1,4 +1,4 @@
-"""The injected block (SPEC §8): exact rendering, the character budget, defusing, and set_block."""
+"""The injected block (docs/injection.md): exact rendering, the character budget, defusing, and set_block."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from memtui_core.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN, render
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
-# Written out by hand from the spec, so a changed constant fails here.
+# Written out by hand from docs/injection.md, so a changed constant fails here.
 START = "=== Long-term memory (retrieved from past sessions) ==="
 END = "=== End long-term memory ==="
 HEADER_ZH = "以下是从过往会话中检索到的相关记忆（由对话自动提炼，仅供参考；用户当前指令优先）："
@@ -173,7 +173,7 @@ def test_invisible_characters_are_removed():
      "\U000e0001", "\U000e0041"],
 )
 def test_each_kind_of_invisible_character_is_removed(invisible):
-    # zero-width, bidi embedding/override/isolate, BOM inside text, tag characters (§12)
+    # zero-width, bidi embedding/override/isolate, BOM inside text, tag characters (docs/threat-scan.md)
     block = render_block([entry("fact", "safe" + invisible + "text" + invisible * 3)])
     assert block.split("\n")[3] == "- [事实] safetext"
 

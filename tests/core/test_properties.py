@@ -1,4 +1,4 @@
-"""Property tests: dedupe against a reference of SPEC §5, the file parser on arbitrary input,
+"""Property tests: dedupe against a reference of docs/format.md#dedupe, the file parser on arbitrary input,
 and the fence on arbitrary entry text."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def reference_normalize(text: str) -> str:
 
 
 def reference_match(existing: list[str], new: str) -> int | None:
-    """Index of the first existing text the new one dedupes against (SPEC §5, step 2)."""
+    """Index of the first existing text the new one dedupes against (docs/format.md#dedupe)."""
     key = reference_normalize(new)
     for index, text in enumerate(existing):
         old = reference_normalize(text)

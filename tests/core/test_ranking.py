@@ -1,4 +1,4 @@
-"""BM25 scoring (SPEC §7), checked against two independent implementations, and how hits are picked."""
+"""BM25 scoring (docs/ranking.md), checked against two independent implementations, and how hits are picked."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def make_queries(seed: int = 7) -> list[str]:
 
 
 def spec_document(text: str, kind: Kind) -> list[str]:
-    """An entry's document, as §7 defines it."""
+    """An entry's document, as docs/ranking.md defines it."""
     return tokenize(text) + tokenize(kind.label) + [kind.value]
 
 
@@ -104,7 +104,7 @@ def bm25s_scores(engine: bm25s.BM25, query_tokens: list[str], n: int) -> np.ndar
     if not query_tokens:
         return np.zeros(n)
     # get_scores maps each token occurrence to its id (unknown tokens are dropped) and adds one
-    # column per occurrence, so a token twice in the query counts twice -- as §7 says.
+    # column per occurrence, so a token twice in the query counts twice -- as docs/ranking.md says.
     return engine.get_scores(list(query_tokens))
 
 
@@ -112,7 +112,7 @@ class LuceneIdfBM25(BM25Okapi):
     """rank_bm25's Okapi scorer already uses the ATIRE term-frequency part,
     tf·(k1+1) / (tf + k1·(1 − b + b·len/avgdl)), and sums over every query token occurrence;
     only its idf differs (log((n − df + 0.5)/(df + 0.5)) with an epsilon floor). Replacing the idf
-    with Lucene's ln(1 + (n − df + 0.5)/(df + 0.5)) makes it the formula of §7 exactly."""
+    with Lucene's ln(1 + (n − df + 0.5)/(df + 0.5)) makes it the formula of docs/ranking.md exactly."""
 
     def _calc_idf(self, nd):
         for word, df in nd.items():
@@ -154,7 +154,7 @@ def test_corpus_is_mixed_and_queries_repeat_tokens(docs, queries):
 
 
 def test_document_tokens_are_text_label_and_kind():
-    # BM25 ignores order, so the store may index a bag; its contents are fixed by §7.
+    # BM25 ignores order, so the store may index a bag; its contents are fixed by docs/ranking.md.
     assert Counter(document_tokens("前端用Vite", "偏好", "preference")) == Counter(
         ["前端", "端用", "vite", "偏好", "preference"]
     )

@@ -1,4 +1,4 @@
-"""The file format (SPEC §2): legacy ids, round-trips of what we do not know, invalid entries, layout."""
+"""The file format (docs/format.md): legacy ids, round-trips of what we do not know, invalid entries, layout."""
 
 from __future__ import annotations
 

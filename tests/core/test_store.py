@@ -1,4 +1,4 @@
-"""MemoryStore (SPEC §5, §7): remember, dedupe, eviction, update/delete/approve, search and explain."""
+"""MemoryStore (docs/format.md, docs/ranking.md): remember, dedupe, eviction, update/delete/approve, search and explain."""
 
 from __future__ import annotations
 
@@ -664,7 +664,7 @@ def test_explain_rejects_bad_arguments(store):
         store.explain("q1", budget="big")  # type: ignore[arg-type]
 
 
-# ---------------------------------------------------------------- the contract of SPEC §1 and §4
+# ---------------------------------------------------------------- the contract of docs/agents.md and docs/format.md
 
 
 def test_limits_default_to_the_table_of_the_spec(tmp_path):

@@ -1,4 +1,4 @@
-"""The threat scan (SPEC §12): what blocks an entry, what is redacted, and what must pass untouched."""
+"""The threat scan (docs/threat-scan.md): what blocks an entry, what is redacted, and what must pass untouched."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tokenizer (SPEC §6): ASCII words of 2+ characters, lowercased; overlapping bigrams of CJK runs."""
+"""The tokenizer (docs/ranking.md): ASCII words of 2+ characters, lowercased; overlapping bigrams of CJK runs."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def is_cjk(ch: str) -> bool:
 
 
 def reference_tokenize(text: str) -> list[str]:
-    """One scan, two buffers, exactly as §6 describes it."""
+    """One scan, two buffers, exactly as docs/ranking.md describes it."""
     tokens: list[str] = []
     word: list[str] = []
     run: list[str] = []
@@ -65,7 +65,7 @@ def reference_tokenize(text: str) -> list[str]:
     return tokens
 
 
-# ---------------------------------------------------------------- the examples of §6
+# ---------------------------------------------------------------- the examples of docs/ranking.md
 
 
 @pytest.mark.parametrize(
