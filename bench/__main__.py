@@ -131,6 +131,21 @@ def bench_process(directory: Path, runs: int) -> dict[str, float]:
     return {"orjson": median_ms(run(baseline), runs), "inject": median_ms(run(inject), runs)}
 
 
+def bench_doctor(root: Path, count: int = 5000, runs: int = 3) -> float:
+    """Whole-process `memtui doctor` on `count` near-identical template notes (the case that was
+    quadratic: every entry a near-duplicate candidate of every other)."""
+    import orjson
+
+    directory = root / f"doctor{count}"
+    directory.mkdir(parents=True, exist_ok=True)
+    topics = ["deploy pipeline", "build cache", "release notes", "database migration", "code review"]
+    entries = [{"id": f"{i:012x}", "kind": "fact", "text": f"note {i} about the {topics[i % 5]} for service {i % 50}",
+                "source": "bench", "ts": i} for i in range(count)]
+    (directory / "memory.json").write_bytes(orjson.dumps({"entries": entries}))
+    doctor = [sys.executable, "-m", "memtui", "--dir", str(directory), "doctor"]
+    return median_ms(lambda i: subprocess.run(doctor, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), runs)
+
+
 def bench_tui(directory: Path, count: int) -> dict[str, float]:
     """First screen with rows (a new process, and in-process) and explain refresh, via scripts/measure_tui.py."""
     import asyncio
@@ -158,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="sizes 500,10000 and fewer repetitions")
     parser.add_argument("--skip-tui", action="store_true", help="skip the Textual measurements")
     parser.add_argument("--skip-process", action="store_true", help="skip the whole-process inject measurement")
+    parser.add_argument("--only-doctor", action="store_true", help="only the whole-process doctor measurement")
     args = parser.parse_args(argv)
     sizes = [500, 10000] if args.quick else [int(s) for s in args.sizes.split(",")]
     repeat = 50 if args.quick else args.repeat
@@ -166,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.cpu_count()} cores, {platform.platform(terse=True)}")
     print("# medians in milliseconds")
     root = Path(tempfile.mkdtemp(prefix="memtui-bench-"))
+    if args.only_doctor:
+        sizes = []
     try:
         dirs = {}
         for count in sizes:
@@ -206,7 +224,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"python -c 'import orjson': {p['orjson']:.1f} ms   memtui inject: {p['inject']:.1f} ms   "
                   f"ratio {p['inject'] / p['orjson']:.2f}x (target <= 3x)")
 
-        if not args.skip_tui:
+        if not args.skip_process or args.only_doctor:
+            print("\n## `memtui doctor` as a whole process, 5000 near-identical notes (target <= 1 s)")
+            print(f"memtui doctor: {bench_doctor(root):.0f} ms")
+
+        if not args.skip_tui and not args.only_doctor:
             print("\n## TUI (App.run_test, headless)")
             for count in sizes:
                 if count <= 10000:

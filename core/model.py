@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .health_codes import Warning
 from .kinds import Kind
 
 
@@ -25,6 +26,7 @@ class Entry(BaseModel):
     source: str = ""
     ts: int = 0
     flags: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)  # retrieval only, never rendered in the block
 
     @field_validator("kind", mode="before")
     @classmethod
@@ -56,6 +58,10 @@ class RememberResult(BaseModel):
     added: bool
     entry: Entry
     evicted: list[Entry] = Field(default_factory=list)
+    truncated: bool = False
+    """The text was longer than `Limits.max_text` and was cut to it: never silent."""
+    original_length: int | None = None
+    """Its length in characters before the cut (after trimming and secret redaction); None if not cut."""
 
 
 class Hit(BaseModel):
@@ -67,6 +73,7 @@ class Status(str, enum.Enum):
     INJECTED = "injected"
     CUT_TOP_K = "cut_top_k"
     CUT_BUDGET = "cut_budget"
+    BELOW_THRESHOLD = "below_threshold"
     ZERO_SCORE = "zero_score"
     BLOCKED = "blocked"
 
@@ -77,10 +84,13 @@ class Status(str, enum.Enum):
 class TermRow(BaseModel):
     term: str
     qtf: int
-    tf: int
+    tf: int  # occurrences in the entry's text and kind label
     df: int
     idf: float
     contribution: float
+    keyword_tf: int = 0  # occurrences in the entry's keywords (0 when the profile ignores keywords)
+    from_keywords: bool = False  # the keywords add to this term's match
+    ignored: str | None = None  # why the query term is not scored (a function word), else None
 
 
 class EntryExplanation(BaseModel):
@@ -106,6 +116,8 @@ class Explanation(BaseModel):
     block: str
     used_chars: int
     entries: list[EntryExplanation]
+    ignored: list[str] = Field(default_factory=list)  # query terms not scored (function words)
+    profile: str = "default"
 
     def for_id(self, entry_id: str) -> EntryExplanation:
         for row in self.entries:
@@ -131,6 +143,8 @@ class AuditOp(str, enum.Enum):
 
 
 class AuditEvent(BaseModel):
+    """One line of the audit log. Fields another version wrote that are not listed are kept."""
+
     model_config = ConfigDict(extra="allow")
 
     at: float
@@ -140,6 +154,32 @@ class AuditEvent(BaseModel):
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     note: str | None = None
+    # restore: the backup brought back and the entries it added, removed or changed
+    backup: str | None = None
+    added: list[str] | None = None
+    removed: list[str] | None = None
+    changed: list[str] | None = None
+    # recovery: the file set aside, why, and how many logged changes were replayed
+    quarantined: str | None = None
+    file: str | None = None
+    error: str | None = None
+    replayed: int | None = None
+    file_sha: str | None = None  # the hash of memory.json after this event's batch
+
+    def touched_ids(self) -> set[str]:
+        """Every entry this event concerns: its own id, and those a restore added, removed or changed."""
+        ids = {self.id} if self.id else set()
+        for group in (self.added, self.removed, self.changed):
+            ids.update(group or ())
+        return ids
+
+    @classmethod
+    def parse(cls, raw: object) -> "AuditEvent | None":
+        """The event in a log line, or None when another program wrote something else there."""
+        try:
+            return cls.model_validate(raw)
+        except ValueError:
+            return None
 
 
 class Backup(BaseModel):
@@ -178,11 +218,14 @@ class Health(BaseModel):
     last_backup: str | None = None
     locked: bool = False
     writable: bool = True
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[Warning] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.warnings
+
+    def codes(self) -> list[str]:
+        return [warning.code for warning in self.warnings]
 
 
 class TextCheck(BaseModel):
@@ -190,6 +233,8 @@ class TextCheck(BaseModel):
 
     length: int
     cut: bool
+    original_length: int | None = None
+    """The length before the cut to `max_text`, when `cut`."""
     duplicate_of: Entry | None = None
     findings: list[dict[str, Any]] = Field(default_factory=list)
 

@@ -15,11 +15,23 @@ from .kinds import Kind
 from .threats import scan_text, threat_flags
 
 __all__ = [
-    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "parse_document",
+    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "normalize",
+    "parse_document",
 ]
 
 _ID = re.compile(r"[0-9a-f]{12}\Z")
+_TEXT_FLAGS = ("blocked", "secret-redacted")  # flags a text earns, dropped when the text changes
+_TEXT_FLAG_PREFIXES = ("threat:", "approved:")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
+
+
+_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
+_DROP_PUNCT = str.maketrans("", "", _PUNCT)
+
+
+def normalize(text: str) -> str:
+    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
+    return "".join(text.lower().split()).translate(_DROP_PUNCT)
 
 
 class Corrupt(Exception):
@@ -42,19 +54,27 @@ def new_id(taken: set[str] | dict[str, object]) -> str:
             return candidate
 
 
-def approval_flag(text: str) -> str:
-    """A person approved this exact text; any edit makes the approval lapse."""
+def approval_flag(text: str, key: bytes, entry_id: str) -> str:
+    """A person approved this exact text of this entry through memtui: an HMAC under the store's
+    own secret key (`approval.key`), so another program cannot forge one, a flag copied to another
+    entry or text does not verify, and any edit makes the approval lapse."""
     import hashlib
+    import hmac
 
-    return "approved:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    message = f"{entry_id}\n{text}".encode("utf-8", "surrogatepass")
+    return "approved:" + hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
 
 
 class Record:
     """A valid entry as the engine sees it. `flags` are the stored flags; `blocked` and
     `threats` are also judged from the text itself, so an entry written by another program
-    is held back until approved even if it carries no flags."""
+    is held back until approved even if it carries no flags.
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw")
+    The judgement (a threat scan) is made on first use, not on load: a turn that injects four
+    entries out of five hundred scans the few it considers, not the whole store. An approval
+    verifies only with the store's key (`key`, handed over by Storage)."""
+
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "key")
 
     def __init__(
         self,
@@ -65,8 +85,10 @@ class Record:
         ts: int = 0,
         flags: list[str] | None = None,
         extra: dict | None = None,
+        key: bytes | None = None,
     ) -> None:
         self.id = id
+        self.key = key  # the store's approval key; None: no approval verifies
         self.kind = kind
         self.text = text
         self.source = source
@@ -75,26 +97,100 @@ class Record:
         self.extra = dict(extra or {})
         self._norm: str | None = None
         self.raw: dict | None = None  # the object as read from the file, if it was (see `id_given`)
-        self.judge()
+        self._threats: list[str] | None = None
+        self._blocked = False
 
     def judge(self) -> None:
-        """Recompute `threats` and `blocked` from the text and the stored flags."""
-        findings = [f for f in scan_text(self.text) if f.category != "secret"]
-        self.threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
-        stored_threats = [f[7:] for f in self.flags if f.startswith("threat:")]
-        self.blocked = "blocked" in self.flags or (
-            bool(self.threats) and approval_flag(self.text) not in self.flags
-        )
-        for category in stored_threats:
-            if category not in self.threats:
-                self.threats.append(category)
+        """Forget the judgement, after the text or the flags changed; it is made again on next use."""
+        self._threats = None
         self._norm = None
+
+    def _judge(self) -> list[str]:
+        findings = [f for f in scan_text(self.text) if f.category != "secret"]
+        threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        self._blocked = "blocked" in self.flags or (bool(threats) and not self.approved)
+        for flag in self.flags:
+            if flag.startswith("threat:") and flag[7:] not in threats:
+                threats.append(flag[7:])
+        self._threats = threats
+        return threats
+
+    @property
+    def threats(self) -> list[str]:
+        """The threat categories: found in the text now, or recorded in the flags."""
+        return self._judge() if self._threats is None else self._threats
+
+    @property
+    def blocked(self) -> bool:
+        """Held back from injection until a person approves this exact text."""
+        if self._threats is None:
+            self._judge()
+        return self._blocked
+
+    @property
+    def approved(self) -> bool:
+        """Whether the stored flags hold an approval memtui made for this text of this entry."""
+        return self.key is not None and approval_flag(self.text, self.key, self.id) in self.flags
+
+    def use_key(self, key: bytes | None) -> None:
+        """Verify approvals with the store's key (read after the entry was parsed)."""
+        if key != self.key:
+            self.key = key
+            self._threats = None  # judged again, with the key, on next use
+
+    def set_text(self, text: str, flags: list[str]) -> None:
+        """Replace the text with `text`, whose write-time flags (a redaction, the scan) are `flags`.
+        What the old text earned or was judged by -- blocked, threats, a redaction, an approval --
+        does not carry over; an approval does only if it was for exactly this text."""
+        kept = [f for f in self.flags if f not in _TEXT_FLAGS and not f.startswith(_TEXT_FLAG_PREFIXES)]
+        approval = approval_flag(text, self.key, self.id) if self.key is not None else None
+        if approval in self.flags and "blocked" in flags:
+            flags = [f for f in flags if f != "blocked"] + [approval]
+        self.text, self.flags = text, kept + flags
+        self.judge()
+
+    def approve(self, key: bytes) -> bool:
+        """Let a blocked entry be injected: its threats stay recorded, the approval (signed with the
+        store's `key`) holds for this text only. Returns whether anything changed."""
+        self.use_key(key)
+        if not self.blocked:
+            return False
+        flags = [f for f in self.flags if f != "blocked" and not f.startswith("approved:")]
+        for category in self.threats:
+            if "threat:" + category not in flags:
+                flags.append("threat:" + category)
+        self.flags = flags + [approval_flag(self.text, key, self.id)]
+        self._threats = None
+        return True
+
+    @property
+    def norm(self) -> str:
+        """The dedupe key of the text (computed once per text)."""
+        if self._norm is None:
+            self._norm = normalize(self.text)
+        return self._norm
 
     @property
     def id_given(self) -> bool:
         """Read from the file without its id (or with one another entry already had): the id
         was derived on load, and the next write stores it."""
         return self.raw is not None and self.raw.get("id") != self.id
+
+    @property
+    def keywords(self) -> list[str]:
+        """The retrieval keywords (the optional `keywords` field); a malformed field reads as none
+        and is kept in the file as it was until a write sets new keywords."""
+        value = self.extra.get("keywords")
+        if not isinstance(value, list):
+            return []
+        return [keyword for keyword in value if isinstance(keyword, str) and keyword.strip()]
+
+    @keywords.setter
+    def keywords(self, value: list[str]) -> None:
+        if value:
+            self.extra["keywords"] = list(value)
+        else:
+            self.extra.pop("keywords", None)
 
     @property
     def effective_flags(self) -> list[str]:
@@ -120,6 +216,10 @@ class Record:
     def view(self) -> dict:
         """The entry as callers see it (effective flags), for comparisons and audit records."""
         out = self.to_json()
+        if "keywords" in out and out["keywords"] != self.keywords:
+            out["keywords"] = self.keywords  # a malformed field reads as the keywords it holds
+            if not out["keywords"]:
+                del out["keywords"]
         flags = self.effective_flags
         if flags:
             out["flags"] = flags
@@ -182,11 +282,12 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items")
+    __slots__ = ("top", "items", "duplicate_keys")
 
     def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
+        self.duplicate_keys = 0  # how many top-level `entries` keys the file had, when more than one
 
     @property
     def records(self) -> list[Record]:
@@ -198,6 +299,12 @@ class Document:
 
     def ids(self) -> dict[str, Record]:
         return {item.id: item for item in self.items if isinstance(item, Record)}
+
+    def use_key(self, key: bytes | None) -> Document:
+        """Verify every entry's approval with the store's key; returns the document."""
+        for record in self.records:
+            record.use_key(key)
+        return self
 
     def find(self, entry_id: str) -> Record | None:
         for item in self.items:
@@ -248,6 +355,13 @@ def parse_document(data: bytes) -> Document:
         raise Corrupt(f"top level is a {_json_type(top)}, not an object with an entries list")
     if "entries" not in top:
         raise Corrupt("no entries list")
+    repeated = _top_level_entries(data)
+    if len(repeated) > 1:  # a parser keeps the last silently, an empty one included
+        kept = _the_one_non_empty(repeated)
+        if kept is None:
+            raise Corrupt(f"duplicate entries key ({len(repeated)} different lists at the top level): "
+                          f"which one is the store is ambiguous")
+        top["entries"] = kept
     if not isinstance(top["entries"], list):
         raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
     items: list[Record | Invalid] = []
@@ -270,7 +384,9 @@ def parse_document(data: bytes) -> Document:
         )
         record.raw = raw
         items.append(record)
-    return Document(top, items)
+    doc = Document(top, items)
+    doc.duplicate_keys = len(repeated) if len(repeated) > 1 else 0
+    return doc
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -318,6 +434,38 @@ def _has_lone_surrogate(value: object) -> bool:
         elif isinstance(item, list):
             pending.extend(item)
     return False
+
+
+def _top_level_entries(data: bytes) -> list:
+    """The values of every top-level `entries` key when there is more than one (JSON allows a key
+    twice; parsers keep the last). Cheap unless the bytes hold `"entries"` more than once."""
+    if data.count(b'"entries"') < 2:
+        return []
+    import json
+
+    last: list[list] = []
+
+    def pairs_of(pairs: list) -> dict:
+        last[:] = [pairs]  # objects close inside out: the last one closed is the top level
+        return dict(pairs)
+
+    try:
+        json.loads(data.decode("utf-8"), object_pairs_hook=pairs_of)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return []
+    values = [value for key, value in last[0] if key == "entries"] if last else []
+    return values if len(values) > 1 else []
+
+
+def _the_one_non_empty(values: list) -> list | None:
+    """The list among duplicate `entries` values when all the others are empty (or all are equal)."""
+    non_empty = [value for value in values if value != []]
+    if not non_empty:
+        return []
+    first = non_empty[0]
+    if isinstance(first, list) and all(value == first for value in non_empty):
+        return first
+    return None
 
 
 def _json_type(value: object) -> str:

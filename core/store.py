@@ -15,11 +15,13 @@ TYPE_CHECKING = False
 from .errors import ConflictError, EntryNotFound, InvalidInput
 from .inject import render_lines
 from .kinds import Kind
+from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
-from .ranking import Index, document_tokens
-from .records import Document, Record, approval_flag, new_id
-from .storage import Storage
-from .threats import redact, scan_text, threat_flags
+from .keywords import clean_keywords, merge_keywords
+from .ranking import Index, document_tokens, pick
+from .records import Document, Record, new_id, normalize
+from .storage import Change, Storage
+from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 from .tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -40,15 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MemoryStore", "default_dir", "normalize"]
 
-_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
-_DROP_PUNCT = str.maketrans("", "", _PUNCT)
-
-
-def normalize(text: str) -> str:
-    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
-    return "".join(text.lower().split()).translate(_DROP_PUNCT)
-
-
 def default_dir() -> Path:
     env = os.environ.get("MEMTUI_DIR")
     if env:
@@ -58,26 +51,54 @@ def default_dir() -> Path:
     return Path(platformdirs.user_data_dir("memtui"))
 
 
+class _Blocked:
+    """The blocked entries' positions, judged only when asked about: whether an entry is blocked
+    takes a threat scan, and a query meets only the entries it matches."""
+
+    __slots__ = ("records",)
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records = records
+
+    def __contains__(self, doc_id: object) -> bool:
+        return self.records[doc_id].blocked  # type: ignore[index]
+
+    def __iter__(self):
+        return (i for i, record in enumerate(self.records) if record.blocked)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "blocked", "_index", "_entries", "limits")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits")
 
     def __init__(self, doc: Document, limits: Limits) -> None:
         self.doc = doc
         self.records = doc.records
-        self.blocked = frozenset(i for i, record in enumerate(self.records) if record.blocked)
         self.limits = limits
         self._index: Index | None = None
-        self._entries: list | None = None
+        self._entries: list[Entry] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            self._entries = [_entry(r) for r in self.records]
+        return self._entries
 
     @property
     def index(self) -> Index:
         if self._index is None:
+            weight = self.limits.keyword_weight
             self._index = Index(
                 (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records),
                 self.limits.k1,
                 self.limits.b,
+                keywords=([tokenize(k) for k in r.keywords] for r in self.records) if weight else None,
+                keyword_weight=weight,
+                keyword_only_terms=self.limits.keyword_only_terms,
             )
         return self._index
 
@@ -85,10 +106,18 @@ class _Snapshot:
 class MemoryStore:
     """Long-term memory in `<dir>/memory.json`. docs/agents.md gives the contract of each method."""
 
-    def __init__(self, dir: str | os.PathLike[str] | None = None, limits: Limits | None = None, actor: str = "api") -> None:
+    def __init__(
+        self,
+        dir: str | os.PathLike[str] | None = None,
+        limits: Limits | None = None,
+        actor: str = "api",
+        lang: str | None = None,
+    ) -> None:
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
         self.limits = limits or DEFAULT_LIMITS
         self.actor = actor
+        # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else zh
+        self.lang = configured_lang(lang)
         self._storage = Storage(self.dir, self.limits, actor)
         self._snapshot: _Snapshot | None = None
 
@@ -115,10 +144,7 @@ class MemoryStore:
         return self._storage.state()
 
     def entries(self) -> list[Entry]:
-        snap = self._snap()
-        if snap._entries is None:
-            snap._entries = [_entry(r) for r in snap.records]
-        return list(snap._entries)
+        return list(self._snap().entries)
 
     def __len__(self) -> int:
         return len(self._snap().records)
@@ -142,8 +168,10 @@ class MemoryStore:
         snap = self._snap()
         if not isinstance(query, str) or not snap.records:
             return []
-        k = self.limits.top_k if top_k is None else top_k
-        hits = snap.index.top(tokenize(query), k, snap.blocked)
+        limits = self.limits
+        k = limits.top_k if top_k is None else top_k
+        hits = pick(snap.index, tokenize(query), k, _Blocked(snap.records), limits.stopwords, limits.min_coverage,
+                    limits.relative_floor, bool(limits.fold_plurals))
         return [(snap.records[doc_id], score) for doc_id, score in hits]
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
@@ -153,15 +181,22 @@ class MemoryStore:
             raise InvalidInput(f"top_k must be a non-negative whole number, got {top_k!r}")
         return [Hit(entry=_entry(r), score=s) for r, s in self._top(query, top_k)]
 
-    def retrieve_block(self, query: str, lang: str = "zh") -> str:
-        """The block to put in the system prompt for this turn; "" if nothing fits or on any error."""
+    def language(self, text: object = None, lang: str | None = None) -> str:
+        """`zh` or `en`: `lang` (else the store's setting), with `auto` decided by `text`."""
+        return resolve_lang(self.lang if lang is None else configured_lang(lang), text)
+
+    def retrieve_block(self, query: str, lang: str | None = None) -> str:
+        """The block to put in the system prompt for this turn; "" if nothing fits or on any error.
+        Its header and labels follow `lang` (zh, en or auto), else the store's language."""
         try:
             picked = [record for record, _ in self._top(query, None)]
-            return render_lines(picked, self.limits.char_budget, lang).block
+            return render_lines(picked, self.limits.char_budget, self.language(query, lang)).block
         except Exception:
             return ""
 
-    def explain(self, query: str, top_k: int | None = None, budget: int | None = None, lang: str = "zh") -> Explanation:
+    def explain(
+        self, query: str, top_k: int | None = None, budget: int | None = None, lang: str | None = None
+    ) -> Explanation:
         from .explain import explain
 
         if not isinstance(query, str):
@@ -176,7 +211,8 @@ class MemoryStore:
             query,
             self.limits.top_k if top_k is None else top_k,
             self.limits.char_budget if budget is None else budget,
-            lang,
+            self.language(query, lang),
+            self.limits,
         )
 
     def check_text(self, text: str, exclude_id: str | None = None) -> TextCheck:
@@ -184,35 +220,37 @@ class MemoryStore:
         would be deduped against, and what the threat scan finds. Used for live warnings."""
         from .model import TextCheck
 
-        stored, secrets_found, cut = self._clean_text(text)
+        stored, secrets_found, cut_from = self._clean_text(text)
         duplicate = None
         if stored:
             match = self._find_duplicate(self._snap().records, normalize(stored), exclude_id)
             duplicate = _entry(match) if match else None
         findings = [f.as_dict() for f in secrets_found + [f for f in scan_text(stored) if f.category != "secret"]]
-        return TextCheck(length=len(stored), cut=cut, duplicate_of=duplicate, findings=findings)
+        return TextCheck(length=len(stored), cut=cut_from is not None, original_length=cut_from, duplicate_of=duplicate, findings=findings)
 
     # ------------------------------------------------------------------ writing
 
-    def _clean_text(self, text: str) -> tuple[str, list, bool]:
+    def _clean_text(self, text: str) -> tuple[str, list, int | None]:
         """The text a write would store: stripped, secrets redacted, cut to max_text. Returns it,
-        the secrets found and whether it was cut."""
+        the secrets found, and the length before the cut (None when it was not cut)."""
         text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
+        text = strip_controls(text)  # NUL, ESC, backspace...: never stored, so never printed raw
         text, secrets_found = redact(text)
-        cut = len(text) > self.limits.max_text
-        return text[: self.limits.max_text].strip(), secrets_found, cut
+        cut_from = len(text) if len(text) > self.limits.max_text else None
+        return text[: self.limits.max_text].strip(), secrets_found, cut_from
 
-    def _prepare_text(self, text: object) -> tuple[str, list[str]]:
-        """The text a write stores, and its threat flags; bad text is an InvalidInput."""
+    def _prepare_text(self, text: object) -> tuple[str, list[str], int | None]:
+        """The text a write stores, its threat flags, and its length before it was cut to
+        max_text (None when it was not cut); bad text is an InvalidInput."""
         if not isinstance(text, str):
             raise InvalidInput(f"text must be a string, got {type(text).__name__}")
         if not text.lstrip("\ufeff").strip():
             raise InvalidInput("text is empty")
-        text, secrets_found, _cut = self._clean_text(text)
+        text, secrets_found, cut_from = self._clean_text(text)
         _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
         flags += threat_flags(scan_text(text))
-        return text, flags
+        return text, flags, cut_from
 
     def _find_duplicate(self, records: list[Record], key: str, exclude_id: str | None = None) -> Record | None:
         min_bytes = self.limits.dedupe_min_bytes
@@ -220,54 +258,59 @@ class MemoryStore:
         for record in records:
             if record.id == exclude_id:
                 continue
-            if record._norm is None:
-                record._norm = normalize(record.text)
-            old = record._norm
+            old = record.norm
             if old == key or (key_long and key in old) or (
                 old in key and len(old.encode("utf-8", "surrogatepass")) >= min_bytes
             ):
                 return record
         return None
 
-    def _write(self, mutate) -> Document:
-        doc, _events = self._storage.transact(mutate, self.actor)
-        return doc
+    def _write(self, mutate):
+        """Run `mutate` under the lock; returns what it returned as its `Change.result`."""
+        return self._storage.transact(mutate, self.actor).result
 
-    def remember(self, kind: Kind | str, text: str, source: str = "tool") -> RememberResult:
+    def remember(
+        self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None
+    ) -> RememberResult:
         from .model import RememberResult
 
         parsed_kind = Kind.require(kind)
+        new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else []
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
         _require_unicode(source, "source")
-        clean, flags = self._prepare_text(text)
+        source = redact_secrets(strip_controls(source))
+        clean, flags, cut_from = self._prepare_text(text)
         key = normalize(clean)
-        outcome: dict[str, Any] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             records = doc.records
             now = int(time.time())
             match = self._find_duplicate(records, key)
             if match is not None:
                 before = match.view()
                 match.ts, match.source = now, source
-                note = None
+                notes = []
                 if match.kind is not parsed_kind:
-                    note = f"kind mismatch: kept {match.kind.value}, new text said {parsed_kind.value}"
-                outcome.update(added=False, record=match, evicted=[])
-                return [{"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}]
+                    notes.append(f"kind mismatch: kept {match.kind.value}, new text said {parsed_kind.value}")
+                merged = merge_keywords(match.keywords, new_keywords, self.limits)
+                if merged != match.keywords:
+                    notes.append("keywords added: " + ", ".join(merged[len(match.keywords):]))
+                    match.keywords = merged
+                note = "; ".join(notes) or None
+                event = {"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}
+                return Change([event], (False, match, []))
             record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
+            record.keywords = new_keywords
             doc.items.append(record)
             events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
             evicted = self._evict(doc)
             events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"} for r in evicted]
-            outcome.update(added=True, record=record, evicted=evicted)
-            return events
+            return Change(events, (True, record, evicted))
 
-        self._write(mutate)
-        return RememberResult(
-            added=outcome["added"], entry=_entry(outcome["record"]), evicted=[_entry(r) for r in outcome["evicted"]]
-        )
+        added, record, evicted = self._write(mutate)
+        return RememberResult(added=added, entry=_entry(record), evicted=[_entry(r) for r in evicted],
+                              truncated=cut_from is not None, original_length=cut_from)
 
     def _evict(self, doc: Document) -> list[Record]:
         """Remove the entries over the cap, first in eviction order (docs/format.md#eviction)."""
@@ -296,63 +339,61 @@ class MemoryStore:
         kind: Kind | str | None = None,
         expected: Any = None,
         refresh_ts: bool = False,
+        *,
+        keywords: list[str] | None = None,
     ) -> Entry:
         new_kind = Kind.require(kind) if kind is not None else None
+        new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else None
         prepared = self._prepare_text(text) if text is not None else None
-        result: dict[str, Record] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             before = record.view()
             ops = []
             if prepared is not None and prepared[0] != record.text:
-                new_text, new_flags = prepared
-                keep = [f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))]
-                approval = approval_flag(new_text)
-                if approval in record.flags and "blocked" in new_flags:
-                    new_flags = [f for f in new_flags if f != "blocked"] + [approval]
-                record.text, record.flags = new_text, keep + new_flags
-                record.judge()
+                new_text, new_flags, _cut_from = prepared
+                record.set_text(new_text, new_flags)
                 ops.append("edit")
             if new_kind is not None and new_kind is not record.kind:
                 record.kind = new_kind
                 ops.append("reclassify")
+            keywords_note = None
+            if new_keywords is not None and new_keywords != record.keywords:
+                keywords_note = "keywords: " + (", ".join(new_keywords) or "(none)")
+                record.keywords = new_keywords
             if refresh_ts:
                 record.ts = int(time.time())
-            result["record"] = record
-            if not ops and not refresh_ts:
-                return []
+            if not ops and not refresh_ts and keywords_note is None:
+                return Change([], record)
             op = ops[0] if ops else "edit"
-            note = "text and kind changed" if len(ops) == 2 else ("timestamp refreshed" if not ops else None)
-            return [{"op": op, "id": id, "before": before, "after": record.view(), "note": note}]
+            notes = ["text and kind changed"] if len(ops) == 2 else []
+            if keywords_note is not None:
+                notes.append(keywords_note)
+            elif not ops:
+                notes.append("timestamp refreshed")
+            event = {"op": op, "id": id, "before": before, "after": record.view(), "note": "; ".join(notes) or None}
+            return Change([event], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def delete(self, id: str, expected: Any = None) -> Entry:
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             doc.items.remove(record)
-            result["record"] = record
-            return [{"op": "delete", "id": id, "before": record.view(), "after": None}]
+            return Change([{"op": "delete", "id": id, "before": record.view(), "after": None}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def approve(self, id: str, expected: Any = None) -> Entry:
         """Let a blocked entry be injected. The approval holds only for the text as it is now."""
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
-            result["record"] = record
-            event = _approve(record)
-            return [event] if event else []
+            before = record.view()
+            if not record.blocked or not record.approve(self._storage.approval_key(create=True)):
+                return Change([], record)
+            return Change([{"op": "approve", "id": id, "before": before, "after": record.view()}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def bulk(self, op: str, ids: list[str], kind: Kind | str | None = None,
              expected: dict[str, Any] | None = None) -> list[Entry]:
@@ -369,37 +410,34 @@ class MemoryStore:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
-        changed: list[Record] = []
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             records = [self._check_expected(doc.find(i), i, (expected or {}).get(i)) for i in wanted]
             events: list[dict] = []
             for record in records:
-                changed.append(record)
+                before = record.view()
                 if op == "delete":
                     doc.items.remove(record)
-                    events.append({"op": "delete", "id": record.id, "before": record.view(), "after": None})
+                    events.append({"op": "delete", "id": record.id, "before": before, "after": None})
                 elif op == "reclassify" and record.kind is not new_kind:
-                    before = record.view()
                     record.kind = new_kind  # type: ignore[assignment]
                     events.append({"op": "reclassify", "id": record.id, "before": before, "after": record.view()})
-                elif op == "approve":
-                    event = _approve(record)
-                    if event:
-                        events.append(event)
-            return events
+                elif op == "approve" and record.blocked and record.approve(self._storage.approval_key(create=True)):
+                    events.append({"op": "approve", "id": record.id, "before": before, "after": record.view()})
+            return Change(events, records)
 
-        self._write(mutate)
-        return [_entry(record) for record in changed]
+        return [_entry(record) for record in self._write(mutate)]
 
     def undo(self, event: Any) -> Entry:
         """Take back one change from an entry's history, as a new audited change (note "undo: ...").
 
         `event` is an `AuditEvent` (or its dict) of this store that names an entry: an edit,
         reclassify, approve or refresh puts the entry's text and kind back as they were before it
-        (the threat scan judges the text again); a delete or evict brings the entry back with its
-        id, kind, text, source and time; an add deletes the entry it added. If the entry changed since that event (or is back
-        already), nothing is written: ConflictError says what is there now.
+        (the threat scan judges the text again; an approval comes back only if it was for exactly
+        that text); a delete or evict brings the entry back with its id, kind, text, source and time
+        (blocked again until approved if the scan flags it); an add deletes the entry it added. If
+        the entry changed after that event (or is back already), nothing is written: ConflictError
+        says what is there now.
         """
         data = event.model_dump(mode="json") if hasattr(event, "model_dump") else event
         if not isinstance(data, dict):
@@ -410,46 +448,36 @@ class MemoryStore:
         if not isinstance(entry_id, str) or not isinstance(before, dict):
             raise InvalidInput(f"a {op or 'this'} event cannot be undone: it has no entry before it")
         old_kind = Kind.require(before.get("kind"))
-        old_text, old_flags = self._prepare_text(before.get("text"))
+        old_text, old_flags, _cut = self._prepare_text(before.get("text"))
         note = f"undo: {op} of {_stamp(data.get('at'))} by {data.get('actor') or '?'}"
-        result: dict[str, Any] = {}
 
-        def judged(record: Record) -> None:
-            approval = approval_flag(record.text)
-            if approval in (before.get("flags") or []) and "blocked" in record.flags:
-                record.flags = [f for f in record.flags if f != "blocked"] + [approval]  # it was approved as is
-            record.judge()
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             current = doc.find(entry_id)
             if after is None:  # a delete or an evict: bring the entry back
                 if current is not None:
                     raise ConflictError(entry_id, _entry(current), None)
                 record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""),
                                 int(before.get("ts") or 0), list(old_flags))
-                judged(record)
+                record.judge()
                 doc.items.append(record)
                 events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
                 evicted = self._evict(doc)
                 events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"}
                            for r in evicted]
-                result["record"] = record
-                return events
+                return Change(events, record)
             record = self._check_expected(current, entry_id, after)
             previous = record.view()
-            record.kind, record.text, record.flags = old_kind, old_text, [
-                f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))
-            ] + list(old_flags)
-            judged(record)
-            result["record"] = record
+            record.kind = old_kind
+            if old_text != record.text or "blocked" not in record.flags and "blocked" in old_flags:
+                record.set_text(old_text, list(old_flags))
             if record.view() == previous:
-                return []
-            changed_text = previous.get("text") != record.text
-            new_op = "edit" if changed_text or previous.get("kind") == record.kind.value else "reclassify"
-            return [{"op": new_op, "id": entry_id, "before": previous, "after": record.view(), "note": note}]
+                return Change([], record)
+            new_op = "edit" if previous.get("text") != record.text or previous.get("kind") == record.kind.value \
+                else "reclassify"
+            return Change([{"op": new_op, "id": entry_id, "before": previous, "after": record.view(), "note": note}],
+                          record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     # ------------------------------------------------------------------ backups, audit, health
 
@@ -480,33 +508,22 @@ class MemoryStore:
 
         events = []
         for raw in self._storage.audit_lines():
-            if id is not None and raw.get("id") != id and not _touches(raw, id):
+            event = AuditEvent.parse(raw)
+            if event is None or (op is not None and event.op != op) or (id is not None and id not in event.touched_ids()):
                 continue
-            if op is not None and raw.get("op") != op:
-                continue
-            try:
-                events.append(AuditEvent.model_validate(raw))
-            except Exception:
-                continue
+            events.append(event)
         return events
 
     def health(self) -> Health:
         from .health import health
 
-        return health(self)
+        return health(self._storage, self.limits)
 
 
 def _eviction_order(records: list[Record]) -> list[Record]:
     """Highest eviction rank first (facts), then the oldest, then the earliest in store order."""
     order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
     return [records[i] for i in order]
-
-
-def _touches(event: dict, entry_id: str) -> bool:
-    """Whether a store-wide event (a restore) added, removed or changed this entry."""
-    return any(
-        isinstance(event.get(key), list) and entry_id in event[key] for key in ("added", "removed", "changed")
-    )
 
 
 def _require_unicode(value: str, what: str) -> None:
@@ -527,8 +544,9 @@ def _as_view(expected: Any) -> dict:
         data = dict(expected)
     else:
         raise InvalidInput("expected must be an Entry or a dict")
-    if not data.get("flags"):
-        data.pop("flags", None)
+    for optional in ("flags", "keywords"):
+        if not data.get(optional):
+            data.pop(optional, None)
     return {key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()}
 
 
@@ -542,7 +560,8 @@ def _entry(record: Record) -> Entry:
         source=record.source,
         ts=record.ts,
         flags=record.effective_flags,
-        **record.extra,
+        keywords=record.keywords,
+        **{key: value for key, value in record.extra.items() if key != "keywords"},
     )
 
 
@@ -554,17 +573,4 @@ def _stamp(at: object) -> str:
         return "an unknown time"
     return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
-
-def _approve(record: Record) -> dict | None:
-    """Approve a blocked record for its text as it is now; the audit event, or None if not blocked."""
-    if not record.blocked:
-        return None
-    before = record.view()
-    flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
-    for category in record.threats:
-        if "threat:" + category not in flags:
-            flags.append("threat:" + category)
-    record.flags = flags + [approval_flag(record.text)]
-    record.judge()
-    return {"op": "approve", "id": record.id, "before": before, "after": record.view()}
 

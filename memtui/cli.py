@@ -34,6 +34,7 @@ A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the opt
 # keep the command busy for minutes.
 MAX_EXPLAIN_ROWS = 1_000_000
 
+PROFILE_NAMES = ("default", "nanohermes")  # memtui_core.limits.PROFILES, named here so `inject` imports nothing
 AUDIT_OPS = ("add", "refresh", "edit", "reclassify", "delete", "evict", "approve", "restore", "quarantine", "import")
 
 
@@ -109,6 +110,16 @@ def _add_store_options(parser: argparse.ArgumentParser, default: object) -> None
                         help="store directory (default: $MEMTUI_DIR, else the platform data dir)")
     parser.add_argument("--lock-timeout", type=_seconds, default=default, metavar="SECONDS",
                         help="how long a write waits for another writer (default 10)")
+    parser.add_argument("--profile", choices=PROFILE_NAMES, default=default,
+                        help="ranking profile: default (stopwords, gate, keywords) or nanohermes (the original "
+                             "ranking, exactly)")
+
+
+LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
+
+
+def _add_lang_option(parser: argparse.ArgumentParser, help: str = LANG_HELP) -> None:
+    parser.add_argument("--lang", choices=("zh", "en", "auto"), default=None, help=help)
 
 
 INJECT_HELP = "print the memory block for a query; nothing when no entry matches"
@@ -116,7 +127,7 @@ INJECT_HELP = "print the memory block for a query; nothing when no entry matches
 
 def _add_inject_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", metavar="QUERY", help="the user's message (`-` reads it from stdin)")
-    parser.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the block's labels and header")
+    _add_lang_option(parser)
     parser.set_defaults(handler=cmd_inject, command="inject", demo=False)
 
 
@@ -128,13 +139,13 @@ def _inject_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_INJECT_OPTIONS = ("--dir", "--lock-timeout", "--lang")
+_INJECT_OPTIONS = ("--dir", "--lock-timeout", "--lang", "--profile")
 
 
 def _quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments of `memtui inject` (command word removed) read without building a parser,
     for the common well-formed call; None sends anything else (help, errors) to argparse."""
-    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": "zh"}
+    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": None, "profile": None}
     query = None
     i = 0
     while i < len(argv):
@@ -158,7 +169,11 @@ def _quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
                 values["dir"] = _directory(value)
             elif name == "--lock-timeout":
                 values["lock_timeout"] = _seconds(value)
-            elif value in ("zh", "en"):
+            elif name == "--profile":
+                if value not in PROFILE_NAMES:
+                    return None
+                values["profile"] = value
+            elif value in ("zh", "en", "auto"):
                 values["lang"] = value
             else:
                 return None
@@ -174,9 +189,9 @@ def _command_at(argv: list[str]) -> int | None:
     i = 0
     while i < len(argv):
         token = argv[i]
-        if token in ("--dir", "--lock-timeout"):
+        if token in ("--dir", "--lock-timeout", "--profile"):
             i += 2
-        elif token.startswith(("--dir=", "--lock-timeout=")) or token == "--demo":
+        elif token.startswith(("--dir=", "--lock-timeout=", "--profile=")) or token == "--demo":
             i += 1
         elif token.startswith("-"):
             return None
@@ -219,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kind", metavar="KIND", help="preference, correction, lesson or fact")
     p.add_argument("text", metavar="TEXT", help="the memory (`-` reads it from stdin)")
     p.add_argument("--source", default="cli", help="where it came from (default: cli)")
+    p.add_argument("--keyword", action="append", default=None, metavar="K", dest="keywords",
+                   help="a retrieval keyword (repeatable): a synonym or the other language's word; never shown "
+                        "in the block")
     p.set_defaults(handler=cmd_add)
 
     p = command("search", "the best-matching entries for a query (blocked entries never appear)", as_json)
@@ -231,14 +249,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=_count, default=None, metavar="N", help="entries injected (default 4)")
     p.add_argument("--budget", type=_count, default=None, metavar="N", help="characters of entry lines (default 2400)")
     p.add_argument("--all", action="store_true", help="also list the entries that contain no query term")
-    p.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the block's labels and header")
+    _add_lang_option(p)
     p.set_defaults(handler=cmd_explain)
 
     _add_inject_arguments(command("inject", INJECT_HELP))
 
-    p = command("edit", "replace the text of an entry", as_json)
+    p = command("edit", "replace the text or the keywords of an entry", as_json)
     p.add_argument("id", metavar="ID")
-    p.add_argument("--text", required=True, metavar="TEXT", help="the new text (`-` reads it from stdin)")
+    p.add_argument("--text", metavar="TEXT", help="the new text (`-` reads it from stdin)")
+    p.add_argument("--keywords", metavar='"A, B"',
+                   help='replace the retrieval keywords (comma-separated; "" removes them all)')
     p.set_defaults(handler=cmd_edit)
 
     p = command("reclassify", "change the kind of an entry", as_json)
@@ -273,6 +293,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=cmd_doctor)
 
     p = command("mcp", "run the MCP server on stdio (memory_save, memory_search, memory_inject)")
+    p.add_argument("--destructive", action="store_true",
+                   help="also serve memory_update and memory_forget (recorded with actor mcp)")
+    _add_lang_option(p, "language of the answers and the block: zh, en, or auto by each call's text "
+                        "(default: $MEMTUI_LANG, else zh)")
     p.set_defaults(handler=cmd_mcp)
 
     from memtui.json_schemas import OUTPUTS, cmd_schema
@@ -319,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         handler = cmd_app
     elif args.demo:
         _stderr(f"usage: {PROG} [--dir DIR] --demo\n{PROG}: error: --demo opens the terminal app and takes no command")
+        return 2
+    elif args.command == "edit" and args.text is None and args.keywords is None:
+        _stderr(f'usage: {PROG} edit ID [--text TEXT] [--keywords "A, B"]\n'
+                f"{PROG}: error: edit needs --text, --keywords or both")
         return 2
     else:
         handler = args.handler
@@ -397,11 +425,14 @@ def _open(args: argparse.Namespace, actor: str = "cli"):
     from memtui_core.store import MemoryStore
 
     limits = None
-    if args.lock_timeout is not None:
-        from memtui_core.limits import DEFAULT_LIMITS
+    profile = getattr(args, "profile", None)
+    if args.lock_timeout is not None or profile not in (None, "default"):
+        from memtui_core.limits import Limits
 
-        limits = DEFAULT_LIMITS.replace(lock_timeout=args.lock_timeout)
-    store = MemoryStore(args.dir, limits=limits, actor=actor)
+        limits = Limits.profile(profile or "default")
+        if args.lock_timeout is not None:
+            limits = limits.replace(lock_timeout=args.lock_timeout)
+    store = MemoryStore(args.dir, limits=limits, actor=actor, lang=getattr(args, "lang", None))
     if os.path.exists(store.dir) and not os.path.isdir(store.dir):
         raise CliError(f"store path {store.dir} is not a directory (check --dir or $MEMTUI_DIR)")
     args.store = store
@@ -409,35 +440,10 @@ def _open(args: argparse.Namespace, actor: str = "cli"):
 
 
 def _store_warnings(store) -> list[str]:
-    """A recovered or quarantined memory file, or an unreadable one: told on every command.
-    Cheap on purpose (one directory listing): it runs after `memtui inject` too."""
-    from memtui_core.storage import BROKEN_PREFIX
+    """What the store has to say after a command (see `memtui_core.health.recent_warnings`)."""
+    from memtui_core.health import recent_warnings
 
-    storage = store.storage
-    warnings = []
-    recovery = storage.recovery
-    if recovery is not None:
-        if recovery.restored_from == "audit.jsonl":
-            restored = "rebuilt it from the audit log"
-        elif recovery.restored_from:
-            restored = f"restored it from backup {recovery.restored_from}"
-        else:
-            restored = "no valid backup could be restored, so the store starts empty"
-        warnings.append(f"{store.path} was corrupt ({recovery.error}): moved it to "
-                        f"{recovery.quarantined.name} and {restored}; run `memtui doctor`")
-    if storage.read_error:
-        warnings.append(storage.read_error)
-    try:
-        broken = sorted(name for name in os.listdir(store.dir) if name.startswith(BROKEN_PREFIX))
-    except OSError:
-        broken = []
-    if recovery is not None:
-        broken = [name for name in broken if name != recovery.quarantined.name]
-    if broken:
-        files = "file" if len(broken) == 1 else "files"
-        warnings.append(f"{len(broken)} corrupt memory {files} quarantined in {store.dir} "
-                        f"(newest {broken[-1]}); run `memtui doctor`")
-    return warnings
+    return [f"{w.text}; run `{w.fix}`" if w.fix else w.text for w in recent_warnings(store.storage)]
 
 
 def _text(value: str, what: str, strict: bool = False) -> str:
@@ -579,7 +585,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 def cmd_inject(args: argparse.Namespace) -> int:
     """The per-turn agent path: the block or nothing, as fast as the store allows."""
     store = _open(args)
-    block = store.retrieve_block(_query(args.query), lang=args.lang)
+    block = store.retrieve_block(_query(args.query))
     if block:
         out = sys.stdout.buffer
         out.write(block.encode("utf-8", "replace") + b"\n")
@@ -639,8 +645,11 @@ def cmd_add(args: argparse.Namespace) -> int:
     kind = Kind.require(_text(args.kind, "KIND"))
     text = _input_text(args.text, "TEXT")
     source = _text(args.source, "--source", strict=True)
+    keywords = [_text(k, "--keyword", strict=True) for k in args.keywords] if args.keywords is not None else None
     store = _open(args)
-    result = store.remember(kind, text, source=source)
+    result = store.remember(kind, text, source=source, keywords=keywords)
+    if result.truncated:
+        _warn_cut(store, result.original_length)
     if args.json:
         return _emit_json(_dump(result))
     from memtui.render import Style, clean, truncate
@@ -650,8 +659,6 @@ def cmd_add(args: argparse.Namespace) -> int:
     evicted_ids = [old.id for old in result.evicted]
     if result.added:
         _echo(f"added {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
-        if len(text.strip()) > store.limits.max_text:
-            _echo(style.yellow(f"  the text was cut to {store.limits.max_text} characters"))
     else:
         _echo(f"already remembered as {style.bold(entry.id)} ({entry.kind.value}): refreshed its time; "
               f"text and kind kept")
@@ -674,27 +681,46 @@ def cmd_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_cut(store, original_length: int | None) -> None:
+    """A text cut to the limit is never silent: one warning on stderr, whatever the output format."""
+    _stderr(f"{PROG}: warning: the text had {original_length} characters and was cut to "
+            f"{store.limits.max_text} (the max_text limit)")
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
-    text = _input_text(args.text, "--text")
+    text = _input_text(args.text, "--text") if args.text is not None else None
+    keywords = _keyword_list(_text(args.keywords, "--keywords", strict=True)) if args.keywords is not None else None
     store = _open(args)
     entry_id = _text(args.id, "ID")
     before = store.get(entry_id)
-    entry = store.update(entry_id, text=text)
+    check = store.check_text(text, exclude_id=entry_id) if text is not None else None
+    entry = store.update(entry_id, text=text, keywords=keywords)
+    if check is not None and check.cut and entry.text != before.text:
+        _warn_cut(store, check.original_length)
     if args.json:
         return _emit_json(_dump(entry))
     from memtui.render import Style, clean, truncate
 
     style = Style()
-    if entry.text == before.text:
+    if entry.text == before.text and entry.keywords == before.keywords:
         _echo(f"{entry.id}: no change")
         return 0
-    _echo(f"edited {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
-    if len(text.strip()) > store.limits.max_text:
-        _echo(style.yellow(f"  the text was cut to {store.limits.max_text} characters"))
+    if entry.text != before.text:
+        _echo(f"edited {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
+    if entry.keywords != before.keywords:
+        _echo(f"keywords of {style.bold(entry.id)}: {', '.join(entry.keywords) or '(none)'}")
+        dropped = len(keywords or []) - len(entry.keywords)
+        if dropped > 0:
+            _echo(style.dim(f"  {dropped} duplicate or function-word keyword(s) dropped"))
     if "blocked" in entry.flags:
         _echo(style.red(f"  blocked by the threat scan: never injected until approved "
                         f"(`{_prefix(args)} approve {entry.id}`)"))
     return 0
+
+
+def _keyword_list(value: str) -> list[str]:
+    """`--keywords "a, b"`: comma-separated (a full-width comma too); empty removes them all."""
+    return [part.strip() for part in value.replace("，", ",").replace("、", ",").split(",") if part.strip()]
 
 
 def cmd_reclassify(args: argparse.Namespace) -> int:
@@ -735,7 +761,8 @@ def cmd_approve(args: argparse.Namespace) -> int:
     if was_blocked:
         _echo(f"approved {entry.id}: it can be injected now (an edit of its text withdraws the approval)")
     else:
-        _echo(f"{entry.id} is not blocked; nothing to approve")
+        _echo(f"{entry.id} is not blocked, so there is nothing to approve. The threat scan is a filter: "
+              "it found nothing it recognises, which does not make the text safe; read it before you rely on it")
     return 0
 
 
@@ -797,8 +824,8 @@ def _audit_detail(event) -> str:
     if op == "restore":
         if event.note:
             return clean(event.note)
-        extra = event.model_extra or {}
-        return ", ".join(f"{len(extra[k])} {k}" for k in ("added", "removed", "changed") if isinstance(extra.get(k), list))
+        groups = (("added", event.added), ("removed", event.removed), ("changed", event.changed))
+        return ", ".join(f"{len(ids)} {word}" for word, ids in groups if ids is not None)
     entry = after or before
     text = entry.get("text") if isinstance(entry, dict) else None
     if text:
@@ -852,7 +879,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if terms * entries > MAX_EXPLAIN_ROWS:
         raise CliError(f"the query has {terms} distinct terms; explaining them for {entries} entries is too much "
                        f"(at most {MAX_EXPLAIN_ROWS:,} term rows): shorten it (search and inject take any size)")
-    explanation = store.explain(query, top_k=args.top_k, budget=args.budget, lang=args.lang)
+    explanation = store.explain(query, top_k=args.top_k, budget=args.budget)
     if args.json:
         return _emit_json(_dump(explanation))
     from memtui.render import Style, explanation_lines, terminal_width
@@ -867,5 +894,5 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     store = _open(args, actor="mcp")
     for warning in _store_warnings(store):
         _stderr(f"{PROG}: warning: {warning}")
-    run_stdio(store)
+    run_stdio(store, destructive=args.destructive)
     return 0

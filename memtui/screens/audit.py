@@ -264,14 +264,7 @@ def _event_keys(events: list[AuditEvent]) -> list[str]:
 
 
 def _touches(event: AuditEvent, wanted: str) -> bool:
-    if event.id and event.id.startswith(wanted):
-        return True
-    extra = event.model_extra or {}
-    for key in ("added", "removed", "changed"):
-        for entry_id in extra.get(key) or []:
-            if isinstance(entry_id, str) and entry_id.startswith(wanted):
-                return True
-    return False
+    return any(entry_id.startswith(wanted) for entry_id in event.touched_ids())
 
 
 def undoable(event: AuditEvent) -> bool:
@@ -321,10 +314,8 @@ def render_event(event: AuditEvent) -> RenderableType:
     parts: list[RenderableType] = [head]
     if event.note:
         parts.append(Text(one_line(event.note), style=f"italic {P.muted}"))
-    extra = event.model_extra or {}
-    for key, word, style in (("added", "added", P.success), ("removed", "removed", P.error),
-                             ("changed", "changed", P.warning)):
-        ids = extra.get(key)
+    for ids, word, style in ((event.added, "added", P.success), (event.removed, "removed", P.error),
+                             (event.changed, "changed", P.warning)):
         if ids:
             parts.append(Text(f"{word}: " + ", ".join(str(i) for i in ids), style=style))
     parts += _entry_block("Before", P.error if event.after else "", event.before)

@@ -305,7 +305,10 @@ class ExplainScreen(ModeScreen):
                 if token not in seen:
                     seen.append(token)
             for token in seen[:12]:
-                text.append(f" {token} ", style=f"bold {P.chip}")
+                if token in explanation.ignored:  # a function word: shown struck through, not scored
+                    text.append(f" {token} ", style=f"strike {P.muted}")
+                else:
+                    text.append(f" {token} ", style=f"bold {P.chip}")
                 text.append(" ")
             if len(seen) > 12:
                 text.append(f"+{len(seen) - 12} ", style=P.muted)
@@ -313,6 +316,8 @@ class ExplainScreen(ModeScreen):
             for row in explanation.entries:
                 counts[row.status] = counts.get(row.status, 0) + 1
             text.append(f"│ n={explanation.n} avg_len={explanation.avg_len:.1f} │ ", style=P.muted)
+            if explanation.profile != "default":
+                text.append(f"profile {explanation.profile} │ ", style=f"bold {P.pin}")
             for status in Status:
                 if counts.get(status):
                     text.append_text(status_badge(status))
@@ -344,6 +349,7 @@ class ExplainScreen(ModeScreen):
             return
         reason_style = {
             Status.INJECTED: P.success, Status.BLOCKED: P.error, Status.ZERO_SCORE: P.muted,
+            Status.BELOW_THRESHOLD: P.pin,
         }.get(row.status, P.warning)
         entry_pane.update(
             Group(

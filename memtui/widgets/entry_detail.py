@@ -191,10 +191,9 @@ def change_summary(event: AuditEvent, entry_id: str | None = None) -> Text:
     elif op == "approve":
         out.append("approved for injection", style=P.success)
     elif op == "restore":
-        extra = event.model_extra or {}
         if entry_id is not None:
-            for key, word in (("added", "brought back"), ("removed", "removed"), ("changed", "changed")):
-                if entry_id in (extra.get(key) or []):
+            for ids, word in ((event.added, "brought back"), (event.removed, "removed"), (event.changed, "changed")):
+                if entry_id in (ids or []):
                     out.append(f"{word} by restoring a backup", style="bold")
             if out:
                 return out

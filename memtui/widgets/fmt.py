@@ -32,6 +32,7 @@ def restyle() -> None:
         Status.INJECTED: ("injected", f"bold {P.on_success}", "in the block"),
         Status.CUT_TOP_K: ("cut top-k", f"bold {P.on_warning}", "ranked below top-k"),
         Status.CUT_BUDGET: ("cut budget", f"bold {P.on_accent}", "did not fit the budget"),
+        Status.BELOW_THRESHOLD: ("weak match", f"bold {P.on_pin}", "held back by the relevance gate"),
         Status.ZERO_SCORE: ("no match", P.muted, "no query term"),
         Status.BLOCKED: ("blocked", f"bold {P.on_error}", "held back"),
     })

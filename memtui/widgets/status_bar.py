@@ -65,7 +65,7 @@ def status_warnings(snapshot: StoreSnapshot | None, history: StoreHistory | None
     """The store's health warnings, as the core words them."""
     if history is None:
         return []
-    return list(history.health.warnings)
+    return [warning.text for warning in history.health.warnings]
 
 
 def _short_path(path: str) -> str:

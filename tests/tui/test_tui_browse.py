@@ -153,7 +153,7 @@ async def test_a_large_store_lists_every_entry_and_filters_it(tmp_path):
     (directory / "memory.json").write_bytes(orjson.dumps({"entries": entries}))
     app = MemtuiApp(MemoryStore(directory, Limits(max_entries=5000)))
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_loaded(pilot)
+        await wait_loaded(pilot, timeout=20.0)  # 3,000 entries, each scanned on load: seconds on a busy machine
         table = app.screen.query_one(EntryTable)
         assert table.row_count == 3000
         await pilot.press("end")
