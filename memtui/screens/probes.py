@@ -238,7 +238,7 @@ class ProbesScreen(Screen):
         screen = self.app.screen
         if isinstance(screen, ExplainScreen):
             misses = [miss.id for miss in result.misses if miss.status != "missing"]
-            screen.select_after_explain = misses[0] if misses else None
+            screen.select_when_ranked(misses[0] if misses else None)
             screen.query_one("#query", Input).value = result.probe.query
             screen.query_one("#ranked", VirtualTable).focus()  # the keys (K, s, space) act on the ranking
 
