@@ -197,7 +197,8 @@ class MemoryStore:
         except Exception:
             return ""
         try:
-            self.injection_log.record(query, hits, block, lang)
+            if not self._storage.not_a_store:  # another program's folder is never written to
+                self.injection_log.record(query, hits, block, lang)
         except Exception:  # logging never costs the agent its memories
             pass
         return block
@@ -411,6 +412,90 @@ class MemoryStore:
 
         return _entry(self._write(mutate))
 
+    def bulk(self, op: str, ids: list[str], kind: Kind | str | None = None,
+             expected: dict[str, Any] | None = None) -> list[Entry]:
+        """Delete, reclassify (to `kind`) or approve many entries in one write.
+
+        One backup is taken before the write (restoring it takes the whole batch back) and each
+        entry gets its own audit event. All or nothing: an id that is missing, or an entry that no
+        longer matches `expected[id]`, raises before anything is written. Returns the entries as
+        they are after the change (for a delete, as they were).
+        """
+        if op not in ("delete", "reclassify", "approve"):
+            raise InvalidInput(f"bulk takes delete, reclassify or approve, not {op!r}")
+        new_kind = Kind.require(kind) if op == "reclassify" else None
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+
+        def mutate(doc: Document) -> Change:
+            records = [self._check_expected(doc.find(i), i, (expected or {}).get(i)) for i in wanted]
+            events: list[dict] = []
+            for record in records:
+                before = record.view()
+                if op == "delete":
+                    doc.items.remove(record)
+                    events.append({"op": "delete", "id": record.id, "before": before, "after": None})
+                elif op == "reclassify" and record.kind is not new_kind:
+                    record.kind = new_kind  # type: ignore[assignment]
+                    events.append({"op": "reclassify", "id": record.id, "before": before, "after": record.view()})
+                elif op == "approve" and record.blocked and record.approve(self._storage.approval_key(create=True)):
+                    events.append({"op": "approve", "id": record.id, "before": before, "after": record.view()})
+            return Change(events, records)
+
+        return [_entry(record) for record in self._write(mutate)]
+
+    def undo(self, event: Any) -> Entry:
+        """Take back one change from an entry's history, as a new audited change (note "undo: ...").
+
+        `event` is an `AuditEvent` (or its dict) of this store that names an entry: an edit,
+        reclassify, approve or refresh puts the entry's text and kind back as they were before it
+        (the threat scan judges the text again; an approval comes back only if it was for exactly
+        that text); a delete or evict brings the entry back with its id, kind, text, source and time
+        (blocked again until approved if the scan flags it); an add deletes the entry it added. If
+        the entry changed after that event (or is back already), nothing is written: ConflictError
+        says what is there now.
+        """
+        data = event.model_dump(mode="json") if hasattr(event, "model_dump") else event
+        if not isinstance(data, dict):
+            raise InvalidInput("undo takes an audit event")
+        op, entry_id, before, after = data.get("op"), data.get("id"), data.get("before"), data.get("after")
+        if isinstance(entry_id, str) and before is None and op == "add" and isinstance(after, dict):
+            return self.delete(entry_id, expected=after)  # undoing an add is a delete, if nothing changed since
+        if not isinstance(entry_id, str) or not isinstance(before, dict):
+            raise InvalidInput(f"a {op or 'this'} event cannot be undone: it has no entry before it")
+        old_kind = Kind.require(before.get("kind"))
+        old_text, old_flags, _cut = self._prepare_text(before.get("text"))
+        note = f"undo: {op} of {_stamp(data.get('at'))} by {data.get('actor') or '?'}"
+
+        def mutate(doc: Document) -> Change:
+            current = doc.find(entry_id)
+            if after is None:  # a delete or an evict: bring the entry back
+                if current is not None:
+                    raise ConflictError(entry_id, _entry(current), None)
+                record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""),
+                                int(before.get("ts") or 0), list(old_flags))
+                record.judge()
+                doc.items.append(record)
+                events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
+                evicted = self._evict(doc)
+                events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"}
+                           for r in evicted]
+                return Change(events, record)
+            record = self._check_expected(current, entry_id, after)
+            previous = record.view()
+            record.kind = old_kind
+            if old_text != record.text or "blocked" not in record.flags and "blocked" in old_flags:
+                record.set_text(old_text, list(old_flags))
+            if record.view() == previous:
+                return Change([], record)
+            new_op = "edit" if previous.get("text") != record.text or previous.get("kind") == record.kind.value \
+                else "reclassify"
+            return Change([{"op": new_op, "id": entry_id, "before": previous, "after": record.view(), "note": note}],
+                          record)
+
+        return _entry(self._write(mutate))
+
     # ------------------------------------------------------------------ backups, audit, health
 
     def backups(self) -> list[Backup]:
@@ -495,3 +580,14 @@ def _entry(record: Record) -> Entry:
         keywords=record.keywords,
         **{key: value for key, value in record.extra.items() if key != "keywords"},
     )
+
+
+def _stamp(at: object) -> str:
+    """An event's time as UTC, to name it in a note."""
+    import datetime as _dt
+
+    if not isinstance(at, (int, float)):
+        return "an unknown time"
+    return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+

@@ -592,7 +592,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         finally:
             shutil.rmtree(store.dir, ignore_errors=True)  # the demo store is temporary
         return 0
-    run_app(_open(args, actor="tui"))
+    run_app(_open(args, actor="tui"), command=_prefix(args))
     return 0
 
 

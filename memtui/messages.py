@@ -52,7 +52,7 @@ class StoreHistory:
     by_id: dict[str, list[AuditEvent]] = field(default_factory=dict)
 
 
-WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore"]
+WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore", "undo", "bulk"]
 
 
 @dataclass
@@ -66,6 +66,9 @@ class WriteRequest:
     expected: Entry | None = None
     backup: str | None = None
     keywords: list[str] | None = None  # the entry's whole new keyword list (None: leave them)
+    event: AuditEvent | None = None  # the change to take back (op "undo")
+    bulk: str | None = None  # op "bulk": delete, reclassify or approve every entry in `entries`
+    entries: tuple[Entry, ...] = ()
 
 
 @dataclass

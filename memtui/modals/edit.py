@@ -28,6 +28,7 @@ from memtui_core.model import Entry, TextCheck
 from ..messages import ProbesChecked, TextChecked
 from ..widgets.fmt import clip, kind_badge, kind_name
 from .confirm import ConfirmModal
+from ..widgets.palette import P
 
 CHECK_DELAY = 0.12
 PROBE_CHECK_DELAY = 0.3  # what a change would do to the probes: rank every probe's query twice
@@ -68,6 +69,17 @@ class KindChoice(RadioSet):
         area = self.screen.query_one("#edit-text", TextArea)
         self.screen.set_focus(area)  # at once, so the next keys go straight to the text
         area.insert(character)
+        event.stop()
+        event.prevent_default()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste is text too: it goes to the text box, not nowhere."""
+        if not event.text:
+            return
+        self.typing = True
+        area = self.screen.query_one("#edit-text", TextArea)
+        self.screen.set_focus(area)
+        area.insert(event.text)
         event.stop()
         event.prevent_default()
 
@@ -126,7 +138,8 @@ class EditModal(ModalScreen[EditResult | None]):
         self._update_count()
         self._schedule_check()
         if self.entry is not None:
-            self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
+            # init: an editor reopened on a version that is already stale says so at once
+            self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
         self._schedule_probe_check()
 
     # ------------------------------------------------------------------ live checks
@@ -219,12 +232,12 @@ class EditModal(ModalScreen[EditResult | None]):
                 what = f"it expects nothing and {who} would be injected"
             else:
                 what = f"it expects {miss.id if miss else probe.expect[0]}, which would be {miss.status if miss else 'missed'}"
-            line = Text(f"⚠ breaks probe {probe.id} “", style="#ffaf5f")
-            line.append_text(clip(probe.query, 30, "italic #ffaf5f"))
-            line.append(f"”: {what}", style="#ffaf5f")
+            line = Text(f"⚠ breaks probe {probe.id} “", style=f"{P.warning}")
+            line.append_text(clip(probe.query, 30, f"italic {P.warning}"))
+            line.append(f"”: {what}", style=f"{P.warning}")
             lines.append(line)
         if len(self.probe_breaks) > 3:
-            lines.append(Text(f"⚠ and {len(self.probe_breaks) - 3} more probes (P shows them all)", style="#ffaf5f"))
+            lines.append(Text(f"⚠ and {len(self.probe_breaks) - 3} more probes (P shows them all)", style=f"{P.warning}"))
         return lines
 
     @on(TextArea.Changed, "#edit-text")
@@ -255,10 +268,10 @@ class EditModal(ModalScreen[EditResult | None]):
         text = self.text.strip()
         limit = self.app.store.limits.max_text
         length = len(text)
-        count = Text(f"{length}/{limit}", style="bold #ff5f5f" if length > limit else "bold")
-        count.append(" characters", style="#8a8a8a")
+        count = Text(f"{length}/{limit}", style=f"bold {P.error}" if length > limit else "bold")
+        count.append(" characters", style=P.muted)
         if length > limit:
-            count.append(f"  — {length - limit} over: the text will be cut to {limit}", style="#ff5f5f")
+            count.append(f"  — {length - limit} over: the text will be cut to {limit}", style=P.error)
         self.query_one("#edit-count", Static).update(count)
         self.query_one("#edit-warnings", Static).update(Group(*self.warnings()))
 
@@ -277,9 +290,9 @@ class EditModal(ModalScreen[EditResult | None]):
             return []
         kept, lines, _refused = self.keyword_check()
         limit = self.app.store.limits.max_keywords  # type: ignore[attr-defined]
-        head = Text(f"{len(kept)}/{limit} keywords", style="#8a8a8a")
+        head = Text(f"{len(kept)}/{limit} keywords", style=f"{P.muted}")
         if kept != typed:
-            head.append(" stored: ", style="#8a8a8a")
+            head.append(" stored: ", style=f"{P.muted}")
             head.append(", ".join(kept) or "none")
         return [head, *lines]
 
@@ -293,19 +306,19 @@ class EditModal(ModalScreen[EditResult | None]):
             return Text(
                 f"⚠ The store is full ({count}/{cap}) and a new {kind_name(self.kind)} is the next to go: "
                 "it would be evicted at once. Free a place first, or choose a kind that is kept longer.",
-                style="bold #ff875f",
+                style=f"bold {P.warning}",
             )
         if evicts == 1:
             first = next((e for e in snapshot.entries if snapshot.eviction.get(e.id) == 1), None)
-            line = Text(f"⚠ The store is full ({count}/{cap}): saving evicts the next to go", style="#ffaf5f")
+            line = Text(f"⚠ The store is full ({count}/{cap}): saving evicts the next to go", style=P.warning)
             if first is not None:
                 line.append(f", {first.id} ")
-                line.append_text(clip(first.text, 40, "italic #ffaf5f"))
+                line.append_text(clip(first.text, 40, f"italic {P.warning}"))
             return line
         return Text(
             f"⚠ The store is over its limit ({count}/{cap}): saving evicts {evicts} entries, "
             "facts first, oldest first",
-            style="bold #ff875f",
+            style=f"bold {P.warning}",
         )
 
     def warnings(self) -> list[Text]:
@@ -317,7 +330,7 @@ class EditModal(ModalScreen[EditResult | None]):
         result = self.validator.validate(self.text)
         if not result.is_valid:
             if self._touched:
-                lines.extend(Text("✗ " + d, style="#ff5f5f") for d in result.failure_descriptions)
+                lines.extend(Text("✗ " + d, style=P.error) for d in result.failure_descriptions)
             return lines
         evicts = self.evictions()
         if evicts:
@@ -332,19 +345,19 @@ class EditModal(ModalScreen[EditResult | None]):
                 if self.entry is None
                 else "Another entry says the same:"
             )
-            line = Text(f"≈ {what} {other.id} ", style="#ffd75f")
-            line.append_text(clip(other.text, 50, "italic #ffd75f"))
+            line = Text(f"≈ {what} {other.id} ", style=P.warning)
+            line.append_text(clip(other.text, 50, f"italic {P.warning}"))
             if self.entry is None:
-                line.append(" (its time is refreshed instead)", style="#ffd75f")
+                line.append(" (its time is refreshed instead)", style=P.warning)
             lines.append(line)
         for finding in check.findings:
             category = finding.get("category", "")
             reason = finding.get("reason") or finding.get("rule") or category
             if category == "secret":
-                lines.append(Text(f"🔑 secret: {reason} — it will be stored as [REDACTED]", style="#ffaf5f"))
+                lines.append(Text(f"🔑 secret: {reason} — it will be stored as [REDACTED]", style=P.warning))
             else:
                 lines.append(
-                    Text(f"⛔ {category}: {reason} — saved but blocked until a person approves it", style="#ff5f87")
+                    Text(f"⛔ {category}: {reason} — saved but blocked until a person approves it", style=P.error)
                 )
         return lines
 
@@ -356,12 +369,12 @@ class EditModal(ModalScreen[EditResult | None]):
         if current is None:
             self.disk_notice = Text(
                 "! This entry was deleted on disk while you were editing; saving will ask what to do.",
-                style="bold #ff875f",
+                style=f"bold {P.warning}",
             )
         elif current != self.entry:
             self.disk_notice = Text(
                 "! This entry changed on disk while you were editing; saving will show both versions.",
-                style="bold #ff875f",
+                style=f"bold {P.warning}",
             )
         else:
             self.disk_notice = None
@@ -394,13 +407,32 @@ class EditModal(ModalScreen[EditResult | None]):
         body = Group(
             self._eviction_warning(evicts),
             Text(""),
-            Text("Every evicted entry is in the backup taken before the write, and in the audit log.", style="#8a8a8a"),
+            Text("Every evicted entry is in the backup taken before the write, and in the audit log.", style=P.muted),
         )
         self.app.push_screen(ConfirmModal(f"Evict {evicts} entries to save this?", body, yes="Save", danger=True),
                              answered)
 
+    def changed(self) -> bool:
+        """Whether closing now would lose something the person typed or chose."""
+        entry = self.entry
+        if entry is None:
+            return bool(self.text.strip())  # a kind alone is no loss; text given back after a failure is
+        return self.text.strip() != entry.text.strip() or self.kind is not entry.kind
+
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if not self.changed():
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+            else:
+                self.query_one("#edit-text", TextArea).focus()
+
+        what = "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
+        body = Text(f"Closing the editor now loses {what}. Nothing has been saved.")
+        self.app.push_screen(ConfirmModal("Discard what you typed?", body, yes="Discard", danger=True), answered)
 
     @on(Button.Pressed, "#save")
     def _save_pressed(self) -> None:

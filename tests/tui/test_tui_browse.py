@@ -39,7 +39,9 @@ async def test_views_filter_and_detail_show_the_store(demo: MemoryStore):
         assert target.text in text  # the full text in the detail pane
         assert f"{len(target.text)}/400 chars" in text
         position = [e.id for e in demo.eviction_order()].index(target.id) + 1
-        assert f"#{position} of {len(entries)} to be evicted" in text
+        ordinal = "next" if position == 1 else f"{position}{'th' if 10 <= position % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(position % 10, 'th')} in line"
+        assert shows(app.screen.query_one("#detail-body"),
+                     f"Nothing is evicted until the store is full ({len(entries)}/500); then this entry goes {ordinal}.")
         # its history: written by the agent, deleted by mistake from the CLI, brought back by a restore
         assert "delete" in text and "cli" in text
         assert "restore" in text and "brought back by" in text
