@@ -11,8 +11,12 @@ do that with numpy when it is installed (the `fast` extra), imported only then.
 from __future__ import annotations
 
 import math
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
+
+from itertools import groupby
 
 from .tokenize import tokenize
 
@@ -34,23 +38,57 @@ def query_terms(tokens: Sequence[str]) -> dict[str, int]:
     return dict(Counter(tokens))
 
 
+class DocCounts:
+    """How often each term occurs in one document, as a read-only mapping looked up term by term."""
+
+    __slots__ = ("_index", "_doc_id")
+
+    def __init__(self, index: Index, doc_id: int) -> None:
+        self._index = index
+        self._doc_id = doc_id
+
+    def get(self, term: str, default: int = 0) -> int:
+        return self._index.tf(term, self._doc_id) or default
+
+    def __getitem__(self, term: str) -> int:
+        return self._index.tf(term, self._doc_id)
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self._index.tf(term, self._doc_id) > 0
+
+
 class Index:
     """Postings and lengths for a list of documents (each a list of tokens)."""
 
     __slots__ = (
         "n", "avg_len", "doc_lens", "k1", "b", "vectorized",
-        "_counts", "_postings", "_norm", "_tfn", "_vectors",
+        "_occurrences", "_postings", "_norm", "_tfn", "_vectors",
     )
 
     def __init__(
         self, docs: Iterable[Sequence[str]], k1: float = 1.2, b: float = 0.75, vectorized: bool | None = None
     ) -> None:
-        counts: list[Counter[str]] = []
+        # The full inverted index, built in one pass: per term, the ids of the documents holding it in
+        # store order, an id repeated once per extra occurrence (most terms occur once in a document,
+        # so one compact array of 4-byte ids carries both the postings and the term frequencies).
+        # A query with terms never asked before then costs its own postings, not a scan of the store,
+        # and there is no per-document dictionary: memory grows with the tokens, not with their count.
+        occurrences: dict[str, list[int]] = {}
+        get = occurrences.get
         doc_lens: list[int] = []
-        for tokens in docs:
-            counts.append(Counter(tokens))
+        for doc_id, tokens in enumerate(docs):
             doc_lens.append(len(tokens))
-        self._counts = counts
+            for term in tokens:
+                bucket = get(term)
+                if bucket is None:
+                    occurrences[term] = [doc_id]
+                else:
+                    bucket.append(doc_id)
+        for term, bucket in occurrences.items():
+            if len(bucket) > 1:
+                bucket.sort()
+            occurrences[term] = array("i", bucket)  # type: ignore[assignment]
+        self._occurrences: dict[str, array] = occurrences  # type: ignore[assignment]
         self.n = len(doc_lens)
         self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
         self.doc_lens = doc_lens
@@ -61,9 +99,7 @@ class Index:
         self._norm = [k1 * (1.0 - b + b * length / denom) for length in doc_lens]
         self._tfn: dict[str, tuple[list[int], list[float]]] = {}
         self._vectors: dict[str, tuple[object, object]] = {}
-        # A term's postings are found by scanning the per-document counts the first time a query
-        # asks for it, then cached: far cheaper than inverting every term of the store up front.
-        self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._postings: dict[str, list[tuple[int, int]]] = {}  # (doc_id, tf) lists, made on first use
         self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
         if self.vectorized:
             try:
@@ -75,12 +111,14 @@ class Index:
         """(doc_id, tf) for every document holding `term`, in store order."""
         bucket = self._postings.get(term)
         if bucket is None:
-            bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
+            ids = self._occurrences.get(term)
+            bucket = [] if ids is None else [(doc_id, len(list(run))) for doc_id, run in groupby(ids)]
             self._postings[term] = bucket
         return bucket
 
-    def counts(self, doc_id: int) -> Counter[str]:
-        return self._counts[doc_id]
+    def counts(self, doc_id: int) -> DocCounts:
+        """Term frequencies of one document, read from the postings of the terms asked about."""
+        return DocCounts(self, doc_id)
 
     # ------------------------------------------------------------------ statistics
 
@@ -98,7 +136,15 @@ class Index:
         return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
 
     def tf(self, term: str, doc_id: int) -> int:
-        return self._counts[doc_id].get(term, 0)
+        ids = self._occurrences.get(term)
+        if ids is None:
+            return 0
+        return bisect_right(ids, doc_id) - bisect_left(ids, doc_id)
+
+    @property
+    def vocabulary(self):
+        """Every term of the store."""
+        return self._occurrences.keys()
 
     # ------------------------------------------------------------------ scoring
 
