@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
-from itertools import groupby
+from itertools import accumulate, chain, groupby
 
 from .tokenize import tokenize
 
@@ -36,6 +36,30 @@ def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
 def query_terms(tokens: Sequence[str]) -> dict[str, int]:
     """Unique query terms in first-seen order, each with how many times it occurs in the query."""
     return dict(Counter(tokens))
+
+
+def build_parts(docs: Iterable[Sequence[str]]) -> tuple[list[str], array, array, list[int]]:
+    """The full inverted index of `docs` in one pass, as compact arrays: the terms in first-seen
+    order; for each term, where its run starts in `ids`; `ids`, each term's documents in store
+    order with a document repeated once per extra occurrence (most terms occur once in a document,
+    so 4 bytes per token carry both the postings and the term frequencies); and document lengths.
+    A query with terms never asked before then costs its own postings, not a scan of the store,
+    and no per-document dictionary is kept."""
+    occurrences: dict[str, list[int]] = {}
+    get = occurrences.get
+    doc_lens: list[int] = []
+    for doc_id, tokens in enumerate(docs):
+        doc_lens.append(len(tokens))
+        for term in tokens:
+            bucket = get(term)
+            if bucket is None:
+                occurrences[term] = [doc_id]
+            else:
+                bucket.append(doc_id)
+    starts = array("i", [0])
+    starts.extend(accumulate(map(len, occurrences.values())))
+    ids = array("i", chain.from_iterable(occurrences.values()))
+    return list(occurrences), starts, ids, doc_lens
 
 
 class DocCounts:
@@ -61,34 +85,24 @@ class Index:
     """Postings and lengths for a list of documents (each a list of tokens)."""
 
     __slots__ = (
-        "n", "avg_len", "doc_lens", "k1", "b", "vectorized",
-        "_occurrences", "_postings", "_norm", "_tfn", "_vectors",
+        "n", "avg_len", "doc_lens", "k1", "b", "_want_vectors", "_vectorized", "_served",
+        "_slot", "_starts", "_ids", "_postings", "_norm", "_tfn", "_vectors",
     )
 
     def __init__(
-        self, docs: Iterable[Sequence[str]], k1: float = 1.2, b: float = 0.75, vectorized: bool | None = None
+        self,
+        docs: Iterable[Sequence[str]] = (),
+        k1: float = 1.2,
+        b: float = 0.75,
+        vectorized: bool | None = None,
+        parts: tuple[list[str], array, array, Sequence[int]] | None = None,
     ) -> None:
-        # The full inverted index, built in one pass: per term, the ids of the documents holding it in
-        # store order, an id repeated once per extra occurrence (most terms occur once in a document,
-        # so one compact array of 4-byte ids carries both the postings and the term frequencies).
-        # A query with terms never asked before then costs its own postings, not a scan of the store,
-        # and there is no per-document dictionary: memory grows with the tokens, not with their count.
-        occurrences: dict[str, list[int]] = {}
-        get = occurrences.get
-        doc_lens: list[int] = []
-        for doc_id, tokens in enumerate(docs):
-            doc_lens.append(len(tokens))
-            for term in tokens:
-                bucket = get(term)
-                if bucket is None:
-                    occurrences[term] = [doc_id]
-                else:
-                    bucket.append(doc_id)
-        for term, bucket in occurrences.items():
-            if len(bucket) > 1:
-                bucket.sort()
-            occurrences[term] = array("i", bucket)  # type: ignore[assignment]
-        self._occurrences: dict[str, array] = occurrences  # type: ignore[assignment]
+        terms, starts, ids, lengths = build_parts(docs) if parts is None else parts
+        # The full inverted index (see `build_parts`): a term's slot, where its ids start in `_ids`.
+        self._slot: dict[str, int] = dict(zip(terms, range(len(terms))))
+        self._starts = starts
+        self._ids = ids
+        doc_lens = list(lengths)
         self.n = len(doc_lens)
         self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
         self.doc_lens = doc_lens
@@ -100,19 +114,43 @@ class Index:
         self._tfn: dict[str, tuple[list[int], list[float]]] = {}
         self._vectors: dict[str, tuple[object, object]] = {}
         self._postings: dict[str, list[tuple[int, int]]] = {}  # (doc_id, tf) lists, made on first use
-        self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
-        if self.vectorized:
-            try:
-                import numpy  # noqa: F401
-            except ImportError:  # numpy is the optional `fast` extra: score in pure Python
-                self.vectorized = False
+        # numpy is the optional `fast` extra, imported only when first used. It pays for itself over
+        # many queries of a big store, not for one: left to itself (`vectorized=None`) the index
+        # answers its first query in pure Python, so a one-shot `memtui inject` never imports it.
+        self._want_vectors = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
+        self._vectorized: bool | None = None
+        self._served = 1 if vectorized else 0
+
+    @property
+    def vectorized(self) -> bool:
+        """Whether queries after the first are scored with numpy arrays (imports numpy if so)."""
+        if self._vectorized is None:
+            self._vectorized = False
+            if self._want_vectors:
+                try:
+                    import numpy  # noqa: F401
+                except ImportError:  # score in pure Python
+                    pass
+                else:
+                    self._vectorized = True
+        return self._vectorized
+
+    def _arrays(self) -> bool:
+        """Whether this query is scored with numpy (see `vectorized`)."""
+        served = self._served
+        self._served = served + 1
+        return served > 0 and self._want_vectors and self.vectorized
 
     def posting(self, term: str) -> list[tuple[int, int]]:
         """(doc_id, tf) for every document holding `term`, in store order."""
         bucket = self._postings.get(term)
         if bucket is None:
-            ids = self._occurrences.get(term)
-            bucket = [] if ids is None else [(doc_id, len(list(run))) for doc_id, run in groupby(ids)]
+            slot = self._slot.get(term)
+            if slot is None:
+                bucket = []
+            else:
+                ids = self._ids[self._starts[slot] : self._starts[slot + 1]]
+                bucket = [(doc_id, len(list(run))) for doc_id, run in groupby(ids)]
             self._postings[term] = bucket
         return bucket
 
@@ -136,15 +174,16 @@ class Index:
         return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
 
     def tf(self, term: str, doc_id: int) -> int:
-        ids = self._occurrences.get(term)
-        if ids is None:
+        slot = self._slot.get(term)
+        if slot is None:
             return 0
-        return bisect_right(ids, doc_id) - bisect_left(ids, doc_id)
+        lo, hi = self._starts[slot], self._starts[slot + 1]
+        return bisect_right(self._ids, doc_id, lo, hi) - bisect_left(self._ids, doc_id, lo, hi)
 
     @property
     def vocabulary(self):
         """Every term of the store."""
-        return self._occurrences.keys()
+        return self._slot.keys()
 
     # ------------------------------------------------------------------ scoring
 
@@ -172,12 +211,15 @@ class Index:
 
     def scores(self, tokens: Sequence[str]) -> dict[int, float]:
         """Score of every document holding at least one query term (others score 0)."""
-        if self.vectorized:
+        if self._arrays():
             array = self._score_array(tokens)
             import numpy as np
 
             hits = np.flatnonzero(array)
             return dict(zip(hits.tolist(), array[hits].tolist()))
+        return self._python_scores(tokens)
+
+    def _python_scores(self, tokens: Sequence[str]) -> dict[int, float]:
         scores: dict[int, float] = {}
         get = scores.get
         for term, qtf in query_terms(tokens).items():
@@ -201,18 +243,15 @@ class Index:
 
     def ranked(self, tokens: Sequence[str]) -> list[tuple[int, float]]:
         """(doc_id, score) for every document scoring above 0: best first, ties in store order."""
-        return sorted(
-            ((doc_id, score) for doc_id, score in self.scores(tokens).items() if score > 0.0),
-            key=lambda pair: (-pair[1], pair[0]),
-        )
+        return _best_first(self.scores(tokens))
 
     def top(self, tokens: Sequence[str], k: int, excluded: Collection[int] = ()) -> list[tuple[int, float]]:
         """The best `k` hits that are not in `excluded`, as `ranked` would order them."""
         if k <= 0:
             return []
-        if not self.vectorized:
+        if not self._arrays():
             picked = []
-            for doc_id, score in self.ranked(tokens):
+            for doc_id, score in _best_first(self._python_scores(tokens)):
                 if doc_id not in excluded:
                     picked.append((doc_id, score))
                     if len(picked) == k:
@@ -231,3 +270,7 @@ class Index:
             hits = np.flatnonzero(array > 0.0)
         order = sorted(zip(hits.tolist(), array[hits].tolist()), key=lambda pair: (-pair[1], pair[0]))
         return order[:k]
+
+
+def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:
+    return sorted(((doc_id, score) for doc_id, score in scores.items() if score > 0.0), key=lambda pair: (-pair[1], pair[0]))

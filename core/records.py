@@ -54,7 +54,7 @@ class Record:
     `threats` are also judged from the text itself, so an entry written by another program
     is held back until approved even if it carries no flags."""
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw")
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw", "scanned")
 
     def __init__(
         self,
@@ -65,6 +65,7 @@ class Record:
         ts: int = 0,
         flags: list[str] | None = None,
         extra: dict | None = None,
+        scanned: list[str] | None = None,
     ) -> None:
         self.id = id
         self.kind = kind
@@ -75,12 +76,16 @@ class Record:
         self.extra = dict(extra or {})
         self._norm: str | None = None
         self.raw: dict | None = None  # the object as read from the file, if it was (see `id_given`)
-        self.judge()
+        self.judge(scanned)
 
-    def judge(self) -> None:
-        """Recompute `threats` and `blocked` from the text and the stored flags."""
-        findings = [f for f in scan_text(self.text) if f.category != "secret"]
-        self.threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+    def judge(self, scanned: list[str] | None = None) -> None:
+        """Recompute `threats` and `blocked` from the text and the stored flags. `scanned`, the
+        categories the threat scan finds in this exact text, when already known (derived.py)."""
+        if scanned is None:
+            findings = [f for f in scan_text(self.text) if f.category != "secret"]
+            scanned = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        self.scanned = scanned
+        self.threats = list(scanned)
         stored_threats = [f[7:] for f in self.flags if f.startswith("threat:")]
         self.blocked = "blocked" in self.flags or (
             bool(self.threats) and approval_flag(self.text) not in self.flags
@@ -182,9 +187,11 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items")
+    __slots__ = ("top", "items", "key", "derived")
 
     def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
+        self.key: str | None = None  # derived.content_key of the bytes it was read from
+        self.derived = None  # the derived index read for those bytes, if one could be trusted
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
 
@@ -229,8 +236,10 @@ def dumps(value: object, indent: bool = False) -> bytes:
         return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
-def parse_document(data: bytes) -> Document:
-    """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one."""
+def parse_document(data: bytes, verdicts: list[list[str]] | None = None) -> Document:
+    """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one.
+    `verdicts`: the threat categories of each valid entry in order, from a derived index of these
+    exact bytes, so the scan is skipped."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     error: Exception | None = None
@@ -265,11 +274,17 @@ def parse_document(data: bytes) -> Document:
             salt += 1
             entry_id = legacy_id(fields["ts"], fields["kind_raw"], f"{fields['text']}\n#{salt}")
         taken.add(entry_id)
+        scanned = verdicts[len(taken) - 1] if verdicts is not None and len(taken) <= len(verdicts) else None
         record = Record(
-            entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"]
+            entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"],
+            scanned,
         )
         record.raw = raw
         items.append(record)
+    if verdicts is not None and len(taken) != len(verdicts):  # not this file's verdicts after all
+        for item in items:
+            if isinstance(item, Record):
+                item.judge()
     return Document(top, items)
 
 

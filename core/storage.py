@@ -26,6 +26,7 @@ from pathlib import Path
 import orjson
 
 from .errors import BackupNotFound, LockTimeout, StoreUnwritable
+from . import derived
 from .limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, dumps, parse_document
 
@@ -118,7 +119,7 @@ class Storage:
             self.read_error = f"cannot read {self.path}: {exc.strerror or exc}"
             return Document()
         try:
-            doc = parse_document(data)
+            doc = derived.parse(self, data)
         except Corrupt as error:
             return self._load_corrupt(str(error))
         self.read_error = None
@@ -195,7 +196,7 @@ class Storage:
             doc = Document()
             if current is not None:
                 try:
-                    doc = parse_document(current)
+                    doc = derived.parse(self, current)
                 except Corrupt as exc:
                     doc, current, prelude = self._quarantine(current, str(exc))
                 else:
@@ -231,6 +232,12 @@ class Storage:
                 finally:
                     os.close(fd)
                 _fsync_dir(self.dir)
+                # the derived index of what was just written, refreshed while the lock is held
+                doc.key, doc.derived = derived.content_key(data), None
+                try:
+                    derived.ensure(self, doc)
+                except Exception:  # an optimisation only: the change is saved, the next reader derives it
+                    doc.derived = None
         except BaseException:
             if unlogged:  # the recovery happened even though the change did not
                 try:

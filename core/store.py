@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 TYPE_CHECKING = False
 
+from . import derived
 from .errors import ConflictError, EntryNotFound, InvalidInput
 from .inject import render_lines
 from .kinds import Kind
@@ -61,10 +62,11 @@ def default_dir() -> Path:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "blocked", "_index", "_entries", "limits")
+    __slots__ = ("doc", "records", "blocked", "_index", "_entries", "limits", "storage")
 
-    def __init__(self, doc: Document, limits: Limits) -> None:
+    def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
+        self.storage = storage
         self.records = doc.records
         self.blocked = frozenset(i for i, record in enumerate(self.records) if record.blocked)
         self.limits = limits
@@ -74,11 +76,16 @@ class _Snapshot:
     @property
     def index(self) -> Index:
         if self._index is None:
-            self._index = Index(
-                (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records),
-                self.limits.k1,
-                self.limits.b,
-            )
+            found = derived.ensure(self.storage, self.doc) if self.storage is not None else None
+            if found is not None and len(found.doc_lens) == len(self.records):
+                parts = (found.terms, found.starts, found.ids, found.doc_lens)
+                self._index = Index((), self.limits.k1, self.limits.b, parts=parts)
+            else:
+                self._index = Index(
+                    (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records),
+                    self.limits.k1,
+                    self.limits.b,
+                )
         return self._index
 
 
@@ -108,7 +115,7 @@ class MemoryStore:
     def _snap(self) -> _Snapshot:
         doc = self._storage.load()
         if self._snapshot is None or self._snapshot.doc is not doc:
-            self._snapshot = _Snapshot(doc, self.limits)
+            self._snapshot = _Snapshot(doc, self.limits, self._storage)
         return self._snapshot
 
     def state(self) -> tuple | None:
