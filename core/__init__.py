@@ -52,14 +52,23 @@ _EXPORTS = {
     "DISTILL_SYSTEM": "distill",
     "distill_memories": "distill",
     "DistillResult": "distill",
+    "Dropped": "distill",
+    "parse_reply": "distill",
     # agent tools
     "tool_schemas": "tools",
     "save_tool": "tools",
     "search_tool": "tools",
     "run_tool": "tools",
+    "call_tool": "tools",
+    "update_tool": "tools",
+    "forget_tool": "tools",
+    "ToolAnswer": "tools",
+    # language
+    "LANGS": "lang",
     # threat scan
     "scan_text": "threats",
     "Finding": "threats",
+    "redact_secrets": "threats",
     # errors
     "MemtuiError": "errors",
     "EntryNotFound": "errors",
@@ -93,7 +102,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .distill import DISTILL_SYSTEM, DistillResult, distill_memories, excerpt_from, parse_distill, worth_distilling
+    from .distill import (DISTILL_SYSTEM, DistillResult, Dropped, distill_memories, excerpt_from, parse_distill,
+                          parse_reply, worth_distilling)
     from .errors import (BackupNotFound, ConflictError, EntryNotFound, InvalidInput, InvalidKind, LockTimeout,
                          MemtuiError, StoreUnwritable)
     from .inject import BLOCK_END, BLOCK_START, render_block, set_block
@@ -102,6 +112,8 @@ if TYPE_CHECKING:
     from .model import (AuditEvent, AuditOp, Backup, Entry, EntryExplanation, Explanation, Health, Hit,
                         InvalidEntry, Quarantine, RememberResult, RestoreResult, Status, TermRow, TextCheck)
     from .store import MemoryStore, default_dir, normalize
-    from .threats import Finding, scan_text
+    from .threats import Finding, redact_secrets, scan_text
     from .tokenize import tokenize
-    from .tools import run_tool, save_tool, search_tool, tool_schemas
+    from .lang import LANGS
+    from .tools import (ToolAnswer, call_tool, forget_tool, run_tool, save_tool, search_tool, tool_schemas,
+                        update_tool)

@@ -1,20 +1,21 @@
 """Turning a finished conversation turn into durable memories.
 
 The flow is: a cheap gate (`worth_distilling`), an excerpt of the turn (`excerpt_from`),
-one call to the caller's model (`llm(system, user) -> str`), a lenient parser (`parse_distill`),
-and `store.remember(kind, text, source="auto")` for each item (`distill_memories`).
+one call to the caller's model (`llm(system, user) -> str`), a lenient parser (`parse_reply`)
+that reports every item it cannot use, and `store.remember(kind, text, source="auto")` for each
+item (`distill_memories`).
 No LLM SDK is imported here: the caller passes the model in.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import orjson
-
-from .kinds import Kind
+from .kinds import KIND_NAMES, Kind
 from .limits import DEFAULT_LIMITS
 
 if TYPE_CHECKING:
@@ -27,6 +28,10 @@ __all__ = [
     "MIN_GATE_CHARS",
     "TOOL_RESULT_PREFIX",
     "DistillResult",
+    "Dropped",
+    "DistilledItem",
+    "ParsedReply",
+    "parse_reply",
     "worth_distilling",
     "excerpt_from",
     "omitted_line",
@@ -76,75 +81,45 @@ Excerpt of the finished turn (one message per line, "[role] text"):
 Extract the durable memories from this turn and answer with the JSON array only."""
 
 
-_RESULT_FIELDS = ("added", "proposed", "refreshed", "skipped", "errors")
+@dataclass(frozen=True)
+class Dropped:
+    """An item of the model's reply that was not stored, and why."""
+
+    index: int
+    """1-based position in the model's array."""
+    reason: str
+    raw: str
+    """The item as the model wrote it (at most 120 characters)."""
+
+    def __str__(self) -> str:
+        return f"item {self.index}: {self.reason}: {self.raw}"
 
 
-class DistillResult(int):
-    """What one `distill_memories` call did. It is the number of memories added -- an int, so
-    `n = distill_memories(...)`, `if n:` and `n == 2` mean what they say -- and it also tells:
+@dataclass
+class DistillResult:
+    """What one `distill_memories` call did. Nothing the model proposed is lost silently:
+    every item is added, refreshed, failed (in `errors`) or dropped (in `dropped`, with why).
 
-    - `added`: new entries written to the store (the int value itself);
-    - `proposed`: items the model proposed (after parsing);
+    - `added`: new entries written to the store;
+    - `proposed`: items parsed from the model's reply;
     - `refreshed`: proposals that matched an existing entry (its timestamp was refreshed);
     - `skipped`: why the turn was not distilled at all ("incomplete turn",
       "nothing worth distilling", "empty excerpt"), else None;
-    - `errors`: one line per failure (model call, unparseable output, a failed write).
+    - `errors`: one line per failure (model call, unparseable output, a failed write);
+    - `dropped`: the items of the reply that were not usable (no text, not an object, the part of
+      an array cut off mid-item), each with its reason;
+    - `notes`: what was changed on the way (an unknown kind stored as `fact`);
+    - `truncated`: ids of the entries whose text was cut to `Limits.max_text`.
     """
 
-    def __new__(
-        cls,
-        added: int = 0,
-        proposed: int = 0,
-        refreshed: int = 0,
-        skipped: str | None = None,
-        errors: list[str] | None = None,
-    ) -> DistillResult:
-        self = super().__new__(cls, added)
-        self.proposed = proposed
-        self.refreshed = refreshed
-        self.skipped = skipped
-        self.errors = errors if errors is not None else []
-        return self
-
-    @property
-    def added(self) -> int:
-        return int(self)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, DistillResult):
-            return all(getattr(self, name) == getattr(other, name) for name in _RESULT_FIELDS)
-        return int(self) == other
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = int.__hash__
-
-    def __str__(self) -> str:  # print(n) and f"{n}" show the count
-        return int.__repr__(self)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _RESULT_FIELDS)
-        return f"DistillResult({fields})"
-
-    def __reduce__(self) -> tuple:
-        return (DistillResult, tuple(getattr(self, name) for name in _RESULT_FIELDS))
-
-
-class _Tally:
-    """The counts of a `distill_memories` call while it runs."""
-
-    __slots__ = _RESULT_FIELDS
-
-    def __init__(self) -> None:
-        self.added = 0
-        self.proposed = 0
-        self.refreshed = 0
-        self.skipped: str | None = None
-        self.errors: list[str] = []
-
-    def result(self) -> DistillResult:
-        return DistillResult(self.added, self.proposed, self.refreshed, self.skipped, self.errors)
+    added: int = 0
+    proposed: int = 0
+    refreshed: int = 0
+    skipped: str | None = None
+    errors: list[str] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    truncated: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- gate
@@ -223,6 +198,23 @@ def _fit(line: str, budget: int) -> str:
     return line if len(line) <= budget else line[: budget - 1] + "\n"
 
 
+def _take(lines: Iterable[str], budget: int) -> list[str]:
+    """Whole lines, in the order given, while their total stays within `budget`; if not even the
+    first fits, that line cut to fit (so the start and the end of a turn are always there)."""
+    taken: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) > budget:
+            if not taken:
+                first = _fit(line, budget)
+                if first:
+                    taken.append(first)
+            break
+        taken.append(line)
+        used += len(line)
+    return taken
+
+
 def excerpt_from(
     messages: Iterable[object] | None,
     max_chars: int = DEFAULT_LIMITS.excerpt_chars,
@@ -271,32 +263,8 @@ def excerpt_from(
         return "".join(lines)
 
     head_budget = max(max_chars // 2, 0)
-    tail_budget = max(max_chars - head_budget, 0)
-
-    head: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) > head_budget:
-            if not head:
-                first = _fit(line, head_budget)
-                if first:
-                    head.append(first)
-            break
-        head.append(line)
-        used += len(line)
-
-    tail: list[str] = []
-    used = 0
-    for index in range(len(lines) - 1, len(head) - 1, -1):
-        line = lines[index]
-        if used + len(line) > tail_budget:
-            if not tail:
-                last = _fit(line, tail_budget)
-                if last:
-                    tail.append(last)
-            break
-        tail.append(line)
-        used += len(line)
+    head = _take(lines, head_budget)
+    tail = _take(reversed(lines[len(head):]), max(max_chars - head_budget, 0))
     tail.reverse()
 
     # a line cut to fit still stands for its message, so it is not counted as omitted
@@ -308,74 +276,189 @@ def excerpt_from(
 # ---------------------------------------------------------------- parser
 
 
-def _loads(text: str) -> tuple[bool, Any]:
+class DistilledItem(NamedTuple):
+    """One memory read from the model's reply."""
+
+    kind: Kind
+    text: str
+    unknown_kind: str | None = None
+    """What the model wrote as the kind (as JSON, or "missing") when it was not one; the item is then a fact."""
+
+
+class ParsedReply(NamedTuple):
+    """Everything read from a distiller's reply."""
+
+    found_json: bool
+    """Whether any JSON value was found at all (`[]` counts: the model found nothing durable)."""
+    items: list[DistilledItem]
+    dropped: list[Dropped]
+
+
+_THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
+# A JSON string, or a comma that only precedes a closing bracket (a trailing comma, dropped).
+_TRAILING_COMMA = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")|,(\s*[}\]])')
+_HAS_TRAILING_COMMA = re.compile(r",\s*[}\]]")
+# Where an array of objects, an empty array, or an object with a key may start.
+_STARTS = re.compile(r'\[\s*[{\]]|\{\s*"')
+_MAX_STARTS = 200  # candidates tried per reply: enough for any real reply, bounded for garbage
+_MAX_REPLY = 200_000
+_MAX_ARRAY = 20_000  # an array re-read without trailing commas is looked for in this many characters
+_DECODER = json.JSONDecoder(strict=False)  # a raw tab or newline inside a string is still readable
+_TEXT_KEYS = ("text", "content", "memory")
+_WRAPPER_KEYS = ("memories", "entries", "items")
+
+
+def _uncomma(text: str) -> str:
+    """`text` (which starts where a JSON value starts) without trailing commas: a comma before
+    a closing bracket goes, a comma inside a string stays."""
+    return _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), text[:_MAX_ARRAY])
+
+
+def _shown(value: object) -> str:
     try:
-        return True, orjson.loads(text)
-    except Exception:
-        pass
-    try:  # what orjson refuses but is still usable: integers beyond 64 bits, NaN, Infinity
-        return True, json.loads(text)
-    except Exception:  # includes RecursionError on absurdly deep nesting
-        return False, None
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
-def _parse(text: object) -> tuple[bool, list[tuple[Kind, str]]]:
-    """(whether the output was JSON, the (kind, text) pairs found in it)."""
-    if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8", errors="replace")
+def _item(raw: object, index: int) -> DistilledItem | Dropped:
+    """One array element as a memory, or why it cannot be one. A new field of the distilled
+    items is read here (and added to DistilledItem)."""
+    if not isinstance(raw, dict):
+        return Dropped(index, "not an object", _shown(raw))
+    key = next((k for k in _TEXT_KEYS if k in raw), None)
+    if key is None:
+        return Dropped(index, "no text", _shown(raw))
+    text = raw[key]
     if not isinstance(text, str):
-        return False, []
-    trimmed = text.strip()
+        return Dropped(index, "text is not a string", _shown(raw))
+    if not text.strip():
+        return Dropped(index, "empty text", _shown(raw))
+    raw_kind = raw.get("kind", raw.get("type"))
+    kind = Kind.parse(raw_kind)
+    unknown = None if kind else ("missing" if raw_kind is None else _shown(raw_kind))
+    return DistilledItem(kind or Kind.FACT, text.strip(), unknown)
 
-    candidates = []
-    for open_, close in (("[", "]"), ("{", "}")):
-        start, end = trimmed.find(open_), trimmed.rfind(close)
-        if start != -1 and end > start:
-            candidates.append(trimmed[start : end + 1])
-    candidates.append(trimmed)
 
-    value: Any = None
-    for candidate in candidates:
-        ok, value = _loads(candidate)
-        if ok:
-            break
-    else:
-        return False, []
+def _array_at(text: str, start: int) -> tuple[list[Any], bool]:
+    """The elements of the array that opens at `start`, read one by one: (elements, complete).
+    A reply cut off mid-array keeps every element before the cut."""
+    elements: list[Any] = []
+    i, n = start + 1, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return elements, False
+        if text[i] == "]":
+            return elements, True
+        try:
+            value, i = _DECODER.raw_decode(text, i)
+        except (ValueError, RecursionError):
+            return elements, False
+        elements.append(value)
+        while i < n and text[i].isspace():
+            i += 1
+        if i < n and text[i] == ",":
+            i += 1
+        elif i < n and text[i] == "]":
+            return elements, True
+        else:
+            return elements, False
 
+
+def _wrapped(value: object) -> list[Any] | None:
+    """The array of a `{"memories": [...]}` (or `entries`, `items`) wrapper."""
     if isinstance(value, dict):
-        items = value.get("memories")
-        if not isinstance(items, list):
-            items = value.get("entries")
-    else:
-        items = value
-    if not isinstance(items, list):
-        return True, []
+        for key in _WRAPPER_KEYS:
+            if isinstance(value.get(key), list):
+                return value[key]
+    return None
 
-    pairs: list[tuple[Kind, str]] = []
-    for item in items:
-        if not isinstance(item, dict):
+
+def _find_array(text: str) -> tuple[bool, list[Any], bool]:
+    """(found any JSON, the elements of the memories array, whether that array was complete).
+    The first array holding an object wins, wherever it is: inside a fence, after a thinking
+    block, before prose that has `[1]` in it. An object wrapping such an array counts too."""
+    found = False
+    commas = _HAS_TRAILING_COMMA.search(text) is not None
+    cut_early = False  # an array of objects cut off before its first object was complete
+    for tried, match in enumerate(_STARTS.finditer(text)):
+        if tried >= _MAX_STARTS:
+            break
+        start = match.start()
+        if text[start] == "[":
+            elements, complete = _array_at(text, start)
+            if not complete and commas:  # perhaps only trailing commas: read it again without them
+                again = _array_at(_uncomma(text[start:]), 0)
+                if again[1] or len(again[0]) > len(elements):
+                    elements, complete = again
+            if complete:
+                found = True
+            elif not elements and text[start + 1:].lstrip().startswith("{"):
+                cut_early = True
+            if any(isinstance(element, dict) for element in elements):
+                return True, elements, complete
             continue
-        body = item.get("text")
-        if not isinstance(body, str) or not body.strip():
-            continue
-        pairs.append((Kind.parse(item.get("kind")) or Kind.FACT, body.strip()))
-    return True, pairs
+        try:
+            value, _end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            if not commas:
+                continue
+            try:
+                value, _end = _DECODER.raw_decode(_uncomma(text[start:]), 0)
+            except (ValueError, RecursionError):
+                continue
+        found = True
+        inner = _wrapped(value)
+        if inner is not None:
+            return True, inner, True
+    return found, [], found or not cut_early
+
+
+def parse_reply(reply: object) -> ParsedReply:
+    """Read a distiller's reply as models really write it: a bare array; an array in a fenced
+    block, with prose around it (even prose holding `[1]`); after a `<think>…</think>` block;
+    with trailing commas; an object wrapping a `memories`, `entries` or `items` array; or an
+    array cut off mid-way, whose complete objects are kept. Never raises.
+
+    Each element becomes a DistilledItem or a Dropped (not an object, no text, text not a
+    string or empty); the part of an array lost to a cut-off reply is one Dropped too. An unknown
+    or missing kind becomes `fact` (DistilledItem.unknown_kind keeps what the model wrote);
+    labels (`偏好`), plurals (`preferences`) and other aliases are understood (`Kind.parse`).
+    """
+    try:
+        if isinstance(reply, (bytes, bytearray)):
+            reply = bytes(reply).decode("utf-8", errors="replace")
+        if not isinstance(reply, str):
+            return ParsedReply(False, [], [])
+        text = _THINK.sub(" ", reply[:_MAX_REPLY])
+        found, elements, complete = _find_array(text)
+        if not found and not elements:
+            bare = text.strip()
+            try:  # a reply that is JSON but holds no array: `{}`, `null`, `"none"`, `42`
+                _DECODER.decode(bare)
+                found = True
+            except (ValueError, RecursionError):
+                pass
+        items: list[DistilledItem] = []
+        dropped: list[Dropped] = []
+        for index, element in enumerate(elements, start=1):
+            parsed = _item(element, index)
+            (dropped if isinstance(parsed, Dropped) else items).append(parsed)
+        if not complete:
+            dropped.append(Dropped(len(elements) + 1, "the reply was cut off here; the rest of the array is lost",
+                                   _shown(text.rstrip()[-60:])))
+        return ParsedReply(found, items, dropped)
+    except Exception:  # defensive: nothing here may break the caller's turn
+        return ParsedReply(False, [], [])
 
 
 def parse_distill(text: object) -> list[tuple[Kind, str]]:
-    """The (kind, text) pairs in a distiller's reply, tolerant of what models actually send.
-
-    The JSON is looked for in the span from the first `[` to the last `]`; if there is no such
-    span or it is not valid JSON, in the span from the first `{` to the last `}`; then in the
-    whole trimmed text. A top-level object contributes its `memories` array, else its `entries`
-    array. Items that are not objects, or whose `text` is missing, empty or not a string, are
-    skipped; an unknown or missing kind becomes `fact`; texts are trimmed. Output that is not
-    JSON, or not in that shape, gives `[]`. Never raises, whatever it is given.
-    """
-    try:
-        return _parse(text)[1]
-    except Exception:
-        return []
+    """The (kind, text) pairs in a distiller's reply (see `parse_reply` for what is understood);
+    `[]` for a reply without any, never an exception."""
+    return [(item.kind, item.text) for item in parse_reply(text).items]
 
 
 # ---------------------------------------------------------------- the whole turn
@@ -398,24 +481,25 @@ def distill_memories(
     llm: Callable[[str, str], str],
     completed: bool = True,
 ) -> DistillResult:
-    """Distil a finished turn into the store; return how many entries were added, as a
-    `DistillResult` (an int that also says what else happened).
+    """Distil a finished turn into the store; return a `DistillResult`: how many entries were
+    added (`.added`), refreshed, dropped and why.
 
     Nothing is done for an incomplete turn (interrupted, or stopped at an iteration limit: it
     usually ends mid-way, before any conclusion), when `worth_distilling` says no, or when the
     excerpt is empty. Otherwise the excerpt goes to `llm(DISTILL_SYSTEM, user_prompt)`, the reply is
-    parsed with `parse_distill`, and each item is written with `store.remember(kind, text,
+    parsed with `parse_reply`, and each item is written with `store.remember(kind, text,
     source="auto")`. This never raises: a failing model call, unusable output or a failing write
-    is recorded in `errors`, and one failed write does not stop the others.
+    is recorded in `errors`, an unusable item in `dropped`, and one failed write does not stop
+    the others.
     """
-    result = _Tally()
+    result = DistillResult()
     try:
         if not completed:
             result.skipped = "incomplete turn"
-            return result.result()
+            return result
         if not worth_distilling(user_text, had_tools):
             result.skipped = "nothing worth distilling"
-            return result.result()
+            return result
         limits = getattr(store, "limits", None) or DEFAULT_LIMITS
         excerpt = excerpt_from(
             messages,
@@ -424,31 +508,37 @@ def distill_memories(
         )
         if not excerpt.strip():
             result.skipped = "empty excerpt"
-            return result.result()
+            return result
 
         try:
             reply = llm(DISTILL_SYSTEM, DISTILL_USER_TEMPLATE.format(excerpt=excerpt))
         except Exception as error:
             result.errors.append(f"llm failed: {_one_line(error)}")
-            return result.result()
+            return result
 
-        was_json, pairs = _parse(reply)
-        if not was_json:
+        parsed = parse_reply(reply)
+        result.dropped = parsed.dropped
+        if not parsed.found_json and not parsed.items:
             shown = reply.strip()[:80] if isinstance(reply, str) else type(reply).__name__
             result.errors.append(f"llm output is not JSON: {shown!r}")
-            return result.result()
-        result.proposed = len(pairs)
+            return result
+        result.proposed = len(parsed.items)
 
-        for kind, text in pairs:
+        for index, item in enumerate(parsed.items, start=1):
+            if item.unknown_kind is not None:
+                result.notes.append(f"item {index}: kind {item.unknown_kind} is not one of {KIND_NAMES}, "
+                                    f"stored as fact")
             try:
-                outcome = store.remember(kind, text, source="auto")
+                outcome = store.remember(item.kind, item.text, source="auto")
             except Exception as error:
-                result.errors.append(f"remember {kind.value} failed: {_one_line(error)}")
+                result.errors.append(f"remember {item.kind.value} failed: {_one_line(error)}")
                 continue
             if getattr(outcome, "added", False):
                 result.added += 1
             else:
                 result.refreshed += 1
+            if getattr(outcome, "truncated", False):
+                result.truncated.append(outcome.entry.id)
     except Exception as error:  # defensive: nothing here may break the caller's turn
         result.errors.append(f"distillation failed: {_one_line(error)}")
-    return result.result()
+    return result

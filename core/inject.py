@@ -1,7 +1,7 @@
 """The fenced block that carries retrieved memories into the system prompt.
 
 Each entry becomes exactly one line inside exactly one fence, whatever its text says: line breaks
-become spaces, invisible characters go, and copies of the fence markers are defused.
+become spaces, invisible and control characters go (the terminal never gets ESC or NUL), and copies of the fence markers are defused.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 def clean_for_block(text: str) -> str:
     """Text as it may appear on one line of the block."""
     text, _ = redact(text)
-    text = _LINE_BREAKS.sub(" ", strip_invisible(text))
+    # Line breaks first: some of them (NEL, VT, FF) are control characters strip_invisible drops.
+    text = strip_invisible(_LINE_BREAKS.sub(" ", text))
     while any(marker in text for marker in _MARKERS):
         for marker in _MARKERS:
             text = text.replace(marker, marker.replace("===", "=="))

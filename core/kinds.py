@@ -7,17 +7,36 @@ import enum
 KIND_NAMES = "preference, correction, lesson, fact"
 
 _ALIASES = {
+    # the names, their plurals and short forms
     "preference": "preference",
+    "preferences": "preference",
     "pref": "preference",
+    "prefs": "preference",
     "correction": "correction",
+    "corrections": "correction",
     "feedback": "correction",
     "lesson": "lesson",
-    "lesson-learned": "lesson",
+    "lessons": "lesson",
     "lesson_learned": "lesson",
+    "lessons_learned": "lesson",
     "experience": "lesson",
+    "experiences": "lesson",
     "fact": "fact",
+    "facts": "fact",
     "project": "fact",
+    "project_fact": "fact",
+    "project_facts": "fact",
+    # the labels the block shows a model, and their near synonyms
+    "偏好": "preference",
+    "喜好": "preference",
+    "纠正": "correction",
+    "更正": "correction",
+    "经验": "lesson",
+    "教训": "lesson",
+    "事实": "fact",
 }
+# what surrounds a label a model copied from the block: "[偏好]", "【经验】"
+_WRAPPERS = " \t[]【】()（）\"'`"
 
 
 class Kind(str, enum.Enum):
@@ -30,12 +49,15 @@ class Kind(str, enum.Enum):
 
     @classmethod
     def parse(cls, value: object) -> Kind | None:
-        """Accept a kind name or one of its aliases (trimmed, any case); anything else is None."""
+        """Accept a kind name, its plural, its label (偏好, 纠正, 经验, 事实) or another alias,
+        in any case, with `-` or a space for `_`, and with the brackets of a copied label
+        (`[偏好]`); anything else is None."""
         if isinstance(value, Kind):
             return value
         if not isinstance(value, str):
             return None
-        name = _ALIASES.get(value.strip().lower())
+        key = "_".join(value.strip(_WRAPPERS).lower().replace("-", " ").split())
+        name = _ALIASES.get(key)
         return cls(name) if name else None
 
     @classmethod

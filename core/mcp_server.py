@@ -1,10 +1,17 @@
-"""The MCP server: `memory_save`, `memory_search` and `memory_inject` over one store, on stdio.
+"""The MCP server over one store, on stdio (docs/agents.md).
 
     memtui mcp --dir ~/.local/share/memtui          # what an MCP client runs
 
-The tools answer exactly what the agent tools answer (`memtui_core.tools`); a failure (unknown kind,
-missing text, a store that cannot be written) comes back as a tool error, never as a crash of
-the server. The MCP SDK is imported inside the functions, so `import memtui_core` stays light.
+Tools: `memory_save`, `memory_search`, `memory_inject`, and with `destructive=True`
+`memory_update` and `memory_forget`. Their names, titles, descriptions, input schemas and hints
+come from the one definition in `memtui_core.tools`, and they answer exactly what the agent tools
+answer; a failure (unknown kind, missing or mistyped argument, a store that cannot be written)
+comes back as a one-line tool error (`isError`), never as a crash of the server.
+
+Resources: `memtui://entries`, the injectable entries as JSON. Prompts: `memory_context`
+(the block for a message) and `explain_memory` (why each entry is or is not injected for a query).
+
+The MCP SDK is imported inside the functions, so `import memtui_core` stays light.
 """
 
 # No `from __future__ import annotations` here: the SDK reads the tool functions' annotations
@@ -16,13 +23,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from .model import Explanation
     from .store import MemoryStore
 
-__all__ = ["INJECT_TOOL", "SERVER_NAME", "build_server", "run_stdio"]
+__all__ = ["INJECT_TOOL", "SERVER_NAME", "ENTRIES_URI", "build_server", "run_stdio", "explanation_text"]
 
 SERVER_NAME = "memtui"
-INJECT_TOOL = "memory_inject"
-ERROR_PREFIX = "错误："  # how memtui_core.tools handlers begin an error answer
+ENTRIES_URI = "memtui://entries"
+
+from .tools import INJECT_TOOL  # noqa: E402  (re-exported: the name MCP clients call)
 
 INSTRUCTIONS = (
     "Long-term memory from past sessions with this user: preferences, corrections, lessons and "
@@ -31,81 +40,144 @@ INSTRUCTIONS = (
     "user states a durable preference, corrects you, or when you learn a lesson or fact that will "
     "still matter in unrelated future sessions. memory_search looks things up by keywords."
 )
-_INJECT_DESCRIPTION = (
-    "The memories relevant to a message, rendered as the fenced block to put into the system "
-    "prompt (empty when nothing matches). Blocked entries are never included."
+_DESTRUCTIVE_INSTRUCTIONS = (
+    " memory_update and memory_forget correct or delete a memory by the id memory_search shows."
 )
 
 
-def _schema_of(name: str) -> tuple[str, dict[str, Any]]:
-    from .tools import tool_schemas
+def explanation_text(explanation: "Explanation", lang: str) -> str:
+    """Why each matching entry is or is not injected, as plain lines for a model or a person.
+    Entry texts are left out (the ids lead to them), so a blocked entry's text never appears."""
+    en = lang == "en"
+    lines = [
+        (f"Why memories are or are not injected for: {explanation.query}" if en
+         else f"对于查询「{explanation.query}」，各条记忆是否注入及原因："),
+        ("query terms: " if en else "查询词：") + (" ".join(explanation.tokens) or "-"),
+    ]
+    shown = [row for row in explanation.entries if row.status.value != "zero_score"]
+    for row in shown:
+        rank = f"#{row.rank}" if row.rank is not None else "-"
+        terms = ", ".join(f"{t.term} {t.contribution:.2f}" for t in row.terms if t.contribution > 0)
+        lines.append(f"{rank} {row.id} [{row.kind.label_for(lang)}] {row.status.value} "
+                     f"{row.score:.2f}" + (f" ({terms})" if terms else "") + f": {row.reason}")
+    if not shown:
+        lines.append("no entry contains a query term" if en else "没有任何记忆包含查询词")
+    lines.append(f"block: {explanation.used_chars}/{explanation.budget}" if en
+                 else f"注入块：{explanation.used_chars}/{explanation.budget} 字")
+    if explanation.block:
+        lines += ["", explanation.block]
+    return "\n".join(lines)
 
-    for schema in tool_schemas():
-        function = schema["function"]
-        if function["name"] == name:
-            return function["description"], function["parameters"]["properties"]
-    raise KeyError(name)
 
-
-def build_server(store: "MemoryStore") -> "MCPServer":
-    """An MCP server whose tools act on `store` (construct it with actor="mcp" for the audit log)."""
-    from typing import Annotated
-
+def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer":
+    """An MCP server whose tools act on `store` (construct it with actor="mcp" for the audit log).
+    `destructive=True` also serves `memory_update` and `memory_forget`."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import ToolAnnotations
-    from pydantic import Field
+    from mcp.server.mcpserver.tools import Tool
+    from mcp_types import CallToolResult, TextContent, ToolAnnotations
+    from pydantic import ValidationError
 
     from . import __version__
-    from .tools import MISSING_QUERY, MISSING_TEXT, SAVE_TOOL, SEARCH_TOOL, SEARCH_TOP_K_MAX, save_tool, search_tool
+    from .inject import clean_for_block
+    from .tools import call_tool, tool_defs, type_error
 
     # Tool calls run in worker threads; one at a time keeps the store's caches simple.
     lock = threading.Lock()
 
-    def answer(text: str) -> str:
-        """The handler's answer, or a tool error (`isError`) when the answer is an error line."""
-        if text.startswith(ERROR_PREFIX) or text in (MISSING_TEXT, MISSING_QUERY):
-            raise ToolError(text.removeprefix(ERROR_PREFIX))
-        return text
+    def error(text: str) -> CallToolResult:
+        """A tool error (`isError`) whose text is exactly the handler's one line."""
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
-    save_description, save_params = _schema_of(SAVE_TOOL)
-    search_description, search_params = _schema_of(SEARCH_TOOL)
-
-    def memory_save(
-        kind: Annotated[str, Field(description=save_params["kind"]["description"],
-                                   json_schema_extra={"enum": save_params["kind"]["enum"]})],
-        text: Annotated[str, Field(description=save_params["text"]["description"])],
-    ) -> str:
+    def answer(name: str, arguments: dict[str, Any]) -> Any:
         with lock:
-            return answer(save_tool({"kind": kind, "text": text}, store, source="mcp"))
+            result = call_tool(name, arguments, store, destructive=True, source="mcp")
+        return error(result.text) if result.is_error else result.text
 
-    def memory_search(
-        query: Annotated[str, Field(description=search_params["query"]["description"])],
-        top_k: Annotated[int | None, Field(description=search_params["top_k"]["description"],
-                                           ge=1, le=SEARCH_TOP_K_MAX)] = None,
-    ) -> str:
+    class MemoryTool(Tool):
+        """A tool whose bad arguments answer one clean line, not the validator's report."""
+
+        async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+            try:
+                return await super().run(arguments, context, convert_result)
+            except ToolError as failure:
+                cause = failure.__cause__
+                if not isinstance(cause, ValidationError):
+                    raise
+                problem = cause.errors()[0] if cause.errors() else {}
+                field = str(problem.get("loc", ("?",))[0])
+                expected = self.parameters.get("properties", {}).get(field, {}).get("type", "string")
+                said = " ".join(str(value) for value in arguments.values() if value is not None)
+                text = type_error(field, expected, store.language(said))
+                return error(text) if convert_result else text
+
+    # Each function takes every argument as optional so that a missing one reaches the handler,
+    # which answers the same line as `run_tool` ("缺少 text"); `str` arguments are not re-parsed
+    # as JSON by the SDK. The advertised schema is the strict one from the shared definition.
+    def memory_save(kind: str = None, text: str = None) -> Any:  # type: ignore[assignment]
+        return answer("memory_save", {"kind": kind, "text": text})
+
+    def memory_search(query: str = None, top_k: Any = None) -> Any:  # type: ignore[assignment]
+        return answer("memory_search", {"query": query, "top_k": top_k})
+
+    def memory_update(id: str = None, text: str | None = None, kind: str | None = None) -> Any:  # type: ignore[assignment]
+        return answer("memory_update", {"id": id, "text": text, "kind": kind})
+
+    def memory_forget(id: str = None) -> Any:  # type: ignore[assignment]
+        return answer("memory_forget", {"id": id})
+
+    def memory_inject(query: str = None) -> str:  # type: ignore[assignment]
         with lock:
-            return answer(search_tool({"query": query, "top_k": top_k}, store))
+            return store.retrieve_block(query if isinstance(query, str) else "")
 
-    def memory_inject(
-        query: Annotated[str, Field(description="The user's message, or keywords for the task at hand.")],
-    ) -> str:
+    functions = {fn.__name__: fn for fn in (memory_save, memory_search, memory_update, memory_forget, memory_inject)}
+    tools = []
+    for spec in tool_defs(store.limits, destructive=destructive, mcp=True):
+        tool = MemoryTool.from_function(
+            functions[spec.name], name=spec.name, title=spec.title, description=spec.description,
+            structured_output=False,
+            annotations=ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
+                                        destructive_hint=spec.destructive, idempotent_hint=spec.idempotent,
+                                        open_world_hint=False),
+        )
+        tools.append(tool.model_copy(update={"parameters": spec.input_schema()}))
+
+    instructions = INSTRUCTIONS + (_DESTRUCTIVE_INSTRUCTIONS if destructive else "")
+    server = MCPServer(SERVER_NAME, version=__version__, instructions=instructions, log_level="WARNING", tools=tools)
+
+    @server.resource(ENTRIES_URI, name="entries", title="Memories",
+                     description="Every memory that can be injected (blocked ones are left out), as JSON: "
+                                 "id, kind, text (as the block shows it), source, ts.",
+                     mime_type="application/json")
+    def entries() -> str:
+        import orjson
+
         with lock:
-            return store.retrieve_block(query)
+            rows = [{"id": e.id, "kind": e.kind.value, "text": clean_for_block(e.text), "source": e.source, "ts": e.ts}
+                    for e in store.entries() if "blocked" not in e.flags]
+        return orjson.dumps({"entries": rows}, option=orjson.OPT_INDENT_2).decode()
 
-    server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    server.add_tool(memory_save, name=SAVE_TOOL, description=save_description, structured_output=False,
-                    annotations=ToolAnnotations(title="Save a memory", read_only_hint=False,
-                                                destructive_hint=False, idempotent_hint=True,
-                                                open_world_hint=False))
-    server.add_tool(memory_search, name=SEARCH_TOOL, description=search_description, structured_output=False,
-                    annotations=ToolAnnotations(title="Search memory", read_only_hint=True, open_world_hint=False))
-    server.add_tool(memory_inject, name=INJECT_TOOL, description=_INJECT_DESCRIPTION, structured_output=False,
-                    annotations=ToolAnnotations(title="Memory block for a message", read_only_hint=True,
-                                                open_world_hint=False))
+    @server.prompt(name="memory_context", title="Memories for a message",
+                   description="The memory block for a message, to put in front of the conversation.")
+    def memory_context(message: str) -> str:
+        with lock:
+            block = store.retrieve_block(message)
+        if block:
+            return block
+        return ("No memory matches this message." if store.language(message) == "en"
+                else "没有与这条消息相关的记忆。")
+
+    @server.prompt(name="explain_memory", title="Why a memory is (not) injected",
+                   description="For a query: which memories would be injected, which were cut and why, "
+                               "with each query term's contribution, and the block itself.")
+    def explain_memory(query: str) -> str:
+        with lock:
+            explanation = store.explain(query)
+        return explanation_text(explanation, store.language(query))
+
     return server
 
 
-def run_stdio(store: "MemoryStore") -> None:
+def run_stdio(store: "MemoryStore", destructive: bool = False) -> None:
     """Serve `store` on stdin/stdout until the client closes the connection."""
-    build_server(store).run("stdio")
+    build_server(store, destructive=destructive).run("stdio")

@@ -56,6 +56,10 @@ class RememberResult(BaseModel):
     added: bool
     entry: Entry
     evicted: list[Entry] = Field(default_factory=list)
+    truncated: bool = False
+    """The text was longer than `Limits.max_text` and was cut to it: never silent."""
+    original_length: int | None = None
+    """Its length in characters before the cut (after trimming and secret redaction); None if not cut."""
 
 
 class Hit(BaseModel):
@@ -190,6 +194,8 @@ class TextCheck(BaseModel):
 
     length: int
     cut: bool
+    original_length: int | None = None
+    """The length before the cut to `max_text`, when `cut`."""
     duplicate_of: Entry | None = None
     findings: list[dict[str, Any]] = Field(default_factory=list)
 

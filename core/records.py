@@ -52,9 +52,12 @@ def approval_flag(text: str) -> str:
 class Record:
     """A valid entry as the engine sees it. `flags` are the stored flags; `blocked` and
     `threats` are also judged from the text itself, so an entry written by another program
-    is held back until approved even if it carries no flags."""
+    is held back until approved even if it carries no flags.
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "threats", "blocked", "_norm", "raw", "scanned")
+    The judgement (a threat scan) is made on first use, not on load: a turn that injects four
+    entries out of five hundred scans the few it considers, not the whole store."""
+
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "_scanned")
 
     def __init__(
         self,
@@ -65,7 +68,6 @@ class Record:
         ts: int = 0,
         flags: list[str] | None = None,
         extra: dict | None = None,
-        scanned: list[str] | None = None,
     ) -> None:
         self.id = id
         self.kind = kind
@@ -76,24 +78,46 @@ class Record:
         self.extra = dict(extra or {})
         self._norm: str | None = None
         self.raw: dict | None = None  # the object as read from the file, if it was (see `id_given`)
-        self.judge(scanned)
+        self._threats: list[str] | None = None
+        self._blocked = False
+        self._scanned: list[str] | None = None
 
-    def judge(self, scanned: list[str] | None = None) -> None:
-        """Recompute `threats` and `blocked` from the text and the stored flags. `scanned`, the
-        categories the threat scan finds in this exact text, when already known (derived.py)."""
+    def judge(self) -> None:
+        """Forget the judgement, after the text or the flags changed; it is made again on next use."""
+        self._threats = None
+        self._norm = None
+
+    def _judge(self, scanned: list[str] | None = None) -> list[str]:
+        """Judge the entry: `scanned`, the categories the threat scan finds in this exact text,
+        when already known (a derived index of the file, derived.py); else the scan runs."""
         if scanned is None:
             findings = [f for f in scan_text(self.text) if f.category != "secret"]
             scanned = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
-        self.scanned = scanned
-        self.threats = list(scanned)
-        stored_threats = [f[7:] for f in self.flags if f.startswith("threat:")]
-        self.blocked = "blocked" in self.flags or (
-            bool(self.threats) and approval_flag(self.text) not in self.flags
-        )
-        for category in stored_threats:
-            if category not in self.threats:
-                self.threats.append(category)
-        self._norm = None
+        self._scanned = scanned
+        threats = list(scanned)
+        self._blocked = "blocked" in self.flags or (bool(threats) and approval_flag(self.text) not in self.flags)
+        for flag in self.flags:
+            if flag.startswith("threat:") and flag[7:] not in threats:
+                threats.append(flag[7:])
+        self._threats = threats
+        return threats
+
+    @property
+    def scanned(self) -> list[str] | None:
+        """What the threat scan found in the text, if the entry was judged (None: not yet)."""
+        return self._scanned if self._threats is not None else None
+
+    @property
+    def threats(self) -> list[str]:
+        """The threat categories: found in the text now, or recorded in the flags."""
+        return self._judge() if self._threats is None else self._threats
+
+    @property
+    def blocked(self) -> bool:
+        """Held back from injection until a person approves this exact text."""
+        if self._threats is None:
+            self._judge()
+        return self._blocked
 
     @property
     def id_given(self) -> bool:
@@ -236,10 +260,10 @@ def dumps(value: object, indent: bool = False) -> bytes:
         return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
-def parse_document(data: bytes, verdicts: list[list[str]] | None = None) -> Document:
+def parse_document(data: bytes, verdicts: list[list[str] | None] | None = None) -> Document:
     """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one.
-    `verdicts`: the threat categories of each valid entry in order, from a derived index of these
-    exact bytes, so the scan is skipped."""
+    `verdicts`: what the threat scan found in each valid entry in order (None: not known), from a
+    derived index of these exact bytes, so those entries are not scanned again."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     error: Exception | None = None
@@ -274,17 +298,16 @@ def parse_document(data: bytes, verdicts: list[list[str]] | None = None) -> Docu
             salt += 1
             entry_id = legacy_id(fields["ts"], fields["kind_raw"], f"{fields['text']}\n#{salt}")
         taken.add(entry_id)
-        scanned = verdicts[len(taken) - 1] if verdicts is not None and len(taken) <= len(verdicts) else None
         record = Record(
-            entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"],
-            scanned,
+            entry_id, fields["kind"], fields["text"], fields["source"], fields["ts"], fields["flags"], fields["extra"]
         )
         record.raw = raw
         items.append(record)
-    if verdicts is not None and len(taken) != len(verdicts):  # not this file's verdicts after all
-        for item in items:
-            if isinstance(item, Record):
-                item.judge()
+    if verdicts is not None and len(verdicts) == len(taken):
+        records = (item for item in items if isinstance(item, Record))
+        for record, scanned in zip(records, verdicts):
+            if scanned is not None:
+                record._judge(list(scanned))
     return Document(top, items)
 
 

@@ -16,11 +16,12 @@ from . import derived
 from .errors import ConflictError, EntryNotFound, InvalidInput
 from .inject import render_lines
 from .kinds import Kind
+from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
 from .ranking import Index, document_tokens
 from .records import Document, Record, approval_flag, new_id
 from .storage import Storage
-from .threats import redact, scan_text, threat_flags
+from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 from .tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -62,13 +63,12 @@ def default_dir() -> Path:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "blocked", "_index", "_entries", "limits", "storage")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage")
 
     def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
         self.storage = storage
         self.records = doc.records
-        self.blocked = frozenset(i for i, record in enumerate(self.records) if record.blocked)
         self.limits = limits
         self._index: Index | None = None
         self._entries: list | None = None
@@ -92,10 +92,18 @@ class _Snapshot:
 class MemoryStore:
     """Long-term memory in `<dir>/memory.json`. docs/agents.md gives the contract of each method."""
 
-    def __init__(self, dir: str | os.PathLike[str] | None = None, limits: Limits | None = None, actor: str = "api") -> None:
+    def __init__(
+        self,
+        dir: str | os.PathLike[str] | None = None,
+        limits: Limits | None = None,
+        actor: str = "api",
+        lang: str | None = None,
+    ) -> None:
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
         self.limits = limits or DEFAULT_LIMITS
         self.actor = actor
+        # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else zh
+        self.lang = configured_lang(lang)
         self._storage = Storage(self.dir, self.limits, actor)
         self._snapshot: _Snapshot | None = None
 
@@ -150,8 +158,19 @@ class MemoryStore:
         if not isinstance(query, str) or not snap.records:
             return []
         k = self.limits.top_k if top_k is None else top_k
-        hits = snap.index.top(tokenize(query), k, snap.blocked)
-        return [(snap.records[doc_id], score) for doc_id, score in hits]
+        if k <= 0:
+            return []
+        # The best k entries that are not blocked. Whether an entry is blocked is judged (a threat
+        # scan) only for the entries met in rank order, so ask for a few more than k and widen
+        # the window only when blocked ones fill it.
+        tokens = tokenize(query)
+        window = k + 4
+        while True:
+            hits = snap.index.top(tokens, window)
+            picked = [(snap.records[doc_id], score) for doc_id, score in hits if not snap.records[doc_id].blocked]
+            if len(picked) >= k or len(hits) < window:
+                return picked[:k]
+            window *= 4
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         from .model import Hit
@@ -160,15 +179,22 @@ class MemoryStore:
             raise InvalidInput(f"top_k must be a non-negative whole number, got {top_k!r}")
         return [Hit(entry=_entry(r), score=s) for r, s in self._top(query, top_k)]
 
-    def retrieve_block(self, query: str, lang: str = "zh") -> str:
-        """The block to put in the system prompt for this turn; "" if nothing fits or on any error."""
+    def language(self, text: object = None, lang: str | None = None) -> str:
+        """`zh` or `en`: `lang` (else the store's setting), with `auto` decided by `text`."""
+        return resolve_lang(self.lang if lang is None else configured_lang(lang), text)
+
+    def retrieve_block(self, query: str, lang: str | None = None) -> str:
+        """The block to put in the system prompt for this turn; "" if nothing fits or on any error.
+        Its header and labels follow `lang` (zh, en or auto), else the store's language."""
         try:
             picked = [record for record, _ in self._top(query, None)]
-            return render_lines(picked, self.limits.char_budget, lang).block
+            return render_lines(picked, self.limits.char_budget, self.language(query, lang)).block
         except Exception:
             return ""
 
-    def explain(self, query: str, top_k: int | None = None, budget: int | None = None, lang: str = "zh") -> Explanation:
+    def explain(
+        self, query: str, top_k: int | None = None, budget: int | None = None, lang: str | None = None
+    ) -> Explanation:
         from .explain import explain
 
         if not isinstance(query, str):
@@ -183,7 +209,7 @@ class MemoryStore:
             query,
             self.limits.top_k if top_k is None else top_k,
             self.limits.char_budget if budget is None else budget,
-            lang,
+            self.language(query, lang),
         )
 
     def check_text(self, text: str, exclude_id: str | None = None) -> TextCheck:
@@ -191,35 +217,37 @@ class MemoryStore:
         would be deduped against, and what the threat scan finds. Used for live warnings."""
         from .model import TextCheck
 
-        stored, secrets_found, cut = self._clean_text(text)
+        stored, secrets_found, cut_from = self._clean_text(text)
         duplicate = None
         if stored:
             match = self._find_duplicate(self._snap().records, normalize(stored), exclude_id)
             duplicate = _entry(match) if match else None
         findings = [f.as_dict() for f in secrets_found + [f for f in scan_text(stored) if f.category != "secret"]]
-        return TextCheck(length=len(stored), cut=cut, duplicate_of=duplicate, findings=findings)
+        return TextCheck(length=len(stored), cut=cut_from is not None, original_length=cut_from, duplicate_of=duplicate, findings=findings)
 
     # ------------------------------------------------------------------ writing
 
-    def _clean_text(self, text: str) -> tuple[str, list, bool]:
+    def _clean_text(self, text: str) -> tuple[str, list, int | None]:
         """The text a write would store: stripped, secrets redacted, cut to max_text. Returns it,
-        the secrets found and whether it was cut."""
+        the secrets found, and the length before the cut (None when it was not cut)."""
         text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
+        text = strip_controls(text)  # NUL, ESC, backspace...: never stored, so never printed raw
         text, secrets_found = redact(text)
-        cut = len(text) > self.limits.max_text
-        return text[: self.limits.max_text].strip(), secrets_found, cut
+        cut_from = len(text) if len(text) > self.limits.max_text else None
+        return text[: self.limits.max_text].strip(), secrets_found, cut_from
 
-    def _prepare_text(self, text: object) -> tuple[str, list[str]]:
-        """The text a write stores, and its threat flags; bad text is an InvalidInput."""
+    def _prepare_text(self, text: object) -> tuple[str, list[str], int | None]:
+        """The text a write stores, its threat flags, and its length before it was cut to
+        max_text (None when it was not cut); bad text is an InvalidInput."""
         if not isinstance(text, str):
             raise InvalidInput(f"text must be a string, got {type(text).__name__}")
         if not text.lstrip("\ufeff").strip():
             raise InvalidInput("text is empty")
-        text, secrets_found, _cut = self._clean_text(text)
+        text, secrets_found, cut_from = self._clean_text(text)
         _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
         flags += threat_flags(scan_text(text))
-        return text, flags
+        return text, flags, cut_from
 
     def _find_duplicate(self, records: list[Record], key: str, exclude_id: str | None = None) -> Record | None:
         min_bytes = self.limits.dedupe_min_bytes
@@ -247,7 +275,8 @@ class MemoryStore:
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
         _require_unicode(source, "source")
-        clean, flags = self._prepare_text(text)
+        source = redact_secrets(strip_controls(source))
+        clean, flags, cut_from = self._prepare_text(text)
         key = normalize(clean)
         outcome: dict[str, Any] = {}
 
@@ -273,7 +302,8 @@ class MemoryStore:
 
         self._write(mutate)
         return RememberResult(
-            added=outcome["added"], entry=_entry(outcome["record"]), evicted=[_entry(r) for r in outcome["evicted"]]
+            added=outcome["added"], entry=_entry(outcome["record"]), evicted=[_entry(r) for r in outcome["evicted"]],
+            truncated=cut_from is not None, original_length=cut_from,
         )
 
     def _evict(self, doc: Document) -> list[Record]:
@@ -313,7 +343,7 @@ class MemoryStore:
             before = record.view()
             ops = []
             if prepared is not None and prepared[0] != record.text:
-                new_text, new_flags = prepared
+                new_text, new_flags, _cut_from = prepared
                 keep = [f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))]
                 approval = approval_flag(new_text)
                 if approval in record.flags and "blocked" in new_flags:

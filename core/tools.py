@@ -1,17 +1,28 @@
-"""The memory tools an agent calls: their schemas and their handlers.
+"""The memory tools an agent calls: one definition of each, every SDK's format, and the handlers.
 
-Handlers take the tool arguments (a dict, or the JSON string a model sent) and a store,
-and always answer with text for the model: a result, or a one-line `错误：…`. They never raise.
+`TOOLS` defines each tool once (name, title, description, JSON Schema of its arguments, MCP
+hints). `tool_schemas(format=...)` renders that definition for OpenAI Chat Completions
+(`"chat"`, also `"openai"`), OpenAI Responses (`"responses"`), Anthropic (`"anthropic"`) and
+MCP (`"mcp"`). Every schema is strict-mode compatible: every property is required,
+`additionalProperties` is false, and an optional value is nullable (`"type": [..., "null"]`).
+`memory_update` and `memory_forget` change or delete what is stored, so they are offered only
+with `destructive=True`.
+
+Handlers take the tool arguments (a dict, or the JSON string a model sent) and a store, and
+always answer with text for the model in the store's language (docs/injection.md): a result, or
+a one-line error (`错误：…` / `Error: …`). They never raise. `call_tool` also says whether the
+answer is an error, for protocols that mark errors (MCP's `isError`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import orjson
-
+from .errors import EntryNotFound
 from .kinds import KIND_NAMES, Kind
+from .lang import DEFAULT_LANG, resolve_lang
+from .limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -19,127 +30,260 @@ if TYPE_CHECKING:
 __all__ = [
     "SAVE_TOOL",
     "SEARCH_TOOL",
+    "UPDATE_TOOL",
+    "FORGET_TOOL",
+    "INJECT_TOOL",
     "TOOL_NAMES",
+    "FORMATS",
     "SEARCH_TOP_K_MAX",
+    "ToolDef",
+    "ToolAnswer",
+    "tool_defs",
     "tool_schemas",
     "save_tool",
     "search_tool",
+    "update_tool",
+    "forget_tool",
+    "call_tool",
     "run_tool",
 ]
 
 SAVE_TOOL = "memory_save"
 SEARCH_TOOL = "memory_search"
-TOOL_NAMES = (SAVE_TOOL, SEARCH_TOOL)
+UPDATE_TOOL = "memory_update"
+FORGET_TOOL = "memory_forget"
+INJECT_TOOL = "memory_inject"
+TOOL_NAMES = (SAVE_TOOL, SEARCH_TOOL, UPDATE_TOOL, FORGET_TOOL)
+FORMATS = ("chat", "openai", "responses", "anthropic", "mcp")
 SEARCH_TOP_K_MAX = 20
 
-NOTHING_FOUND = "没有找到相关记忆"
-MISSING_TEXT = "缺少 text"
-MISSING_QUERY = "缺少 query"
+# ---------------------------------------------------------------- what the handlers say
 
-_SAVE_DESCRIPTION = (
-    "Save one long-term memory that should still help in future, unrelated sessions. "
-    "Choose the kind: "
+# Every answer, in both languages: (zh, en).
+_TEXTS: dict[str, tuple[str, str]] = {
+    "saved": ("已记下（{label}），当前记忆共 {total} 条", "Saved ({label}); memories stored: {total}"),
+    "duplicate": ("与已有记忆重复，未新增；当前记忆共 {total} 条",
+                  "Already remembered, nothing added; memories stored: {total}"),
+    "evicted_self": ("；但它随即因容量上限被淘汰，没有保留",
+                     "; but it was evicted at once because the store is full, so it was not kept"),
+    "evicted_others": ("；因容量上限淘汰了 {n} 条旧记忆", "; {n} older memories were evicted to make room"),
+    "blocked": ("；但内容未通过安全检查{why}，已存档待人工批准，批准前不会注入",
+                "; but it failed the safety check{why}: stored for a person to approve, never injected until then"),
+    "redacted": ("；其中的密钥类内容已替换为 [REDACTED]", "; secrets in it were replaced with [REDACTED]"),
+    "truncated": ("；原文 {length} 字超过上限 {limit} 字，已截断为前 {limit} 字",
+                  "; the text had {length} characters, over the limit of {limit}, and was cut to its first {limit}"),
+    "nothing": ("没有找到相关记忆", "No matching memories"),
+    "updated": ("已更新 {id}（{label}）：{text}", "Updated {id} ({label}): {text}"),
+    "hidden": ("（内容未通过安全检查，不显示）", "(its text failed the safety check and is not shown)"),
+    "unchanged": ("{id} 没有变化", "{id} is unchanged"),
+    "forgotten": ("已删除 {id}（{label}）：{text}；备份中仍可恢复",
+                  "Forgot {id} ({label}): {text}; a backup still holds it"),
+    "missing": ("缺少 {name}", "Error: missing {name}"),
+    "error": ("错误：{message}", "Error: {message}"),
+    "not_utf8": ("参数不是有效的 UTF-8", "the arguments are not valid UTF-8"),
+    "not_json": ("参数不是有效的 JSON 对象", "the arguments are not a valid JSON object"),
+    "not_object": ("参数必须是 JSON 对象", "the arguments must be a JSON object"),
+    "bad_kind": ("未知的 kind{shown}，必须是 {kinds} 之一", "unknown kind{shown}: use one of {kinds}"),
+    "no_change": ("没有要修改的内容：请给出 text 或 kind", "nothing to change: give text or kind"),
+    "no_entry": ("没有 id 为 {id} 的记忆", "no memory with id {id}"),
+    "bad_type": ("参数 {name} 必须是{expected}", "argument {name} must be {expected}"),
+    "unknown_tool": ("未知的工具 {name}，可用：{names}", "unknown tool {name}; available: {names}"),
+}
+_TYPE_NAMES = {"string": ("字符串", "a string"), "integer": ("整数", "an integer"), "null": ("null", "null")}
+
+
+def _say(key: str, lang: str, **values: object) -> str:
+    zh, en = _TEXTS[key]
+    return (en if lang == "en" else zh).format(**values)
+
+
+def _error(message: str, lang: str) -> str:
+    return _say("error", lang, message=" ".join(message.split()))
+
+
+def type_error(name: str, expected: object, lang: str) -> str:
+    """The one-line answer for an argument of the wrong type (`expected`: a JSON Schema type)."""
+    types = expected if isinstance(expected, list) else [expected]
+    index = 1 if lang == "en" else 0
+    words = [_TYPE_NAMES.get(str(t), (str(t), str(t)))[index] for t in types]
+    joined = (" or " if lang == "en" else "或").join(words)
+    return _error(_say("bad_type", lang, name=name, expected=joined), lang)
+
+
+# ---------------------------------------------------------------- the one definition
+
+
+class ToolDef(NamedTuple):
+    """One tool, from which every format is rendered."""
+
+    name: str
+    title: str
+    description: str
+    properties: dict[str, dict[str, Any]]
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    mcp_only: bool = False
+
+    def input_schema(self) -> dict[str, Any]:
+        """The strict JSON Schema of the arguments: all required, no others allowed."""
+        return {
+            "type": "object",
+            "properties": {name: dict(schema) for name, schema in self.properties.items()},
+            "required": list(self.properties),
+            "additionalProperties": False,
+        }
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    nullable = {**schema, "type": [schema["type"], "null"]}
+    if "enum" in schema:
+        nullable["enum"] = [*schema["enum"], None]
+    return nullable
+
+
+_KINDS_TEXT = (
     "preference = a stable preference of the user (style, language, workflow, output format); "
     "correction = something the user rejected, with the right way they want instead; "
     "lesson = a pitfall to avoid or an approach that proved to work, learned at some cost; "
-    "fact = a durable fact about the project or environment (conventions, layout, tools). "
-    "Do not save task progress, one-off file states, temporary decisions, what can be read "
-    "from the code, or any secret. Near-duplicates of an existing memory are not added twice."
-)
-_SEARCH_DESCRIPTION = (
-    "Search long-term memory (preferences, corrections, lessons and facts from past sessions) "
-    "by keywords. Returns one line per match: [kind] (score) text."
+    "fact = a durable fact about the project or environment (conventions, layout, tools)."
 )
 
 
-def tool_schemas(enabled: bool = True) -> list[dict[str, Any]]:
-    """OpenAI-style function definitions for `memory_save` and `memory_search`;
-    `[]` when memory is disabled, so a model is never offered tools that would refuse it."""
+def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool = False) -> list[ToolDef]:
+    """The tools offered: save and search; with `destructive`, update and forget; with `mcp`,
+    also `memory_inject`. Numbers in the texts come from `limits`, so they agree with the store."""
+    max_text = (limits or DEFAULT_LIMITS).max_text
+    kind = {"type": "string", "enum": [k.value for k in Kind],
+            "description": "preference, correction, lesson or fact (see the tool description)."}
+    text = {"type": "string", "description": (
+        "One self-contained sentence in the conversation's language, understandable without this "
+        f"conversation; at most {max_text} characters (a longer text is cut, and the answer says so).")}
+    entry_id = {"type": "string", "description": "The id of the memory, as memory_search shows it."}
+    tools = [
+        ToolDef(
+            SAVE_TOOL, "Save a memory",
+            "Save one long-term memory that should still help in future, unrelated sessions. "
+            "Choose the kind: " + _KINDS_TEXT + " Do not save task progress, one-off file states, "
+            "temporary decisions, what can be read from the code, or any secret. Near-duplicates of an "
+            "existing memory are not added twice.",
+            {"kind": kind, "text": text}, idempotent=True,
+        ),
+        ToolDef(
+            SEARCH_TOOL, "Search memory",
+            "Search long-term memory (preferences, corrections, lessons and facts from past sessions) "
+            "by keywords. Returns one line per match: <id> [kind] (score) text.",
+            {"query": {"type": "string", "description": "Keywords to look for, in any language."},
+             # The range is stated, not declared: some strict modes refuse `minimum`/`maximum`,
+             # and the handler clamps whatever number it gets.
+             "top_k": _nullable({"type": "integer", "description": (
+                 f"How many memories to return at most, 1 to {SEARCH_TOP_K_MAX}; null for the store's default.")})},
+            read_only=True, idempotent=True,
+        ),
+    ]
+    if destructive:
+        tools += [
+            ToolDef(
+                UPDATE_TOOL, "Update a memory",
+                "Correct a stored memory that has become wrong or imprecise: replace its text, change its "
+                "kind, or both (null keeps what is there). Find its id with memory_search first. " + _KINDS_TEXT,
+                {"id": entry_id, "text": _nullable(text), "kind": _nullable(kind)},
+                destructive=True, idempotent=True,
+            ),
+            ToolDef(
+                FORGET_TOOL, "Forget a memory",
+                "Delete a stored memory that is wrong or no longer holds. Find its id with memory_search "
+                "first. A person can still restore it from a backup.",
+                {"id": entry_id}, destructive=True, idempotent=False,
+            ),
+        ]
+    if mcp:
+        tools.append(ToolDef(
+            INJECT_TOOL, "Memory block for a message",
+            "The memories relevant to a message, rendered as the fenced block to put into the system "
+            "prompt (empty when nothing matches). Blocked entries are never included.",
+            {"query": {"type": "string", "description": "The user's message, or keywords for the task at hand."}},
+            read_only=True, idempotent=True, mcp_only=True,
+        ))
+    return tools
+
+
+def _render(tool: ToolDef, format: str) -> dict[str, Any]:
+    schema = tool.input_schema()
+    if format in ("chat", "openai"):
+        return {"type": "function", "function": {
+            "name": tool.name, "description": tool.description, "parameters": schema, "strict": True}}
+    if format == "responses":
+        return {"type": "function", "name": tool.name, "description": tool.description,
+                "parameters": schema, "strict": True}
+    if format == "anthropic":
+        return {"name": tool.name, "description": tool.description, "input_schema": schema}
+    return {
+        "name": tool.name, "title": tool.title, "description": tool.description, "inputSchema": schema,
+        "annotations": {"title": tool.title, "readOnlyHint": tool.read_only, "destructiveHint": tool.destructive,
+                        "idempotentHint": tool.idempotent, "openWorldHint": False},
+    }
+
+
+def tool_schemas(
+    enabled: bool = True,
+    *,
+    format: str = "chat",
+    destructive: bool = False,
+    limits: Limits | None = None,
+) -> list[dict[str, Any]]:
+    """The tool definitions in one SDK's format: `chat` (OpenAI Chat Completions, the default;
+    `openai` is the same), `responses` (OpenAI Responses), `anthropic` (`input_schema`) or `mcp`.
+    `destructive=True` adds `memory_update` and `memory_forget`. `[]` when memory is disabled,
+    so a model is never offered tools that would refuse it. Pass the store's `limits` so the
+    texts state its numbers."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown tool format {format!r}: use one of {', '.join(FORMATS)}")
     if not enabled:
         return []
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": SAVE_TOOL,
-                "description": _SAVE_DESCRIPTION,
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {
-                            "type": "string",
-                            "enum": [kind.value for kind in Kind],
-                            "description": "preference, correction, lesson or fact (see the tool description).",
-                        },
-                        "text": {
-                            "type": "string",
-                            "description": (
-                                "One self-contained sentence in the conversation's language, "
-                                "understandable without this conversation; at most 200 characters."
-                            ),
-                        },
-                    },
-                    "required": ["kind", "text"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        {
-            "type": "function",
-            "function": {
-                "name": SEARCH_TOOL,
-                "description": _SEARCH_DESCRIPTION,
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "query": {
-                            "type": "string",
-                            "description": "Keywords to look for, in any language.",
-                        },
-                        "top_k": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": SEARCH_TOP_K_MAX,
-                            "description": "How many memories to return at most (default: the store's top_k).",
-                        },
-                    },
-                    "required": ["query"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-    ]
+    return [_render(tool, format) for tool in tool_defs(limits, destructive)]
 
 
 # ---------------------------------------------------------------- helpers
 
 
-def _error(message: str) -> str:
-    return "错误：" + " ".join(message.split())
+def _language(store: object, text: object, lang: str | None) -> str:
+    """zh or en for this answer: `lang`, else the store's setting; `auto` decided by `text`."""
+    language = getattr(store, "language", None)
+    if callable(language):
+        try:
+            return language(text, lang)
+        except Exception:
+            pass
+    return resolve_lang(lang, text) if lang in ("zh", "en", "auto") else DEFAULT_LANG
 
 
-def _describe(error: BaseException) -> str:
+def _describe(error: BaseException, lang: str) -> str:
+    if isinstance(error, EntryNotFound):
+        return _error(_say("no_entry", lang, id=error.id), lang)
     try:
         lines = str(error).strip().splitlines()
     except Exception:
         lines = []
-    return _error(lines[0] if lines else type(error).__name__)
+    return _error(lines[0] if lines else type(error).__name__, lang)
 
 
 def _arguments(args: object) -> Mapping[str, Any] | str:
-    """The arguments as a mapping, or an error line."""
+    """The arguments as a mapping, or the key of what is wrong with them."""
     if isinstance(args, (bytes, bytearray)):
         try:
             args = bytes(args).decode("utf-8")
         except UnicodeDecodeError:
-            return _error("参数不是有效的 UTF-8")
+            return "not_utf8"
     if isinstance(args, str):
+        import orjson  # here, so that importing the tool definitions stays cheap
+
         try:
             args = orjson.loads(args) if args.strip() else {}
         except orjson.JSONDecodeError:
-            return _error("参数不是有效的 JSON 对象")
+            return "not_json"
     if not isinstance(args, Mapping):
-        return _error("参数必须是 JSON 对象")
+        return "not_object"
     return args
 
 
@@ -151,55 +295,99 @@ def _count(store: MemoryStore) -> int:
         return len(store.entries())
 
 
+def _text_arg(parsed: Mapping[str, Any], name: str) -> str | None:
+    value = parsed.get(name)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _kind_error(raw_kind: object, lang: str) -> str:
+    shown = f" {raw_kind!r}" if isinstance(raw_kind, str) else ""
+    return _error(_say("bad_kind", lang, shown=shown, kinds=KIND_NAMES), lang)
+
+
+def _cut_note(store: MemoryStore, original_length: int | None, lang: str) -> str:
+    if original_length is None:
+        return ""
+    limit = getattr(getattr(store, "limits", None), "max_text", DEFAULT_LIMITS.max_text)
+    return _say("truncated", lang, length=original_length, limit=limit)
+
+
+def _blocked_note(flags: list[str], lang: str) -> str:
+    categories = [flag.split(":", 1)[1] for flag in flags if flag.startswith("threat:")]
+    why = (f" ({', '.join(categories)})" if lang == "en" else f"（{', '.join(categories)}）") if categories else ""
+    return _say("blocked", lang, why=why)
+
+
+def _entry_id(parsed: Mapping[str, Any]) -> str | None:
+    value = _text_arg(parsed, "id")
+    return value.strip().lstrip("#") if value else None
+
+
 # ---------------------------------------------------------------- handlers
 
 
-def save_tool(args: object, store: MemoryStore, source: str = "tool") -> str:
-    """Handle `memory_save(kind, text)`; the entry is written with `source` ("tool" by default).
-
-    Answers `已记下（<中文类别>），当前记忆共 N 条` or `与已有记忆重复，未新增；当前记忆共 N 条`,
-    followed by a note when the new entry was evicted at once, when older entries were evicted
-    to make room, when a secret was redacted, or when the threat scan blocked it (stored, but
-    never injected until a person approves it). An unknown kind answers an error naming the four
-    kinds; missing text answers `缺少 text`; a store failure answers `错误：…`.
-    """
+def _handle(
+    body: Callable[[Mapping[str, Any], MemoryStore, str], ToolAnswer],
+    args: object,
+    store: MemoryStore,
+    lang: str | None,
+    said: Callable[[Mapping[str, Any]], object],
+) -> ToolAnswer:
+    """What every handler shares: read the arguments, choose the language of the answer by what
+    `said(arguments)` returns (for `auto`), run `body`, and turn any failure into one line."""
+    language = _language(store, None, lang)
     try:
         parsed = _arguments(args)
         if isinstance(parsed, str):
-            return parsed
+            return ToolAnswer(_error(_say(parsed, language), language), True)
+        language = _language(store, said(parsed), lang)
+        return body(parsed, store, language)
+    except Exception as error:
+        return ToolAnswer(_describe(error, language), True)
+
+
+def save_tool(args: object, store: MemoryStore, source: str = "tool", lang: str | None = None) -> str:
+    """Handle `memory_save(kind, text)`; the entry is written with `source` ("tool" by default).
+
+    Answers `已记下（<中文类别>），当前记忆共 N 条` or `与已有记忆重复，未新增；当前记忆共 N 条`
+    (in English with lang `en`), followed by a note when the text was cut to `max_text`, when
+    the new entry was evicted at once, when older entries were evicted to make room, when a secret
+    was redacted, or when the threat scan blocked it (stored, but never injected until a person
+    approves it). An unknown kind answers an error naming the four kinds; missing text answers
+    `缺少 text`; a store failure answers `错误：…`.
+    """
+    return _save(args, store, source, lang).text
+
+
+def _save(args: object, store: MemoryStore, source: str, lang: str | None) -> ToolAnswer:
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
+        text = parsed.get("text")
         raw_kind = parsed.get("kind")
         kind = Kind.parse(raw_kind)
         if kind is None:
-            shown = f" {raw_kind!r}" if isinstance(raw_kind, str) else ""
-            return _error(f"未知的 kind{shown}，必须是 {KIND_NAMES} 之一")
-        text = parsed.get("text")
+            return ToolAnswer(_kind_error(raw_kind, language), True)
         if not isinstance(text, str) or not text.strip():
-            return MISSING_TEXT
+            return ToolAnswer(_say("missing", language, name="text"), True)
 
         result = store.remember(kind, text, source=source)
-        total = _count(store)
         entry = result.entry
-        if result.added:
-            message = f"已记下（{entry.kind.label}），当前记忆共 {total} 条"
-        else:
-            message = f"与已有记忆重复，未新增；当前记忆共 {total} 条"
-
+        message = _say("saved" if result.added else "duplicate", language, label=entry.kind.label_for(language),
+                       total=_count(store))
+        message += _cut_note(store, getattr(result, "original_length", None), language)
         evicted_ids = [old.id for old in result.evicted]
         if entry.id in evicted_ids:
-            message += "；但它随即因容量上限被淘汰，没有保留"
+            message += _say("evicted_self", language)
         others = sum(1 for old_id in evicted_ids if old_id != entry.id)
         if others:
-            message += f"；因容量上限淘汰了 {others} 条旧记忆"
+            message += _say("evicted_others", language, n=others)
         flags = list(getattr(entry, "flags", None) or ())
         if entry.id not in evicted_ids and "blocked" in flags:
-            categories = [flag.split(":", 1)[1] for flag in flags if flag.startswith("threat:")]
-            why = f"（{', '.join(categories)}）" if categories else ""
-            message += f"；但内容未通过安全检查{why}，已存档待人工批准，批准前不会注入"
+            message += _blocked_note(flags, language)
         elif result.added and "secret-redacted" in flags:
-            message += "；其中的密钥类内容已替换为 [REDACTED]"
-        return message
-    except Exception as error:
-        return _describe(error)
+            message += _say("redacted", language)
+        return ToolAnswer(message, False)
+
+    return _handle(body, args, store, lang, lambda parsed: parsed.get("text"))
 
 
 def _top_k(value: object) -> int | None:
@@ -217,35 +405,140 @@ def _top_k(value: object) -> int | None:
     return min(max(int(number), 1), SEARCH_TOP_K_MAX)
 
 
-def search_tool(args: object, store: MemoryStore) -> str:
-    """Handle `memory_search(query, top_k?)`: one line per hit, `[<类别>] (<score>) <text>`
+def search_tool(args: object, store: MemoryStore, lang: str | None = None) -> str:
+    """Handle `memory_search(query, top_k)`: one line per hit, `<id> [<类别>] (<score>) <text>`
     with the score to 2 decimals, or `没有找到相关记忆`. Blocked entries never appear
     (the store leaves them out), and each text is shown as the injected block would show it:
     secrets redacted (also in entries another program wrote), one line, no invisible characters,
     fence markers defused. Missing query answers `缺少 query`."""
+    return _search(args, store, lang).text
+
+
+def _search(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
     from .inject import clean_for_block
 
-    try:
-        parsed = _arguments(args)
-        if isinstance(parsed, str):
-            return parsed
-        query = parsed.get("query")
-        if not isinstance(query, str) or not query.strip():
-            return MISSING_QUERY
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
+        query = _text_arg(parsed, "query")
+        if query is None:
+            return ToolAnswer(_say("missing", language, name="query"), True)
         hits = store.search(query, top_k=_top_k(parsed.get("top_k")))
         if not hits:
-            return NOTHING_FOUND
-        return "\n".join(
-            f"[{hit.entry.kind.label}] ({hit.score:.2f}) {clean_for_block(hit.entry.text)}" for hit in hits
-        )
-    except Exception as error:
-        return _describe(error)
+            return ToolAnswer(_say("nothing", language), False)
+        return ToolAnswer("\n".join(
+            f"{hit.entry.id} [{hit.entry.kind.label_for(language)}] ({hit.score:.2f}) {clean_for_block(hit.entry.text)}"
+            for hit in hits
+        ), False)
+
+    return _handle(body, args, store, lang, lambda parsed: _text_arg(parsed, "query"))
 
 
-def run_tool(name: object, args: object, store: MemoryStore) -> str:
-    """Dispatch a tool call by name; an unknown name answers an error line."""
+def _stored_text(store: MemoryStore, parsed: Mapping[str, Any]) -> str | None:
+    """The text of the entry a call names, to choose the answer's language by."""
+    entry_id = _entry_id(parsed)
+    try:
+        return store.get(entry_id).text if entry_id else None
+    except Exception:
+        return None
+
+
+def update_tool(args: object, store: MemoryStore, lang: str | None = None) -> str:
+    """Handle `memory_update(id, text, kind)` (null text or kind keeps it): the store's audited
+    `update`, recorded with the store's actor. Answers `已更新 <id>（<类别>）：<text>` with the same
+    notes as a save (cut, blocked), `<id> 没有变化`, or an error (unknown id, bad kind, nothing to
+    change)."""
+    return _update(args, store, lang).text
+
+
+def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
+    from .inject import clean_for_block
+
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
+        entry_id = _entry_id(parsed)
+        if entry_id is None:
+            return ToolAnswer(_say("missing", language, name="id"), True)
+        text = _text_arg(parsed, "text")
+        raw_kind = parsed.get("kind")
+        kind = None if raw_kind is None else Kind.parse(raw_kind)
+        if raw_kind is not None and kind is None:
+            return ToolAnswer(_kind_error(raw_kind, language), True)
+        if text is None and kind is None:
+            return ToolAnswer(_error(_say("no_change", language), language), True)
+        before = store.get(entry_id)
+        cut_from = None
+        if text is not None:
+            check = store.check_text(text, exclude_id=entry_id)
+            cut_from = check.original_length if check.cut else None
+        entry = store.update(entry_id, text=text, kind=kind)
+        if entry.text == before.text and entry.kind is before.kind:
+            return ToolAnswer(_say("unchanged", language, id=entry.id), False)
+        message = _say("updated", language, id=entry.id, label=entry.kind.label_for(language),
+                       text=clean_for_block(entry.text))
+        message += _cut_note(store, cut_from, language)
+        if "blocked" in entry.flags:
+            message += _blocked_note(list(entry.flags), language)
+        return ToolAnswer(message, False)
+
+    return _handle(body, args, store, lang, lambda parsed: _text_arg(parsed, "text") or _stored_text(store, parsed))
+
+
+def forget_tool(args: object, store: MemoryStore, lang: str | None = None) -> str:
+    """Handle `memory_forget(id)`: the store's audited `delete`, recorded with the store's actor.
+    Answers `已删除 <id>（<类别>）：<text>；备份中仍可恢复`, or an error for an unknown id."""
+    return _forget(args, store, lang).text
+
+
+def _forget(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
+    from .inject import clean_for_block
+
+    def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
+        entry_id = _entry_id(parsed)
+        if entry_id is None:
+            return ToolAnswer(_say("missing", language, name="id"), True)
+        entry = store.delete(entry_id)
+        text = _say("hidden", language) if "blocked" in entry.flags else clean_for_block(entry.text)
+        return ToolAnswer(_say("forgotten", language, id=entry.id, label=entry.kind.label_for(language),
+                               text=text), False)
+
+    return _handle(body, args, store, lang, lambda parsed: _stored_text(store, parsed))
+
+
+class ToolAnswer(NamedTuple):
+    """What a tool call answers, and whether that answer reports a failure."""
+
+    text: str
+    is_error: bool
+
+
+def call_tool(
+    name: object,
+    args: object,
+    store: MemoryStore,
+    *,
+    destructive: bool = False,
+    lang: str | None = None,
+    source: str = "tool",
+) -> ToolAnswer:
+    """Run a tool call by name; never raises. `memory_update` and `memory_forget` run only with
+    `destructive=True` (offer them with `tool_schemas(destructive=True)`); otherwise, like any
+    unknown name, they answer an error. `lang` overrides the store's language setting; `source`
+    is what a save records as the entry's source."""
     if name == SAVE_TOOL:
-        return save_tool(args, store)
+        return _save(args, store, source, lang)
     if name == SEARCH_TOOL:
-        return search_tool(args, store)
-    return _error(f"未知的工具 {name!r}，可用：{', '.join(TOOL_NAMES)}")
+        return _search(args, store, lang)
+    if destructive and name == UPDATE_TOOL:
+        return _update(args, store, lang)
+    if destructive and name == FORGET_TOOL:
+        return _forget(args, store, lang)
+    language = _language(store, None, lang)
+    names = TOOL_NAMES if destructive else TOOL_NAMES[:2]
+    return ToolAnswer(_error(_say("unknown_tool", language, name=repr(name), names=", ".join(names)),
+                             language), True)
+
+
+def run_tool(
+    name: object, args: object, store: MemoryStore, *, destructive: bool = False, lang: str | None = None
+) -> str:
+    """Dispatch a tool call by name and answer its text (see `call_tool`); an unknown name, or a
+    destructive tool without `destructive=True`, answers an error line."""
+    return call_tool(name, args, store, destructive=destructive, lang=lang).text

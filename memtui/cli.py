@@ -111,12 +111,19 @@ def _add_store_options(parser: argparse.ArgumentParser, default: object) -> None
                         help="how long a write waits for another writer (default 10)")
 
 
+LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
+
+
+def _add_lang_option(parser: argparse.ArgumentParser, help: str = LANG_HELP) -> None:
+    parser.add_argument("--lang", choices=("zh", "en", "auto"), default=None, help=help)
+
+
 INJECT_HELP = "print the memory block for a query; nothing when no entry matches"
 
 
 def _add_inject_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", metavar="QUERY", help="the user's message (`-` reads it from stdin)")
-    parser.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the block's labels and header")
+    _add_lang_option(parser)
     parser.set_defaults(handler=cmd_inject, command="inject", demo=False)
 
 
@@ -134,7 +141,7 @@ _INJECT_OPTIONS = ("--dir", "--lock-timeout", "--lang")
 def _quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments of `memtui inject` (command word removed) read without building a parser,
     for the common well-formed call; None sends anything else (help, errors) to argparse."""
-    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": "zh"}
+    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": None}
     query = None
     i = 0
     while i < len(argv):
@@ -158,7 +165,7 @@ def _quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
                 values["dir"] = _directory(value)
             elif name == "--lock-timeout":
                 values["lock_timeout"] = _seconds(value)
-            elif value in ("zh", "en"):
+            elif value in ("zh", "en", "auto"):
                 values["lang"] = value
             else:
                 return None
@@ -231,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=_count, default=None, metavar="N", help="entries injected (default 4)")
     p.add_argument("--budget", type=_count, default=None, metavar="N", help="characters of entry lines (default 2400)")
     p.add_argument("--all", action="store_true", help="also list the entries that contain no query term")
-    p.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the block's labels and header")
+    _add_lang_option(p)
     p.set_defaults(handler=cmd_explain)
 
     _add_inject_arguments(command("inject", INJECT_HELP))
@@ -273,6 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=cmd_doctor)
 
     p = command("mcp", "run the MCP server on stdio (memory_save, memory_search, memory_inject)")
+    p.add_argument("--destructive", action="store_true",
+                   help="also serve memory_update and memory_forget (recorded with actor mcp)")
+    _add_lang_option(p, "language of the answers and the block: zh, en, or auto by each call's text "
+                        "(default: $MEMTUI_LANG, else zh)")
     p.set_defaults(handler=cmd_mcp)
 
     from memtui.json_schemas import OUTPUTS, cmd_schema
@@ -401,7 +412,7 @@ def _open(args: argparse.Namespace, actor: str = "cli"):
         from memtui_core.limits import DEFAULT_LIMITS
 
         limits = DEFAULT_LIMITS.replace(lock_timeout=args.lock_timeout)
-    store = MemoryStore(args.dir, limits=limits, actor=actor)
+    store = MemoryStore(args.dir, limits=limits, actor=actor, lang=getattr(args, "lang", None))
     if os.path.exists(store.dir) and not os.path.isdir(store.dir):
         raise CliError(f"store path {store.dir} is not a directory (check --dir or $MEMTUI_DIR)")
     args.store = store
@@ -579,7 +590,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 def cmd_inject(args: argparse.Namespace) -> int:
     """The per-turn agent path: the block or nothing, as fast as the store allows."""
     store = _open(args)
-    block = store.retrieve_block(_query(args.query), lang=args.lang)
+    block = store.retrieve_block(_query(args.query))
     if block:
         out = sys.stdout.buffer
         out.write(block.encode("utf-8", "replace") + b"\n")
@@ -641,6 +652,8 @@ def cmd_add(args: argparse.Namespace) -> int:
     source = _text(args.source, "--source", strict=True)
     store = _open(args)
     result = store.remember(kind, text, source=source)
+    if result.truncated:
+        _warn_cut(store, result.original_length)
     if args.json:
         return _emit_json(_dump(result))
     from memtui.render import Style, clean, truncate
@@ -650,8 +663,6 @@ def cmd_add(args: argparse.Namespace) -> int:
     evicted_ids = [old.id for old in result.evicted]
     if result.added:
         _echo(f"added {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
-        if len(text.strip()) > store.limits.max_text:
-            _echo(style.yellow(f"  the text was cut to {store.limits.max_text} characters"))
     else:
         _echo(f"already remembered as {style.bold(entry.id)} ({entry.kind.value}): refreshed its time; "
               f"text and kind kept")
@@ -674,12 +685,21 @@ def cmd_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_cut(store, original_length: int | None) -> None:
+    """A text cut to the limit is never silent: one warning on stderr, whatever the output format."""
+    _stderr(f"{PROG}: warning: the text had {original_length} characters and was cut to "
+            f"{store.limits.max_text} (the max_text limit)")
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
     text = _input_text(args.text, "--text")
     store = _open(args)
     entry_id = _text(args.id, "ID")
     before = store.get(entry_id)
+    check = store.check_text(text, exclude_id=entry_id)
     entry = store.update(entry_id, text=text)
+    if check.cut and entry.text != before.text:
+        _warn_cut(store, check.original_length)
     if args.json:
         return _emit_json(_dump(entry))
     from memtui.render import Style, clean, truncate
@@ -689,8 +709,6 @@ def cmd_edit(args: argparse.Namespace) -> int:
         _echo(f"{entry.id}: no change")
         return 0
     _echo(f"edited {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
-    if len(text.strip()) > store.limits.max_text:
-        _echo(style.yellow(f"  the text was cut to {store.limits.max_text} characters"))
     if "blocked" in entry.flags:
         _echo(style.red(f"  blocked by the threat scan: never injected until approved "
                         f"(`{_prefix(args)} approve {entry.id}`)"))
@@ -735,7 +753,8 @@ def cmd_approve(args: argparse.Namespace) -> int:
     if was_blocked:
         _echo(f"approved {entry.id}: it can be injected now (an edit of its text withdraws the approval)")
     else:
-        _echo(f"{entry.id} is not blocked; nothing to approve")
+        _echo(f"{entry.id} is not blocked, so there is nothing to approve. The threat scan is a filter: "
+              "it found nothing it recognises, which does not make the text safe; read it before you rely on it")
     return 0
 
 
@@ -852,7 +871,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if terms * entries > MAX_EXPLAIN_ROWS:
         raise CliError(f"the query has {terms} distinct terms; explaining them for {entries} entries is too much "
                        f"(at most {MAX_EXPLAIN_ROWS:,} term rows): shorten it (search and inject take any size)")
-    explanation = store.explain(query, top_k=args.top_k, budget=args.budget, lang=args.lang)
+    explanation = store.explain(query, top_k=args.top_k, budget=args.budget)
     if args.json:
         return _emit_json(_dump(explanation))
     from memtui.render import Style, explanation_lines, terminal_width
@@ -867,5 +886,5 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     store = _open(args, actor="mcp")
     for warning in _store_warnings(store):
         _stderr(f"{PROG}: warning: {warning}")
-    run_stdio(store)
+    run_stdio(store, destructive=args.destructive)
     return 0

@@ -41,20 +41,19 @@ def cell_width(text: str) -> int:
 def truncate(text: str, width: int) -> str:
     """Cut `text` to at most `width` cells, ending with … when something was cut. Whole grapheme
     clusters are kept or dropped, so an emoji sequence or a base with its marks is never split."""
-    if cell_len(text) <= width:
+    total = cell_len(text)
+    if total <= width:
         return text
     if width <= 0:
         return ""
-    spans, _total = split_graphemes(text)
-    end, used, taken = 0, 0, 0
+    spans, summed = split_graphemes(text)
+    # A stray joiner (a ZWJ that joins nothing) makes rich's per-cluster widths disagree with its
+    # whole-string measure, either way: then measure each prefix as the app would.
+    exact = summed == total
+    end, used = 0, 0
     for _start, stop, cells in spans:
-        if used + cells > width - 1:
-            break
-        end, used, taken = stop, used + cells, taken + 1
-    # Summed per cluster, a stray joiner can count more than the whole measures (rich reads a
-    # leading ZWJ + emoji as zero cells): take what still fits by the app's own measure.
-    for _start, stop, _cells in spans[taken:]:
-        if cell_len(text[:stop]) > width - 1:
+        used = used + cells if exact else cell_len(text[:stop])
+        if used > width - 1:
             break
         end = stop
     return text[:end] + ELLIPSIS

@@ -280,7 +280,11 @@ class BrowseScreen(Screen):
         if entry is None:
             return
         if not entry.blocked:
-            self.notify("This entry is not blocked; nothing to approve.", title="Approve")
+            self.notify(
+                "Not blocked, so nothing to approve. The threat scan is a filter, not a guarantee: "
+                "read the text before you rely on it.",
+                title="Approve",
+            )
             return
         reasons = [Text.assemble(("• " + flag, "bold #ff875f"), " — " + why) for flag, why in flag_reasons(entry)]
         body = Group(

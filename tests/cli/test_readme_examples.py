@@ -47,11 +47,15 @@ def test_the_python_examples_run_as_written(tmp_path, monkeypatch):
 
     def call_model(messages):
         prompts.append(messages[0]["content"])
-        return "好的，以后部署都先 dry-run。"
+        return "好的，以后部署都先 dry-run。" if "部署" in messages[-1]["content"] else "Sure, staging first from now on."
 
     def llm(system, user):
-        assert "JSON" in system and "部署" in user
-        return '[{"kind": "correction", "text": "部署脚本默认先 dry-run，确认后再真正执行"}]'
+        assert "JSON" in system
+        if "部署" in user:
+            return '[{"kind": "correction", "text": "部署脚本默认先 dry-run，确认后再真正执行"}]'
+        # an English distiller that thinks aloud, fences its answer and leaves a trailing comma
+        return ('<think>maybe [1] item</think>```json\n[{"kind": "lessons", "text": "Always deploy to staging '
+                'before production",},]\n```\nSaved [1] item.')
 
     namespace = {"__name__": "readme_example", "call_model": call_model, "llm": llm}
     for code in blocks:
@@ -64,12 +68,20 @@ def test_the_python_examples_run_as_written(tmp_path, monkeypatch):
     run_turn(system, [], "帮我部署一下")
     assert prompts[1].startswith(system + "\n\n=== Long-term memory")
     assert "- [纠正] 部署脚本默认先 dry-run，确认后再真正执行" in prompts[1]
+    assert "以下是从过往会话中检索到的相关记忆" in prompts[1]
+
+    # the same agent in English: an English block, and the English memory kept
+    run_turn(system, [], "No, always deploy to staging before production")
+    run_turn(system, [], "Please deploy the new build to production")
+    assert "Relevant memories retrieved from past sessions" in prompts[3]
+    assert "- [lesson] Always deploy to staging before production" in prompts[3]
 
     store = MemoryStore(tmp_path / "store")
-    assert {(e.kind.value, e.source) for e in store.entries()} >= {("correction", "auto")}
+    assert {(e.kind.value, e.source) for e in store.entries()} >= {("correction", "auto"), ("lesson", "auto")}
     if "tools" in namespace:
         assert [t["function"]["name"] for t in namespace["tools"]] == ["memory_save", "memory_search"]
-        assert namespace["answer"].startswith("已记下")
+        assert namespace["answer"].startswith("已记下（偏好）")
+        assert namespace["answer_en"].startswith("Saved (preference)")
 
 
 def test_the_shell_examples_run_as_written(tmp_path):

@@ -78,6 +78,7 @@ def test_any_mixed_string_measures_the_same(text):
 @given(MIXED, st.integers(min_value=0, max_value=30))
 @example("\u200d👨\u200d👩\u200d👧\u200d👦", 0)  # a stray leading joiner: rich measures the cluster as 0 cells
 @example("\u200d👨\u200d👩\u200d👧\u200d👦" + "👨\u200d👩\u200d👧\u200d👦" * 2, 3)
+@example("\u200d\u200d👨\u200d👩\u200d👧\u200d👦", 1)  # ... and two of them: measured as 2 cells, clustered as 0
 def test_cutting_keeps_whole_graphemes_and_the_width(text, width):
     text = clean(text)
     cut = truncate(text, width)

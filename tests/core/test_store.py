@@ -93,7 +93,7 @@ def test_non_string_text_is_invalid_input(store, text):
 # ---------------------------------------------------------------- remember: kind
 
 
-@pytest.mark.parametrize("kind", ["opinion", "", "facts", "偏好", None, 3])
+@pytest.mark.parametrize("kind", ["opinion", "", "factoid", "偏见", None, 3])
 def test_bad_kind_is_a_value_error_naming_the_four_kinds(store, kind):
     with pytest.raises(ValueError) as info:
         store.remember(kind, "some durable fact")
@@ -115,13 +115,18 @@ def test_kind_names_constant_lists_the_four_kinds():
         ("correction", Kind.CORRECTION), ("feedback", Kind.CORRECTION), ("fact", Kind.FACT),
         ("project", Kind.FACT), ("  Lesson-Learned\n", Kind.LESSON), ("PREF", Kind.PREFERENCE),
         ("Feedback ", Kind.CORRECTION), ("\tProject", Kind.FACT),
+        # plurals and the labels the block shows a model, which a distiller copies back
+        ("lessons", Kind.LESSON), ("lesson learned", Kind.LESSON), ("prefs", Kind.PREFERENCE),
+        ("preferences", Kind.PREFERENCE), ("Facts", Kind.FACT), ("corrections", Kind.CORRECTION),
+        ("偏好", Kind.PREFERENCE), ("纠正", Kind.CORRECTION), ("经验", Kind.LESSON), ("事实", Kind.FACT),
+        ("[偏好]", Kind.PREFERENCE), ("【事实】", Kind.FACT),
     ],
 )
 def test_kind_parse_aliases(raw, kind):
     assert Kind.parse(raw) is kind
 
 
-@pytest.mark.parametrize("raw", ["lessons", "lesson learned", "prefs", "opinion", "", "  ", None, 1, "偏好"])
+@pytest.mark.parametrize("raw", ["lessonss", "learned", "opinion", "", "  ", "[]", None, 1, "偏见", "fact fact"])
 def test_kind_parse_rejects_the_rest(raw):
     assert Kind.parse(raw) is None
 
@@ -686,7 +691,7 @@ def test_public_signatures_and_defaults(tmp_path):
     def defaults(function) -> dict:
         return {name: p.default for name, p in inspect.signature(function).parameters.items() if name != "self"}
 
-    assert defaults(MemoryStore.__init__) == {"dir": None, "limits": None, "actor": "api"}
+    assert defaults(MemoryStore.__init__) == {"dir": None, "limits": None, "actor": "api", "lang": None}
     assert MemoryStore(tmp_path).actor == "api"
     assert defaults(MemoryStore.remember) == {"kind": inspect.Parameter.empty, "text": inspect.Parameter.empty,
                                               "source": "tool"}

@@ -1,0 +1,300 @@
+"""Text normalisation for the threat scan: what a rule reads instead of the raw text.
+
+Two views are built from the raw text, each step with maintained Unicode data:
+
+`text` view (used by the rules that need punctuation, URLs and line structure):
+1. drop default-ignorable code points, format characters (Cf) and control characters other than
+   tab and line feed: `regex`'s `\\p{Default_Ignorable_Code_Point}`, `\\p{Cf}` and `\\p{Cc}`;
+2. NFKC and case folding: `unicodedata` (the standard library);
+3. confusables to their Unicode TS #39 prototype, for characters whose prototype is ASCII,
+   inside words that hold Latin letters (or are made only of such characters, so that a word in
+   another script is left alone), in text that holds a Latin letter at all: the confusables.txt
+   data shipped by `confusable-homoglyphs`.
+
+`words` view (used by the intent rules): the `text` view, then
+4. hyphens and soft line breaks inside words removed, underscores between letters made spaces;
+5. leetspeak undone inside words that mix letters and digits (`1gn0r3` -> `ignore`);
+6. letters spelt out one at a time joined (`i g n o r e`, `I.G.N.O.R.E` -> `ignore`), and spaces
+   between Chinese or Japanese characters removed;
+7. every run of white space made one space.
+
+Each step can carry a map back to raw offsets, so a finding points at the raw text. That costs a
+list per character, so the scan first normalises without it and only redoes the work when a rule
+matched. Text made only of characters in `_PLAIN` (checked against the same Unicode data by
+tests/core/test_scan_views.py) skips steps 1 and 3, so the common case never loads either table.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+__all__ = ["View", "control_chars", "is_plain", "prototypes", "strip_controls", "strip_hidden", "text_view", "words_view"]
+
+# Characters that no step 1 or step 3 changes: ASCII, Latin-1 and Latin Extended-A letters and
+# signs, common punctuation, arrows, boxes, dingbats, CJK punctuation, kana, CJK ideographs,
+# Hangul syllables, full-width ASCII and emoji; minus the soft hyphen and the few that have an
+# ASCII prototype (Æ × æ ı Œ œ ‖ ╳ 〇). tests/core/test_scan_views.py checks each against the data.
+_PLAIN_CLASS = (
+    "\x09\x0a\x0d\x20-\x7e"
+    "\u00a0-\u00ac\u00ae-\u00c5\u00c7-\u00d6\u00d8-\u00e5\u00e7-\u0130\u0132-\u0151\u0154-\u017f"
+    "\u2010-\u2015\u2017-\u2027\u2030-\u205e"
+    "\u2190-\u21ff\u2500-\u2572\u2574-\u27bf"
+    "\u3000-\u3006\u3008-\u303f\u3041-\u3096\u3099-\u30ff"
+    "\u4e00-\u9fff\uac00-\ud7a3"
+    "\uff01-\uff5e"
+    "\U0001f300-\U0001f5ff\U0001f600-\U0001f64f\U0001f680-\U0001f6ff\U0001f900-\U0001f9ff"
+)
+# A positive class: a negated one this wide costs the regex compiler ten times as long.
+# Compiled on first use, like the other patterns only non-ASCII text needs: these wide classes
+# cost milliseconds to compile, which every process would pay at import.
+_PLAIN = cache(lambda: re.compile(f"[{_PLAIN_CLASS}]*"))
+# C0 and C1 controls but tab, line feed and carriage return, from the character database.
+_CONTROL_CHARS = "".join(
+    chr(code) for code in range(0x100) if unicodedata.category(chr(code)) == "Cc" and chr(code) not in "\t\n\r"
+)
+_CONTROL = re.compile(f"[{re.escape(_CONTROL_CHARS)}]")
+
+
+def control_chars() -> str:
+    return _CONTROL_CHARS
+
+
+def is_plain(text: str) -> bool:
+    return text.isascii() and _CONTROL.search(text) is None or _PLAIN().fullmatch(text) is not None
+
+
+def strip_controls(text: str) -> str:
+    """`text` without control characters (tab, line feed and carriage return are kept)."""
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
+
+
+class View:
+    """A normalised string and, if asked for, the raw offset of each of its characters."""
+
+    __slots__ = ("text", "offsets")
+
+    def __init__(self, text: str, offsets: list[int] | None) -> None:
+        self.text = text
+        self.offsets = offsets
+
+    def raw_span(self, start: int, end: int, raw_length: int) -> tuple[int, int]:
+        if self.offsets is None or not self.offsets:
+            return 0, raw_length
+        end = max(end, start + 1)
+        return self.offsets[min(start, len(self.offsets) - 1)], self.offsets[min(end, len(self.offsets)) - 1] + 1
+
+
+def _sub(pattern: re.Pattern[str], repl, view: View) -> View:
+    """`pattern.sub(repl, ...)` that keeps the offset map: a replacement takes its match's first offset."""
+    if view.offsets is None:
+        return View(pattern.sub(repl, view.text), None)
+    pieces: list[str] = []
+    offsets: list[int] = []
+    last = 0
+    for match in pattern.finditer(view.text):
+        start, end = match.span()
+        pieces.append(view.text[last:start])
+        offsets += view.offsets[last:start]
+        new = repl(match) if callable(repl) else match.expand(repl)
+        pieces.append(new)
+        offsets += [view.offsets[start] if start < len(view.offsets) else 0] * len(new)
+        last = end
+    pieces.append(view.text[last:])
+    offsets += view.offsets[last:]
+    return View("".join(pieces), offsets)
+
+
+def _map_chars(fn, view: View) -> View:
+    pieces = [fn(char) for char in view.text]
+    assert view.offsets is not None
+    return View("".join(pieces), [view.offsets[i] for i, piece in enumerate(pieces) for _ in piece])
+
+
+# ---------------------------------------------------------------- step 1: ignorable characters
+
+_IGNORABLE = None
+
+
+def _ignorable():
+    global _IGNORABLE
+    if _IGNORABLE is None:
+        import regex
+
+        _IGNORABLE = regex.compile(r"(?![\t\n\r])[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]+")
+    return _IGNORABLE
+
+
+_HIDDEN = None
+
+
+def strip_hidden(text: str) -> str:
+    """`text` without default-ignorable, format and control characters (tab and line breaks
+    kept), except a zero-width joiner between emoji and an emoji presentation selector after
+    one, which only shape the emoji a reader sees."""
+    global _HIDDEN
+    if is_plain(text):
+        return strip_controls(text)
+    if _HIDDEN is None:
+        import regex
+
+        _HIDDEN = regex.compile(
+            r"[[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]--[\t\n\r\u200d\ufe0f]]"
+            r"|(?<![\p{Emoji}\p{Emoji_Modifier}\ufe0f])\u200d|\u200d(?!\p{Emoji})|(?<!\p{Emoji})\ufe0f",
+            regex.V1,
+        )
+    # Dropping one character can leave a joiner with nothing to join: repeat until nothing changes.
+    while True:
+        stripped = _HIDDEN.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def _drop_ignorable(view: View, plain: bool) -> View:
+    if plain:
+        return _sub(_CONTROL, "", view) if _CONTROL.search(view.text) else view
+    return _sub(_ignorable(), "", view)
+
+
+# ---------------------------------------------------------------- step 2: NFKC and case folding
+
+
+def _fold_char(char: str) -> str:
+    return unicodedata.normalize("NFKC", char).casefold()
+
+
+def _fold(view: View, plain: bool) -> View:
+    if view.offsets is None:
+        text = view.text if view.text.isascii() else unicodedata.normalize("NFKC", view.text)
+        return View(text.casefold(), None)
+    if view.text.isascii():
+        return View(view.text.lower(), view.offsets)
+    return _map_chars(_fold_char, view)
+
+
+# ---------------------------------------------------------------- step 3: confusables
+
+_PROTOTYPES: dict[str, str] | None = None
+
+
+def prototypes() -> dict[str, str]:
+    """Each character whose TS #39 prototype is ASCII letters or digits, mapped to it (lower case)."""
+    global _PROTOTYPES
+    if _PROTOTYPES is None:
+        import importlib.util
+        import os
+
+        import orjson
+
+        spec = importlib.util.find_spec("confusable_homoglyphs")
+        table: dict[str, str] = {}
+        if spec is not None and spec.submodule_search_locations:
+            path = os.path.join(list(spec.submodule_search_locations)[0], "confusables.json")
+            with open(path, "rb") as handle:
+                data = orjson.loads(handle.read())
+            for char, homoglyphs in data.items():
+                if char.isascii() or len(char) != 1:
+                    continue
+                for homoglyph in homoglyphs:
+                    target = homoglyph.get("c", "")
+                    if target and target.isascii() and target.isalnum():
+                        table[char] = target.lower()
+                        break
+        _PROTOTYPES = table
+    return _PROTOTYPES
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _disguised(word: str, table: dict[str, str]) -> bool:
+    """A word to map: it holds Latin letters, or every character has an ASCII prototype (a word
+    wholly in another script that cannot pass for ASCII is left as it is)."""
+    return any("a" <= char <= "z" for char in word) or all(char in table for char in word)
+
+
+_LATIN = re.compile("[a-z]")
+
+
+def _skeleton(view: View, plain: bool) -> View:
+    # Text without a Latin letter has nothing to pass itself off as: a Russian sentence is left
+    # alone, and the table is not even loaded.
+    if plain or not _LATIN.search(view.text):
+        return view
+    table = prototypes()
+    pieces: list[str] = []
+    offsets: list[int] | None = None if view.offsets is None else []
+    last = 0
+    for match in _WORD.finditer(view.text):
+        word = match.group()
+        if word.isascii() or not _disguised(word, table):
+            continue
+        start, end = match.span()
+        pieces.append(view.text[last:start])
+        mapped = [table.get(char, char) for char in word]
+        pieces += mapped
+        if offsets is not None:
+            offsets += view.offsets[last:start]
+            offsets += [view.offsets[start + i] for i, piece in enumerate(mapped) for _ in piece]
+        last = end
+    if not pieces:
+        return view
+    pieces.append(view.text[last:])
+    if offsets is not None:
+        offsets += view.offsets[last:]
+    return View("".join(pieces), offsets)
+
+
+# ---------------------------------------------------------------- steps 4-7: the words view
+
+_INNER_HYPHEN = re.compile(r"[-\u2010\u2011](?<=[^\W\d_].)(?=[^\W\d_])")
+_INNER_UNDERSCORE = re.compile(r"_(?<=[^\W\d_]_)_*(?=[^\W\d_])")
+_LEET_WORD = re.compile(r"(?=[a-z0-9@$]*[a-z])(?=[a-z0-9@$]*[0-9@$])[a-z0-9@$]{2,}")
+_LEET = str.maketrans("0134578@$", "oieastbas")
+_SPELT = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ .*·\-][^\W\d_](?![^\W\d_])){2,}")
+_SPELT_GAP = re.compile(r"[ .*·\-]")
+_CJK_GAP = cache(lambda: re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff]) +(?=[\u3040-\u30ff\u4e00-\u9fff])"))
+_SPACES = re.compile(r"\s+")
+
+
+def _unleet(match: re.Match[str]) -> str:
+    return match.group().translate(_LEET)
+
+
+def _unspell(match: re.Match[str]) -> str:
+    return _SPELT_GAP.sub("", match.group())
+
+
+def text_view(raw: str, *, tracked: bool = False, plain: bool | None = None) -> View:
+    if plain is None:
+        plain = is_plain(raw)
+    view = View(raw, list(range(len(raw))) if tracked else None)
+    view = _drop_ignorable(view, plain)
+    view = _fold(view, plain)
+    return _skeleton(view, plain)
+
+
+# Cheap tests that tell whether a step can change anything (each starts with a character class,
+# which the regex engine skips along quickly; the steps' own patterns start with lookarounds).
+_MIXED = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
+_SPELT_HINT = re.compile(r"[ .*·\-][^\W\d_][ .*·\-]")
+
+
+def words_view(text: View) -> View:
+    view = text
+    raw = view.text
+    if "-" in raw or "\u2010" in raw or "\u2011" in raw:
+        view = _sub(_INNER_HYPHEN, "", view)
+    if "_" in raw:
+        view = _sub(_INNER_UNDERSCORE, " ", view)
+    if _MIXED.search(view.text):
+        view = _sub(_LEET_WORD, _unleet, view)
+    if _SPELT_HINT.search(view.text):
+        view = _sub(_SPELT, _unspell, view)
+    if " " in view.text and not view.text.isascii():
+        view = _sub(_CJK_GAP(), "", view)
+    if "  " in view.text or "\n" in view.text or "\t" in view.text or "\r" in view.text:
+        view = _sub(_SPACES, " ", view)
+    return view
