@@ -1,7 +1,9 @@
 """The derived index: what the per-turn path works out from memory.json, saved next to it.
 
-`memory.json.index` holds, for one exact content of memory.json, each entry's threat verdict and
-the inverted index (terms, postings, document lengths). It is never a source of truth: it is keyed
+`memory.json.index` holds, for one exact content of memory.json, each entry's threat verdict (of
+the entries judged so far), its keywords as tokens, and the inverted index of the texts (terms,
+postings, document lengths); the keyword weight and BM25's k1 and b are applied on load, so one
+file serves every ranking profile. It is never a source of truth: it is keyed
 by the hash of memory.json's bytes, a format version and a fingerprint of the code that derives
 it (the threat rules, the tokenizer, the kinds), and anything that does not match -- a stale, corrupt,
 newer, foreign or loosely permitted file -- is ignored and the index is derived again in memory.
@@ -39,16 +41,25 @@ _warned: set[str] = set()
 
 
 class Derived:
-    """A memory file's derived index: threat categories per valid entry (by position) and the parts
-    of `ranking.Index`."""
+    """A memory file's derived index: what the threat scan found in each valid entry (by position;
+    None for an entry not judged when it was saved: the scan runs when it is needed) and the parts
+    of `ranking.Index`, with each entry's keywords as tokens."""
 
-    __slots__ = ("key", "verdicts", "terms", "starts", "ids", "doc_lens")
+    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens")
 
     def __init__(
-        self, key: str, verdicts: list[list[str]], terms: list[str], starts: array, ids: array, doc_lens: array
+        self,
+        key: str,
+        verdicts: list[list[str] | None],
+        keywords: list[list[list[str]]],
+        terms: list[str],
+        starts: array,
+        ids: array,
+        doc_lens: array,
     ) -> None:
         self.key = key
         self.verdicts = verdicts
+        self.keywords = keywords  # per entry, the tokens of each of its keywords (the second field)
         self.terms = terms
         self.starts = starts
         self.ids = ids
@@ -145,7 +156,13 @@ def decode(data: bytes, key: str) -> Derived | None:
         verdicts = header["verdicts"]
         if not (isinstance(verdicts, list) and len(verdicts) == n_docs):
             return None
-        if not all(isinstance(v, list) and all(isinstance(c, str) for c in v) for v in verdicts):
+        if not all(v is None or isinstance(v, list) and all(isinstance(c, str) for c in v) for v in verdicts):
+            return None
+        keywords = header["keywords"]
+        if not (isinstance(keywords, list) and len(keywords) == n_docs) or not all(
+            isinstance(kws, list) and all(isinstance(kw, list) and all(isinstance(t, str) for t in kw) for kw in kws)
+            for kws in keywords
+        ):
             return None
         pos = n_terms_bytes
         terms = bytes(body[:pos]).decode("utf-8").split("\n") if n_terms else []
@@ -163,7 +180,7 @@ def decode(data: bytes, key: str) -> Derived | None:
         or len(starts) != n_terms + 1 or starts[0] != 0 or starts[-1] != n_ids
     ):
         return None
-    return Derived(key, verdicts, terms, starts, ids, doc_lens)
+    return Derived(key, verdicts, keywords, terms, starts, ids, doc_lens)
 
 
 def encode(derived: Derived) -> bytes:
@@ -180,6 +197,7 @@ def encode(derived: Derived) -> bytes:
             "terms": len(derived.terms),
             "ids": len(derived.ids),
             "verdicts": derived.verdicts,
+            "keywords": derived.keywords,
         }
     )
     return MAGIC + len(header).to_bytes(4, "little") + header + body
@@ -212,9 +230,12 @@ def save(storage, derived: Derived) -> bool:
 def derive(records: list, key: str) -> Derived:
     """The derived index of these records (as parsed from the bytes `key` names)."""
     from .ranking import build_parts, document_tokens
+    from .tokenize import tokenize
 
     terms, starts, ids, lengths = build_parts(document_tokens(r.text, r.kind.label, r.kind.value) for r in records)
-    return Derived(key, [list(r.scanned) for r in records], terms, starts, ids, array("i", lengths))
+    verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
+    keywords = [[tokenize(k) for k in r.keywords] for r in records]
+    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths))
 
 
 def parse(storage, data: bytes):

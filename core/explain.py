@@ -3,29 +3,52 @@
 from __future__ import annotations
 
 from .inject import line_for, render_lines
+from .limits import DEFAULT_LIMITS, Limits
 from .model import EntryExplanation, Explanation, Status, TermRow
-from .ranking import Index, query_terms
+from .ranking import Gate, Index, query_terms, split_query
 from .records import Record
 from .tokenize import tokenize
 
 ALL_ROWS_MAX = 64
+STOPWORD_REASON = ("ignored: a function word (or a bigram made only of function words' characters), "
+                   "common to nearly every message (the profile's stopwords)")
 
 
 def explain(
-    records: list[Record], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh"
+    records: list[Record], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh",
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Explanation:
     tokens = tokenize(query)
-    terms = query_terms(tokens)
+    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_plurals else None)
+    # Every term gets a row, in the order of the query; the ignored ones say so.
+    shown = [token if token in ignored else kept_token for token, kept_token in _aligned(tokens, ignored, kept)]
+    terms = query_terms(shown)
+    scored_terms = query_terms(kept)
     n = index.n if index else 0
     avg_len = index.avg_len if index else 0.0
-    scores = index.scores(tokens) if index else {}
+    via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
+    if index and index.has_keywords:
+        scores, via_keywords = index.term_scores(scored_terms)
+    else:
+        scores = index.scores(kept) if index else {}
 
     ranked = sorted((i for i, s in scores.items() if s > 0.0), key=lambda i: (-scores[i], i))
     eligible = [i for i in ranked if not records[i].blocked]
-    picked = eligible[:top_k]
+    held: dict[int, str] = {}
+    if index and eligible:
+        gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords)
+        if gate.active:
+            gate.settle((doc_id, scores[doc_id]) for doc_id in eligible)
+            for doc_id in eligible:
+                reason = gate.reason(doc_id, scores[doc_id])
+                if reason is not None:
+                    held[doc_id] = reason
+    passed = [i for i in eligible if i not in held]
+    picked = passed[:top_k]
     rendered = render_lines([records[i] for i in picked], budget, lang)
     fitted = set(picked[: rendered.fitted])
-    rank_of = {doc_id: position for position, doc_id in enumerate(eligible, start=1)}
+    # Ranks count the hits that can be injected: blocked and gated hits have none and take no slot.
+    rank_of = {doc_id: position for position, doc_id in enumerate(passed, start=1)}
     lowest_injected = scores[picked[rendered.fitted - 1]] if rendered.fitted else None
 
     # Every entry gets a row per query term, so a reader sees which terms it lacks; a pasted
@@ -39,7 +62,8 @@ def explain(
     # Rows of a term an entry lacks are the same for every such entry: build them once.
     absent = {
         term: TermRow.model_construct(term=term, qtf=qtf, tf=0, df=term_stats[term][0], idf=term_stats[term][1],
-                                      contribution=0.0)
+                                      contribution=0.0, keyword_tf=0, from_keywords=False,
+                                      ignored=STOPWORD_REASON if term not in scored_terms else None)
         for term, qtf in terms.items()
     } if index else {}
     no_match_rows = list(absent.values()) if all_rows else []
@@ -54,22 +78,34 @@ def explain(
         else:
             term_rows = []
             counts = index.counts(doc_id)  # type: ignore[union-attr]
+            matched = via_keywords.get(doc_id, {})
             for term, qtf in terms.items():
                 tf = counts.get(term, 0)
-                if not tf:
+                keyword_tf = 0
+                if term in matched:
+                    tf, keyword_tf, contribution = matched[term]
+                elif tf:
+                    contribution = qtf * index.contribution(term_stats[term][1], tf, doc_id)  # type: ignore[union-attr]
+                else:
                     if all_rows:
                         term_rows.append(absent[term])
                     continue
                 df, idf = term_stats[term]
+                is_ignored = term not in scored_terms
                 term_rows.append(
                     TermRow.model_construct(
                         term=term, qtf=qtf, tf=tf, df=df, idf=idf,
-                        contribution=qtf * index.contribution(idf, tf, doc_id),  # type: ignore[union-attr]
+                        contribution=0.0 if is_ignored else contribution,
+                        keyword_tf=keyword_tf, from_keywords=keyword_tf > 0,
+                        ignored=STOPWORD_REASON if is_ignored else None,
                     )
                 )
         rank = rank_of.get(doc_id)
-        status, reason = _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted,
-                                 rendered.used_chars, lowest_injected, lang, bool(tokens), terms)
+        if doc_id in held:
+            status, reason = Status.BELOW_THRESHOLD, held[doc_id]
+        else:
+            status, reason = _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted,
+                                     rendered.used_chars, lowest_injected, lang, bool(kept), terms, ignored)
         rows.append(
             EntryExplanation.model_construct(
                 id=record.id, kind=record.kind, text=record.text, rank=rank, score=score,
@@ -79,18 +115,31 @@ def explain(
         )
     return Explanation.model_construct(
         query=query, tokens=tokens, n=n, avg_len=avg_len, top_k=top_k, budget=budget,
-        block=rendered.block, used_chars=rendered.used_chars, entries=rows,
+        block=rendered.block, used_chars=rendered.used_chars, entries=rows, ignored=ignored,
+        profile=limits.profile_name,
     )
 
 
-def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used, lowest, lang, has_tokens, terms):
+def _aligned(tokens: list[str], ignored: list[str], kept: list[str]):
+    """Each query token beside its scored form (itself when ignored)."""
+    scored = iter(kept)
+    for token in tokens:
+        yield token, (token if token in ignored else next(scored))
+
+
+def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used, lowest, lang, has_tokens, terms,
+            ignored):
     if record.blocked:
         categories = ", ".join(record.threats) or "flagged by hand"
         return Status.BLOCKED, f"blocked by the threat scan ({categories}); approve it to allow injection"
     if score <= 0.0:
         if not has_tokens:
+            if ignored:
+                return Status.ZERO_SCORE, "the query holds only function words, which are ignored: " + ", ".join(
+                    ignored[:12])
             return Status.ZERO_SCORE, "the query has no searchable terms (words of 2+ letters or CJK characters)"
-        missing = [row.term for row in term_rows if row.tf == 0] or list(terms)
+        missing = [row.term for row in term_rows if row.tf == 0 and not row.keyword_tf and row.ignored is None] or [
+            term for term in terms if term not in ignored]
         shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
         return Status.ZERO_SCORE, "no query term appears in it; missing: " + shown
     if rank is not None and rank > top_k:

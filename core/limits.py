@@ -6,6 +6,8 @@ A plain slotted class rather than a pydantic model: it sits on the agent's hot p
 
 from __future__ import annotations
 
+from .stopwords import DEFAULT_STOPWORDS
+
 _FIELDS: dict[str, tuple[type, object, str]] = {
     # name: (type, default, why)
     "max_entries": (int, 500, "a single file stays small enough to read and rank on every turn"),
@@ -21,7 +23,28 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     "backups_daily_days": (int, 14, "plus the newest backup of each of the last two weeks"),
     "lock_timeout": (float, 10.0, "seconds a writer waits for the lock before giving up"),
     "audit_max_bytes": (int, 4_000_000, "the audit log rotates past this size, keeping the newest events"),
+    # Relevance (docs/ranking.md). Each was chosen by `python -m bench.relevance`.
+    "stopwords": (frozenset, DEFAULT_STOPWORDS,
+                  "function words match nearly every message and say nothing about which memory is relevant"),
+    "fold_plurals": (int, 1, "1 lets a query word the store lacks match its singular or plural ('tests' finds "
+                             "'test'); people do not remember which one a memory used. 0 matches words exactly"),
+    "keyword_weight": (float, 0.6, "a keyword occurrence counts for this much of one in the text (BM25F field "
+                                   "weight): keywords widen recall but are guesses, the text is what was said; "
+                                   "0 ignores keywords"),
+    "keyword_only_terms": (int, 1, "of the query terms an entry holds only in its keywords, this many count: "
+                                   "keywords bridge a synonym or a language, they cannot claim every topic"),
+    "min_coverage": (float, 0.3, "an entry is injected only if the query terms it holds carry this share of the "
+                                 "query's idf mass (ignored terms excluded); 0 turns the gate off"),
+    "relative_floor": (float, 0.3, "an entry scoring below this share of the best hit's score is held back: a "
+                                   "weak tail beside a strong match is noise; 0 turns it off"),
+    "max_keywords": (int, 12, "enough for synonyms in two languages; more would let one entry claim every topic"),
+    "max_keyword_chars": (int, 40, "a keyword is a word or short phrase, never a sentence smuggled past max_text"),
 }
+
+# Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
+_ZERO_OK = frozenset({"b", "fold_plurals", "keyword_weight", "min_coverage", "relative_floor"})
+# Shares of something: at most 1.
+_SHARES = frozenset({"min_coverage", "relative_floor"})
 
 
 class Limits:
@@ -35,13 +58,20 @@ class Limits:
             raise TypeError(f"unknown limit(s): {', '.join(sorted(unknown))}")
         for name, (typ, default, _why) in _FIELDS.items():
             value = overrides.get(name, default)
+            if typ is frozenset:
+                object.__setattr__(self, name, _words(name, value))
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError(f"limit {name} must be a number, got {value!r}")
             if typ is int and value != int(value):
                 raise ValueError(f"limit {name} must be a whole number, got {value!r}")
             value = typ(value)
-            if value < 0 or (value == 0 and name not in ("b",)):
+            if value < 0 or (value == 0 and name not in _ZERO_OK):
                 raise ValueError(f"limit {name} must be positive, got {value!r}")
+            if name in _SHARES and value > 1:
+                raise ValueError(f"limit {name} is a share and must be at most 1, got {value!r}")
+            if name == "fold_plurals" and value > 1:
+                raise ValueError(f"limit {name} is a switch: 0 or 1, got {value!r}")
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -50,7 +80,32 @@ class Limits:
     def replace(self, **changes: object) -> Limits:
         return Limits(**{**self.as_dict(), **changes})
 
-    def as_dict(self) -> dict[str, int | float]:
+    @classmethod
+    def nanohermes(cls, **overrides: object) -> Limits:
+        """The original ranking, exactly: every query term counts, no gate, keywords ignored."""
+        return cls(**{**NANOHERMES_RELEVANCE, **overrides})
+
+    @classmethod
+    def profile(cls, name: str, **overrides: object) -> Limits:
+        """The limits of a named profile (`PROFILES`), with `overrides` on top."""
+        if name not in PROFILES:
+            raise ValueError(f"unknown profile {name!r} (choose {' or '.join(PROFILES)})")
+        return cls(**{**PROFILES[name], **overrides})
+
+    def with_profile(self, name: str) -> Limits:
+        """These limits with the relevance settings of profile `name`; every other limit kept."""
+        if name not in PROFILES:
+            raise ValueError(f"unknown profile {name!r} (choose {' or '.join(PROFILES)})")
+        defaults = {field: _FIELDS[field][1] for field in NANOHERMES_RELEVANCE}
+        return self.replace(**{**defaults, **PROFILES[name]})
+
+    @property
+    def profile_name(self) -> str:
+        """"nanohermes" when the relevance settings are the original ranking's, else "default"."""
+        relevance = {name: getattr(self, name) for name in NANOHERMES_RELEVANCE}
+        return "nanohermes" if relevance == NANOHERMES_RELEVANCE else "default"
+
+    def as_dict(self) -> dict[str, int | float | frozenset]:
         return {name: getattr(self, name) for name in _FIELDS}
 
     @staticmethod
@@ -64,8 +119,21 @@ class Limits:
         return hash(tuple(self.as_dict().values()))
 
     def __repr__(self) -> str:
-        changed = {k: v for k, v in self.as_dict().items() if v != _FIELDS[k][1]}
+        changed = {k: (f"<{len(v)} words>" if isinstance(v, frozenset) else v)
+                   for k, v in self.as_dict().items() if v != _FIELDS[k][1]}
         return "Limits(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
 
+
+def _words(name: str, value: object) -> frozenset[str]:
+    if not isinstance(value, (set, frozenset, list, tuple)) or not all(isinstance(word, str) for word in value):
+        raise ValueError(f"limit {name} must be a collection of words, got {value!r}")
+    return frozenset(word.lower() for word in value)
+
+
+# The relevance settings of the original ranking: no stopwords, no gate, no keywords.
+NANOHERMES_RELEVANCE: dict[str, object] = {
+    "stopwords": frozenset(), "fold_plurals": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
+}
+PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": NANOHERMES_RELEVANCE}
 
 DEFAULT_LIMITS = Limits()

@@ -114,8 +114,8 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
     # Each function takes every argument as optional so that a missing one reaches the handler,
     # which answers the same line as `run_tool` ("缺少 text"); `str` arguments are not re-parsed
     # as JSON by the SDK. The advertised schema is the strict one from the shared definition.
-    def memory_save(kind: str = None, text: str = None) -> Any:  # type: ignore[assignment]
-        return answer("memory_save", {"kind": kind, "text": text})
+    def memory_save(kind: str = None, text: str = None, keywords: Any = None) -> Any:  # type: ignore[assignment]
+        return answer("memory_save", {"kind": kind, "text": text, "keywords": keywords})
 
     def memory_search(query: str = None, top_k: Any = None) -> Any:  # type: ignore[assignment]
         return answer("memory_search", {"query": query, "top_k": top_k})

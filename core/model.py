@@ -25,6 +25,7 @@ class Entry(BaseModel):
     source: str = ""
     ts: int = 0
     flags: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)  # retrieval only, never rendered in the block
 
     @field_validator("kind", mode="before")
     @classmethod
@@ -71,6 +72,7 @@ class Status(str, enum.Enum):
     INJECTED = "injected"
     CUT_TOP_K = "cut_top_k"
     CUT_BUDGET = "cut_budget"
+    BELOW_THRESHOLD = "below_threshold"
     ZERO_SCORE = "zero_score"
     BLOCKED = "blocked"
 
@@ -81,10 +83,13 @@ class Status(str, enum.Enum):
 class TermRow(BaseModel):
     term: str
     qtf: int
-    tf: int
+    tf: int  # occurrences in the entry's text and kind label
     df: int
     idf: float
     contribution: float
+    keyword_tf: int = 0  # occurrences in the entry's keywords (0 when the profile ignores keywords)
+    from_keywords: bool = False  # the keywords add to this term's match
+    ignored: str | None = None  # why the query term is not scored (a function word), else None
 
 
 class EntryExplanation(BaseModel):
@@ -110,6 +115,8 @@ class Explanation(BaseModel):
     block: str
     used_chars: int
     entries: list[EntryExplanation]
+    ignored: list[str] = Field(default_factory=list)  # query terms not scored (function words)
+    profile: str = "default"
 
     def for_id(self, entry_id: str) -> EntryExplanation:
         for row in self.entries:

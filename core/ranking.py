@@ -3,6 +3,12 @@
 Scoring (docs/ranking.md): idf = ln(1 + (n - df + 0.5) / (df + 0.5)); each query token occurrence adds
 idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / max(avg_len, 1))).
 
+Keywords (docs/ranking.md) are a second field, BM25F-style: a keyword token counts `keyword_weight`
+of a text token in both the term frequency and the document length, so an entry stuffed with
+keywords pays for them in length and no keyword outweighs what the text says. And of the query
+terms an entry holds only in its keywords, just the best `keyword_only_terms` count: keywords
+bridge a synonym or the other language, they cannot make one entry match every topic.
+
 The length-normalised term frequency of every posting is computed once per term, so a warm query
 only multiplies and adds over the postings of its own terms. Big stores (VECTOR_MIN_DOCS and up)
 do that with numpy when it is installed (the `fast` extra), imported only then.
@@ -20,7 +26,7 @@ from itertools import accumulate, chain, groupby
 
 from .tokenize import tokenize
 
-__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "query_terms"]
+__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_plurals", "query_terms", "split_query"]
 
 VECTOR_MIN_DOCS = 2000
 
@@ -33,9 +39,65 @@ def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
     return tokens
 
 
+def fold_plurals(tokens: Sequence[str], vocabulary: Collection[str]) -> list[str]:
+    """Each query word the store does not hold, replaced by its singular or plural form that the
+    store does hold: "tests" finds "test", "message" finds "messages", "dependencies" finds
+    "dependency". Only ASCII words of 4+ letters; documents are never changed, so what a term
+    row shows is the store's own word."""
+    out = []
+    for token in tokens:
+        if len(token) > 3 and token[0] < "\x80" and token not in vocabulary:
+            for form in _number_forms(token):
+                if form in vocabulary:
+                    token = form
+                    break
+        out.append(token)
+    return out
+
+
+def _number_forms(word: str) -> list[str]:
+    if word.endswith("ies"):
+        return [word[:-3] + "y", word[:-1]]
+    if word.endswith("es"):
+        return [word[:-1], word[:-2]]
+    if word.endswith("s"):
+        return [word[:-1]]
+    if word.endswith("y"):
+        return [word + "s", word[:-1] + "ies"]
+    return [word + "s", word + "es"]
+
+
 def query_terms(tokens: Sequence[str]) -> dict[str, int]:
     """Unique query terms in first-seen order, each with how many times it occurs in the query."""
     return dict(Counter(tokens))
+
+
+def split_query(
+    tokens: Sequence[str], stopwords: Collection[str], vocabulary: Collection[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """The query tokens that are scored (plurals folded to the store's words when a `vocabulary`
+    is given), and the distinct ones ignored as function words."""
+    if not stopwords:
+        kept = list(tokens)
+        return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), []
+    dropped = [token in stopwords or _function_bigram(tokens, i, stopwords) for i, token in enumerate(tokens)]
+    kept = [token for token, drop in zip(tokens, dropped) if not drop]
+    ignored = list(dict.fromkeys(token for token, drop in zip(tokens, dropped) if drop))
+    return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), ignored
+
+
+def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str]) -> bool:
+    """A CJK bigram both of whose characters belong to function words: 么时 in 什么时候 (between
+    什么 and 时候), 是什 in 这是什么. A character belongs to one if it is a one-character stopword,
+    or the overlapping bigram before or after it is a stopword."""
+    token = tokens[i]
+    if len(token) != 2 or token[0] < "\x80":
+        return False
+    before = tokens[i - 1] if i else ""
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    first = token[0] in stopwords or (len(before) == 2 and before[1] == token[0] and before in stopwords)
+    second = token[1] in stopwords or (len(after) == 2 and after[0] == token[1] and after in stopwords)
+    return first and second
 
 
 def build_parts(docs: Iterable[Sequence[str]]) -> tuple[list[str], array, array, list[int]]:
@@ -62,6 +124,26 @@ def build_parts(docs: Iterable[Sequence[str]]) -> tuple[list[str], array, array,
     return list(occurrences), starts, ids, doc_lens
 
 
+class Vocabulary:
+    """The terms of an index: those of the texts and kinds, and of the keywords."""
+
+    __slots__ = ("_text", "_keywords")
+
+    def __init__(self, text: dict[str, int], keywords: dict[str, list[int]]) -> None:
+        self._text = text
+        self._keywords = keywords
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._text or term in self._keywords
+
+    def __iter__(self):
+        yield from self._text
+        yield from (term for term in self._keywords if term not in self._text)
+
+    def __len__(self) -> int:
+        return len(self._text) + sum(1 for term in self._keywords if term not in self._text)
+
+
 class DocCounts:
     """How often each term occurs in one document, as a read-only mapping looked up term by term."""
 
@@ -82,11 +164,14 @@ class DocCounts:
 
 
 class Index:
-    """Postings and lengths for a list of documents (each a list of tokens)."""
+    """Postings and lengths for a list of documents (each a list of tokens), and optionally the
+    keywords of each document (a list of keywords, each a list of tokens)."""
 
     __slots__ = (
-        "n", "avg_len", "doc_lens", "k1", "b", "_want_vectors", "_vectorized", "_served",
-        "_slot", "_starts", "_ids", "_postings", "_norm", "_tfn", "_vectors",
+        "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms",
+        "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_keywords",
+        "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
+        "_df", "_keyword_matches",
     )
 
     def __init__(
@@ -95,6 +180,9 @@ class Index:
         k1: float = 1.2,
         b: float = 0.75,
         vectorized: bool | None = None,
+        keywords: Iterable[Sequence[Sequence[str]]] | None = None,
+        keyword_weight: float = 0.0,
+        keyword_only_terms: int = 1,
         parts: tuple[list[str], array, array, Sequence[int]] | None = None,
     ) -> None:
         terms, starts, ids, lengths = build_parts(docs) if parts is None else parts
@@ -102,7 +190,22 @@ class Index:
         self._slot: dict[str, int] = dict(zip(terms, range(len(terms))))
         self._starts = starts
         self._ids = ids
-        doc_lens = list(lengths)
+        doc_lens: list[float] = list(lengths)
+        self.keyword_weight = keyword_weight
+        self.keyword_only_terms = keyword_only_terms
+        # Per document, its keywords as (distinct tokens, token counts); None when keywords are ignored.
+        self._keywords: list[list[tuple[frozenset[str], Counter[str]]]] | None = None
+        self._keyword_postings: dict[str, list[int]] = {}
+        if keywords is not None and keyword_weight > 0.0:
+            parsed_docs = []
+            for doc_id, keyword_list in enumerate(keywords):
+                parsed = [(frozenset(tokens), Counter(tokens)) for tokens in keyword_list if tokens]
+                parsed_docs.append(parsed)
+                doc_lens[doc_id] += keyword_weight * sum(len(tokens) for tokens in keyword_list)
+                for term in set().union(*(distinct for distinct, _ in parsed)) if parsed else ():
+                    self._keyword_postings.setdefault(term, []).append(doc_id)
+            if self._keyword_postings:  # a store without any keyword ranks as plain BM25
+                self._keywords = parsed_docs
         self.n = len(doc_lens)
         self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
         self.doc_lens = doc_lens
@@ -114,10 +217,17 @@ class Index:
         self._tfn: dict[str, tuple[list[int], list[float]]] = {}
         self._vectors: dict[str, tuple[object, object]] = {}
         self._postings: dict[str, list[tuple[int, int]]] = {}  # (doc_id, tf) lists, made on first use
+        self._vocabulary: Vocabulary | None = None
+        self._df: dict[str, int] = {}
+        # term -> [(doc_id, occurrences in one-word keywords, [(words, occurrences) of longer keywords])]
+        self._keyword_matches: dict[str, list[tuple[int, int, list[tuple[frozenset[str], int]]]]] = {}
         # numpy is the optional `fast` extra, imported only when first used. It pays for itself over
         # many queries of a big store, not for one: left to itself (`vectorized=None`) the index
         # answers its first query in pure Python, so a one-shot `memtui inject` never imports it.
-        self._want_vectors = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
+        # Keyword matches depend on the whole query: stores with keywords score in pure Python.
+        self._want_vectors = (self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized) and (
+            self._keywords is None
+        )
         self._vectorized: bool | None = None
         self._served = 1 if vectorized else 0
 
@@ -142,7 +252,7 @@ class Index:
         return served > 0 and self._want_vectors and self.vectorized
 
     def posting(self, term: str) -> list[tuple[int, int]]:
-        """(doc_id, tf) for every document holding `term`, in store order."""
+        """(doc_id, tf) for every document whose text (and kind) holds `term`, in store order."""
         bucket = self._postings.get(term)
         if bucket is None:
             slot = self._slot.get(term)
@@ -154,21 +264,72 @@ class Index:
             self._postings[term] = bucket
         return bucket
 
+    @property
+    def has_keywords(self) -> bool:
+        """Whether keywords take part in scoring (some entry has one, and the weight is not 0)."""
+        return self._keywords is not None
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """Every term of the store's texts, kinds and (when used) keywords, as a membership test
+        over the index itself (no set of all terms is built)."""
+        if self._vocabulary is None:
+            self._vocabulary = Vocabulary(self._slot, self._keyword_postings)
+        return self._vocabulary
+
     def counts(self, doc_id: int) -> DocCounts:
-        """Term frequencies of one document, read from the postings of the terms asked about."""
+        """Term frequencies of a document's text and kind tokens, read from the postings of the
+        terms asked about."""
         return DocCounts(self, doc_id)
+
+    def keyword_tf(self, term: str, doc_id: int, query: Collection[str]) -> int:
+        """How often `term` occurs in the document's keywords that the query holds whole: a keyword
+        of several words ("reverse proxy") counts only when the query has all of them, so one common
+        word of it ("reverse") does not make the entry match."""
+        if self._keywords is None:
+            return 0
+        for candidate, single, longer in self._keyword_match_list(term):
+            if candidate == doc_id:
+                return single + sum(count for words, count in longer if 2 * len(words.intersection(query)) > len(words))
+        return 0
+
+    def _keyword_match_list(self, term: str) -> list[tuple[int, int, list[tuple[frozenset[str], int]]]]:
+        """Per document whose keywords hold `term`: its occurrences in one-word keywords (which
+        always match) and the longer keywords holding it (which match when most words are asked)."""
+        cached = self._keyword_matches.get(term)
+        if cached is None:
+            cached = []
+            for doc_id in self._keyword_postings.get(term, ()):
+                single, longer = 0, []
+                for distinct, counter in self._keywords[doc_id]:  # type: ignore[index]
+                    if term in distinct:
+                        if len(distinct) == 1:
+                            single += counter[term]
+                        else:
+                            longer.append((distinct, counter[term]))
+                cached.append((doc_id, single, longer))
+            self._keyword_matches[term] = cached
+        return cached
 
     # ------------------------------------------------------------------ statistics
 
     def df(self, term: str) -> int:
-        return len(self.posting(term))
+        """Documents holding `term` in their text or their keywords."""
+        extra = self._keyword_postings.get(term)
+        if not extra:
+            return len(self.posting(term))
+        df = self._df.get(term)
+        if df is None:
+            df = self._df[term] = len({doc_id for doc_id, _ in self.posting(term)}.union(extra))
+        return df
 
     def idf(self, term: str) -> float:
         df = self.df(term)
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
 
-    def contribution(self, idf: float, tf: int, doc_id: int) -> float:
-        """One occurrence of a query term in document `doc_id` holding it `tf` times."""
+    def contribution(self, idf: float, tf: float, doc_id: int) -> float:
+        """One occurrence of a query term in document `doc_id` holding it `tf` times (keyword
+        occurrences counted at `keyword_weight`)."""
         if not tf:
             return 0.0
         return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
@@ -179,11 +340,6 @@ class Index:
             return 0
         lo, hi = self._starts[slot], self._starts[slot + 1]
         return bisect_right(self._ids, doc_id, lo, hi) - bisect_left(self._ids, doc_id, lo, hi)
-
-    @property
-    def vocabulary(self):
-        """Every term of the store."""
-        return self._slot.keys()
 
     # ------------------------------------------------------------------ scoring
 
@@ -220,6 +376,8 @@ class Index:
         return self._python_scores(tokens)
 
     def _python_scores(self, tokens: Sequence[str]) -> dict[int, float]:
+        if self._keywords is not None:
+            return self.term_scores(query_terms(tokens))[0]
         scores: dict[int, float] = {}
         get = scores.get
         for term, qtf in query_terms(tokens).items():
@@ -230,6 +388,51 @@ class Index:
             for doc_id, weight in zip(ids, weights):
                 scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * weight)
         return scores
+
+    def term_scores(
+        self, terms: dict[str, int]
+    ) -> tuple[dict[int, float], dict[int, dict[str, tuple[int, int, float]]]]:
+        """Scores with keywords as a second field, and per document the (tf, keyword tf,
+        contribution) of each term it matches through its keywords. Of the terms a document holds
+        only in its keywords, the best `keyword_only_terms` count; the others contribute 0."""
+        scores: dict[int, float] = {}
+        get = scores.get
+        via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
+        keyword_only: dict[int, list[tuple[float, str]]] = {}
+        query = terms.keys()
+        weight = self.keyword_weight
+        for term, qtf in terms.items():
+            extra = self._keyword_postings.get(term, ())
+            if not self.posting(term) and not extra:
+                continue
+            idf = self.idf(term)
+            matched: dict[int, int] = {}
+            for doc_id, single, longer in self._keyword_match_list(term) if extra else ():
+                keyword_tf = single
+                for words, count in longer:
+                    if 2 * len(words.intersection(query)) > len(words):
+                        keyword_tf += count
+                if keyword_tf:
+                    matched[doc_id] = keyword_tf
+            ids, weights = self._term(term)
+            for doc_id, text_weight in zip(ids, weights):
+                scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * text_weight)
+            for doc_id, keyword_tf in matched.items():
+                tf = self.tf(term, doc_id)
+                part = qtf * self.contribution(idf, tf + weight * keyword_tf, doc_id)
+                via_keywords.setdefault(doc_id, {})[term] = (tf, keyword_tf, part)
+                if tf:  # replace the text-only contribution added above by the combined one
+                    scores[doc_id] += part - qtf * self.contribution(idf, tf, doc_id)
+                else:
+                    keyword_only.setdefault(doc_id, []).append((part, term))
+        cap = self.keyword_only_terms
+        for doc_id, parts in keyword_only.items():
+            parts.sort(key=lambda pair: -pair[0])
+            for part, term in parts[cap:]:
+                tf, keyword_tf, _ = via_keywords[doc_id][term]
+                via_keywords[doc_id][term] = (tf, keyword_tf, 0.0)
+            scores[doc_id] = get(doc_id, 0.0) + sum(part for part, _ in parts[:cap])
+        return scores, via_keywords
 
     def _score_array(self, tokens: Sequence[str]):
         import numpy as np
@@ -270,6 +473,168 @@ class Index:
             hits = np.flatnonzero(array > 0.0)
         order = sorted(zip(hits.tolist(), array[hits].tolist()), key=lambda pair: (-pair[1], pair[0]))
         return order[:k]
+
+
+# ---------------------------------------------------------------------- the relevance gate
+
+
+def _kind_terms() -> frozenset[str]:
+    from .kinds import Kind
+
+    return frozenset(term for kind in Kind for term in document_tokens("", kind.label, kind.value))
+
+
+KIND_TERMS = _kind_terms()
+
+
+def _weak(term: str) -> bool:
+    """A term that alone says nothing about which memory is relevant (see `Gate`)."""
+    return term.isdigit() or term in KIND_TERMS
+
+
+class Gate:
+    """Which ranked hits are relevant enough to inject (docs/ranking.md, "The gate").
+
+    Coverage: the share of the query's idf mass that the terms an entry holds carry; only terms
+    the store knows (df > 0) count, since a word no memory holds says nothing about which one is
+    relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
+    (`15`, `8080`: versions, counts, ports or dates of anything) and the kinds' names (`fact`,
+    `偏好`: every entry of a kind holds them), so "a fun fact about octopuses" does not inject
+    facts while a query of just `偏好` still lists preferences. Relative floor: a hit scoring
+    below this share of the best hit's score.
+    """
+
+    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
+                 "required", "_coverage")
+
+    def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
+                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
+        self.index = index
+        self.via_keywords = via_keywords or {}
+        self.terms = terms
+        self.idf = {term: index.idf(term) for term in terms if index.df(term)}
+        if not all(_weak(term) for term in terms):
+            self.idf = {term: idf for term, idf in self.idf.items() if not _weak(term)}
+        self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
+        self.best = best
+        self.min_coverage = min_coverage
+        self.relative_floor = relative_floor
+        self.required = min_coverage
+        self._coverage: dict[int, float] = {}
+
+    def settle(self, ranked: Iterable[tuple[int, float]]) -> bool:
+        """Lower the coverage required to the best any hit reaching the relative floor has, when
+        none reaches `min_coverage`: when a long message spreads over several memories, the ones
+        covering the most are still relevant, and only weaker ones are held back. `ranked` is
+        (doc_id, score) best first; returns True once a hit reaching `min_coverage` was seen
+        (nothing further can change the bar)."""
+        if self.min_coverage <= 0.0:
+            return True
+        floor = self.relative_floor * self.best
+        best = 0.0
+        for doc_id, score in ranked:
+            if score < floor:
+                break
+            best = max(best, self.coverage(doc_id))
+            if best >= self.min_coverage:
+                return True
+        if best > 0.0:  # when no hit holds a real term of the message, none passes
+            self.required = min(self.min_coverage, best)
+        return False
+
+    @property
+    def active(self) -> bool:
+        return self.min_coverage > 0.0 or self.relative_floor > 0.0
+
+    def coverage(self, doc_id: int) -> float:
+        cached = self._coverage.get(doc_id)
+        if cached is not None:
+            return cached
+        if not self.mass:
+            return 0.0
+        counts = self.index.counts(doc_id)
+        keywords = self.via_keywords.get(doc_id, {})
+        # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
+        # bounds the score, not what the entry is about).
+        held = sum(qtf * self.idf[term] for term, qtf in self.terms.items()
+                   if term in self.idf and (term in counts or term in keywords))
+        self._coverage[doc_id] = held / self.mass
+        return self._coverage[doc_id]
+
+    def reason(self, doc_id: int, score: float) -> str | None:
+        """Why this hit is held back, in plain words; None if it passes."""
+        if self.min_coverage > 0.0:
+            share = self.coverage(doc_id)
+            if share < self.required - 1e-12:
+                needed = (f"at least {self.required:.0%} is needed" if self.required >= self.min_coverage else
+                          f"no entry reaches {self.min_coverage:.0%} and the best hold {self.required:.0%}")
+                return (f"the query terms it holds carry {share:.0%} of the query's weight (idf); "
+                        f"{needed}, so it is too weak a match to inject")
+        if self.relative_floor > 0.0 and score < self.relative_floor * self.best:
+            return (f"its score {score:.2f} is below {self.relative_floor:.0%} of the best hit's {self.best:.2f}, "
+                    f"so it is a weak tail beside a much better match")
+        return None
+
+
+def pick(
+    index: Index,
+    tokens: Sequence[str],
+    k: int,
+    excluded: Collection[int],
+    stopwords: Collection[str],
+    min_coverage: float = 0.0,
+    relative_floor: float = 0.0,
+    fold: bool = False,
+) -> list[tuple[int, float]]:
+    """The hits to inject: the best `k` not excluded whose match passes the gate."""
+    kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None)
+    if not (min_coverage > 0.0 or relative_floor > 0.0):
+        return index.top(kept, k, excluded)
+    if k <= 0:
+        return []
+    terms = query_terms(kept)
+    if index.has_keywords:  # python scoring, stores within max_entries: rank every hit
+        scores, via_keywords = index.term_scores(terms)
+        ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
+                        key=lambda pair: (-pair[1], pair[0]))
+        return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True)[0]
+    # Without keywords, look at the best few hits first (cheap on a big store), and more only if
+    # the gate needs them.
+    size = max(8 * k, 32)
+    while True:
+        ranked = index.top(kept, size, excluded)
+        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size)
+        if certain:
+            return picked
+        size *= 4
+
+
+def _gated(
+    index: Index,
+    terms: dict[str, int],
+    ranked: list[tuple[int, float]],
+    k: int,
+    min_coverage: float,
+    relative_floor: float,
+    via_keywords: dict[int, dict[str, tuple[int, int, float]]],
+    exhaustive: bool,
+) -> tuple[list[tuple[int, float]], bool]:
+    """The first `k` of `ranked` (best first) that pass the gate, and whether that is certain:
+    `ranked` held every hit that matters (it is `exhaustive`, or reaches below the floor) or
+    already gave `k` hits under a settled bar."""
+    if not ranked:
+        return [], True
+    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords)
+    complete = exhaustive or ranked[-1][1] < relative_floor * gate.best
+    if not gate.settle(ranked) and not complete:
+        return [], False
+    picked = []
+    for doc_id, score in ranked:
+        if gate.reason(doc_id, score) is None:
+            picked.append((doc_id, score))
+            if len(picked) == k:
+                return picked, True
+    return picked, complete
 
 
 def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:

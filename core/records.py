@@ -126,6 +126,22 @@ class Record:
         return self.raw is not None and self.raw.get("id") != self.id
 
     @property
+    def keywords(self) -> list[str]:
+        """The retrieval keywords (the optional `keywords` field); a malformed field reads as none
+        and is kept in the file as it was until a write sets new keywords."""
+        value = self.extra.get("keywords")
+        if not isinstance(value, list):
+            return []
+        return [keyword for keyword in value if isinstance(keyword, str) and keyword.strip()]
+
+    @keywords.setter
+    def keywords(self, value: list[str]) -> None:
+        if value:
+            self.extra["keywords"] = list(value)
+        else:
+            self.extra.pop("keywords", None)
+
+    @property
     def effective_flags(self) -> list[str]:
         """Stored flags plus what the scan found on load."""
         flags = list(self.flags)
@@ -149,6 +165,10 @@ class Record:
     def view(self) -> dict:
         """The entry as callers see it (effective flags), for comparisons and audit records."""
         out = self.to_json()
+        if "keywords" in out and out["keywords"] != self.keywords:
+            out["keywords"] = self.keywords  # a malformed field reads as the keywords it holds
+            if not out["keywords"]:
+                del out["keywords"]
         flags = self.effective_flags
         if flags:
             out["flags"] = flags

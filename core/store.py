@@ -18,7 +18,8 @@ from .inject import render_lines
 from .kinds import Kind
 from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
-from .ranking import Index, document_tokens
+from .keywords import clean_keywords, merge_keywords
+from .ranking import Index, document_tokens, pick
 from .records import Document, Record, approval_flag, new_id
 from .storage import Storage
 from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
@@ -60,6 +61,25 @@ def default_dir() -> Path:
     return Path(platformdirs.user_data_dir("memtui"))
 
 
+class _Blocked:
+    """The blocked entries' positions, judged only when asked about: whether an entry is blocked
+    takes a threat scan, and a query meets only the entries it matches."""
+
+    __slots__ = ("records",)
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records = records
+
+    def __contains__(self, doc_id: object) -> bool:
+        return self.records[doc_id].blocked  # type: ignore[index]
+
+    def __iter__(self):
+        return (i for i, record in enumerate(self.records) if record.blocked)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
@@ -76,16 +96,25 @@ class _Snapshot:
     @property
     def index(self) -> Index:
         if self._index is None:
+            weight = self.limits.keyword_weight
             found = derived.ensure(self.storage, self.doc) if self.storage is not None else None
             if found is not None and len(found.doc_lens) == len(self.records):
                 parts = (found.terms, found.starts, found.ids, found.doc_lens)
-                self._index = Index((), self.limits.k1, self.limits.b, parts=parts)
+                keywords = found.keywords if weight else None
+                docs = ()
             else:
-                self._index = Index(
-                    (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records),
-                    self.limits.k1,
-                    self.limits.b,
-                )
+                parts = None
+                keywords = ([tokenize(k) for k in r.keywords] for r in self.records) if weight else None
+                docs = (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records)
+            self._index = Index(
+                docs,
+                self.limits.k1,
+                self.limits.b,
+                keywords=keywords,
+                keyword_weight=weight,
+                keyword_only_terms=self.limits.keyword_only_terms,
+                parts=parts,
+            )
         return self._index
 
 
@@ -157,20 +186,11 @@ class MemoryStore:
         snap = self._snap()
         if not isinstance(query, str) or not snap.records:
             return []
-        k = self.limits.top_k if top_k is None else top_k
-        if k <= 0:
-            return []
-        # The best k entries that are not blocked. Whether an entry is blocked is judged (a threat
-        # scan) only for the entries met in rank order, so ask for a few more than k and widen
-        # the window only when blocked ones fill it.
-        tokens = tokenize(query)
-        window = k + 4
-        while True:
-            hits = snap.index.top(tokens, window)
-            picked = [(snap.records[doc_id], score) for doc_id, score in hits if not snap.records[doc_id].blocked]
-            if len(picked) >= k or len(hits) < window:
-                return picked[:k]
-            window *= 4
+        limits = self.limits
+        k = limits.top_k if top_k is None else top_k
+        hits = pick(snap.index, tokenize(query), k, _Blocked(snap.records), limits.stopwords, limits.min_coverage,
+                    limits.relative_floor, bool(limits.fold_plurals))
+        return [(snap.records[doc_id], score) for doc_id, score in hits]
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         from .model import Hit
@@ -210,6 +230,7 @@ class MemoryStore:
             self.limits.top_k if top_k is None else top_k,
             self.limits.char_budget if budget is None else budget,
             self.language(query, lang),
+            self.limits,
         )
 
     def check_text(self, text: str, exclude_id: str | None = None) -> TextCheck:
@@ -268,10 +289,13 @@ class MemoryStore:
         doc, _events = self._storage.transact(mutate, self.actor)
         return doc
 
-    def remember(self, kind: Kind | str, text: str, source: str = "tool") -> RememberResult:
+    def remember(
+        self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None
+    ) -> RememberResult:
         from .model import RememberResult
 
         parsed_kind = Kind.require(kind)
+        new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else []
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
         _require_unicode(source, "source")
@@ -287,12 +311,18 @@ class MemoryStore:
             if match is not None:
                 before = match.view()
                 match.ts, match.source = now, source
-                note = None
+                notes = []
                 if match.kind is not parsed_kind:
-                    note = f"kind mismatch: kept {match.kind.value}, new text said {parsed_kind.value}"
+                    notes.append(f"kind mismatch: kept {match.kind.value}, new text said {parsed_kind.value}")
+                merged = merge_keywords(match.keywords, new_keywords, self.limits)
+                if merged != match.keywords:
+                    notes.append("keywords added: " + ", ".join(merged[len(match.keywords):]))
+                    match.keywords = merged
+                note = "; ".join(notes) or None
                 outcome.update(added=False, record=match, evicted=[])
                 return [{"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}]
             record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
+            record.keywords = new_keywords
             doc.items.append(record)
             events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
             evicted = self._evict(doc)
@@ -333,8 +363,11 @@ class MemoryStore:
         kind: Kind | str | None = None,
         expected: Any = None,
         refresh_ts: bool = False,
+        *,
+        keywords: list[str] | None = None,
     ) -> Entry:
         new_kind = Kind.require(kind) if kind is not None else None
+        new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else None
         prepared = self._prepare_text(text) if text is not None else None
         result: dict[str, Record] = {}
 
@@ -354,14 +387,22 @@ class MemoryStore:
             if new_kind is not None and new_kind is not record.kind:
                 record.kind = new_kind
                 ops.append("reclassify")
+            keywords_note = None
+            if new_keywords is not None and new_keywords != record.keywords:
+                keywords_note = "keywords: " + (", ".join(new_keywords) or "(none)")
+                record.keywords = new_keywords
             if refresh_ts:
                 record.ts = int(time.time())
             result["record"] = record
-            if not ops and not refresh_ts:
+            if not ops and not refresh_ts and keywords_note is None:
                 return []
             op = ops[0] if ops else "edit"
-            note = "text and kind changed" if len(ops) == 2 else ("timestamp refreshed" if not ops else None)
-            return [{"op": op, "id": id, "before": before, "after": record.view(), "note": note}]
+            notes = ["text and kind changed"] if len(ops) == 2 else []
+            if keywords_note is not None:
+                notes.append(keywords_note)
+            elif not ops:
+                notes.append("timestamp refreshed")
+            return [{"op": op, "id": id, "before": before, "after": record.view(), "note": "; ".join(notes) or None}]
 
         self._write(mutate)
         return _entry(result["record"])
@@ -475,8 +516,9 @@ def _as_view(expected: Any) -> dict:
         data = dict(expected)
     else:
         raise InvalidInput("expected must be an Entry or a dict")
-    if not data.get("flags"):
-        data.pop("flags", None)
+    for optional in ("flags", "keywords"):
+        if not data.get(optional):
+            data.pop(optional, None)
     return {key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()}
 
 
@@ -490,5 +532,6 @@ def _entry(record: Record) -> Entry:
         source=record.source,
         ts=record.ts,
         flags=record.effective_flags,
-        **record.extra,
+        keywords=record.keywords,
+        **{key: value for key, value in record.extra.items() if key != "keywords"},
     )

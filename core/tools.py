@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import EntryNotFound
+from .keywords import clean_keywords
 from .kinds import KIND_NAMES, Kind
 from .lang import DEFAULT_LANG, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
@@ -79,6 +80,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "forgotten": ("已删除 {id}（{label}）：{text}；备份中仍可恢复",
                   "Forgot {id} ({label}): {text}; a backup still holds it"),
     "missing": ("缺少 {name}", "Error: missing {name}"),
+    "bad_keywords": ("错误：keywords 必须是字符串列表", "Error: keywords must be a list of strings"),
     "error": ("错误：{message}", "Error: {message}"),
     "not_utf8": ("参数不是有效的 UTF-8", "the arguments are not valid UTF-8"),
     "not_json": ("参数不是有效的 JSON 对象", "the arguments are not a valid JSON object"),
@@ -167,7 +169,11 @@ def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool
             "Choose the kind: " + _KINDS_TEXT + " Do not save task progress, one-off file states, "
             "temporary decisions, what can be read from the code, or any secret. Near-duplicates of an "
             "existing memory are not added twice.",
-            {"kind": kind, "text": text}, idempotent=True,
+            {"kind": kind, "text": text, "keywords": _nullable({"type": "array", "items": {"type": "string"}, "description": (
+                f"Retrieval keywords, never shown to anyone: up to {(limits or DEFAULT_LIMITS).max_keywords} short "
+                "words a user might say instead of the text's own (synonyms), and the same words in the other "
+                "language (English or Chinese); null for none.")})},
+            idempotent=True,
         ),
         ToolDef(
             SEARCH_TOOL, "Search memory",
@@ -369,7 +375,11 @@ def _save(args: object, store: MemoryStore, source: str, lang: str | None) -> To
         if not isinstance(text, str) or not text.strip():
             return ToolAnswer(_say("missing", language, name="text"), True)
 
-        result = store.remember(kind, text, source=source)
+        keywords = _keywords(parsed.get("keywords"), store, language)
+        if isinstance(keywords, ToolAnswer):
+            return keywords
+        extra = {"keywords": keywords} if keywords else {}
+        result = store.remember(kind, text, source=source, **extra)
         entry = result.entry
         message = _say("saved" if result.added else "duplicate", language, label=entry.kind.label_for(language),
                        total=_count(store))
@@ -388,6 +398,18 @@ def _save(args: object, store: MemoryStore, source: str, lang: str | None) -> To
         return ToolAnswer(message, False)
 
     return _handle(body, args, store, lang, lambda parsed: parsed.get("text"))
+
+
+def _keywords(value: object, store: MemoryStore, language: str) -> list[str] | None | ToolAnswer:
+    """The keywords of a save, cleaned tolerantly (a model's bad keyword is dropped, the memory is
+    kept); a comma-separated string is read as a list; anything else answers an error line."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [part for part in value.replace("，", ",").split(",")]
+    if not isinstance(value, list):
+        return ToolAnswer(_say("bad_keywords", language), True)
+    return clean_keywords(value, store.limits, strict=False)[0]
 
 
 def _top_k(value: object) -> int | None:

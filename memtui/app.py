@@ -192,6 +192,21 @@ class MemtuiApp(App[None]):
         for command in super().get_system_commands(screen):
             if command.title not in ("Quit", "Keys"):
                 yield command
+        other = "default" if self.store.limits.profile_name == "nanohermes" else "nanohermes"
+        yield SystemCommand(
+            f"Ranking profile: {other}",
+            "nanohermes ranks exactly as the original (every word counts, no gate, keywords ignored); "
+            "default ignores function words, gates weak matches and uses keywords",
+            lambda: self.switch_profile(other),
+        )
+
+    def switch_profile(self, name: str) -> None:
+        """Rank with another profile from now on (explain, and the block it shows)."""
+        self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor)
+        self.notify(f"Ranking profile: {name}")
+        refresh = getattr(self.screen, "refresh_explain", None)
+        if refresh is not None:
+            refresh()
 
     # ------------------------------------------------------------------ navigation
 

@@ -34,6 +34,7 @@ A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the opt
 # keep the command busy for minutes.
 MAX_EXPLAIN_ROWS = 1_000_000
 
+PROFILE_NAMES = ("default", "nanohermes")  # memtui_core.limits.PROFILES, named here so `inject` imports nothing
 AUDIT_OPS = ("add", "refresh", "edit", "reclassify", "delete", "evict", "approve", "restore", "quarantine", "import")
 
 
@@ -109,6 +110,9 @@ def _add_store_options(parser: argparse.ArgumentParser, default: object) -> None
                         help="store directory (default: $MEMTUI_DIR, else the platform data dir)")
     parser.add_argument("--lock-timeout", type=_seconds, default=default, metavar="SECONDS",
                         help="how long a write waits for another writer (default 10)")
+    parser.add_argument("--profile", choices=PROFILE_NAMES, default=default,
+                        help="ranking profile: default (stopwords, gate, keywords) or nanohermes (the original "
+                             "ranking, exactly)")
 
 
 LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
@@ -135,13 +139,13 @@ def _inject_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_INJECT_OPTIONS = ("--dir", "--lock-timeout", "--lang")
+_INJECT_OPTIONS = ("--dir", "--lock-timeout", "--lang", "--profile")
 
 
 def _quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments of `memtui inject` (command word removed) read without building a parser,
     for the common well-formed call; None sends anything else (help, errors) to argparse."""
-    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": None}
+    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": None, "profile": None}
     query = None
     i = 0
     while i < len(argv):
@@ -165,6 +169,10 @@ def _quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
                 values["dir"] = _directory(value)
             elif name == "--lock-timeout":
                 values["lock_timeout"] = _seconds(value)
+            elif name == "--profile":
+                if value not in PROFILE_NAMES:
+                    return None
+                values["profile"] = value
             elif value in ("zh", "en", "auto"):
                 values["lang"] = value
             else:
@@ -181,9 +189,9 @@ def _command_at(argv: list[str]) -> int | None:
     i = 0
     while i < len(argv):
         token = argv[i]
-        if token in ("--dir", "--lock-timeout"):
+        if token in ("--dir", "--lock-timeout", "--profile"):
             i += 2
-        elif token.startswith(("--dir=", "--lock-timeout=")) or token == "--demo":
+        elif token.startswith(("--dir=", "--lock-timeout=", "--profile=")) or token == "--demo":
             i += 1
         elif token.startswith("-"):
             return None
@@ -226,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kind", metavar="KIND", help="preference, correction, lesson or fact")
     p.add_argument("text", metavar="TEXT", help="the memory (`-` reads it from stdin)")
     p.add_argument("--source", default="cli", help="where it came from (default: cli)")
+    p.add_argument("--keyword", action="append", default=None, metavar="K", dest="keywords",
+                   help="a retrieval keyword (repeatable): a synonym or the other language's word; never shown "
+                        "in the block")
     p.set_defaults(handler=cmd_add)
 
     p = command("search", "the best-matching entries for a query (blocked entries never appear)", as_json)
@@ -243,9 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_inject_arguments(command("inject", INJECT_HELP))
 
-    p = command("edit", "replace the text of an entry", as_json)
+    p = command("edit", "replace the text or the keywords of an entry", as_json)
     p.add_argument("id", metavar="ID")
-    p.add_argument("--text", required=True, metavar="TEXT", help="the new text (`-` reads it from stdin)")
+    p.add_argument("--text", metavar="TEXT", help="the new text (`-` reads it from stdin)")
+    p.add_argument("--keywords", metavar='"A, B"',
+                   help='replace the retrieval keywords (comma-separated; "" removes them all)')
     p.set_defaults(handler=cmd_edit)
 
     p = command("reclassify", "change the kind of an entry", as_json)
@@ -331,6 +344,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.demo:
         _stderr(f"usage: {PROG} [--dir DIR] --demo\n{PROG}: error: --demo opens the terminal app and takes no command")
         return 2
+    elif args.command == "edit" and args.text is None and args.keywords is None:
+        _stderr(f'usage: {PROG} edit ID [--text TEXT] [--keywords "A, B"]\n'
+                f"{PROG}: error: edit needs --text, --keywords or both")
+        return 2
     else:
         handler = args.handler
 
@@ -408,10 +425,13 @@ def _open(args: argparse.Namespace, actor: str = "cli"):
     from memtui_core.store import MemoryStore
 
     limits = None
-    if args.lock_timeout is not None:
-        from memtui_core.limits import DEFAULT_LIMITS
+    profile = getattr(args, "profile", None)
+    if args.lock_timeout is not None or profile not in (None, "default"):
+        from memtui_core.limits import Limits
 
-        limits = DEFAULT_LIMITS.replace(lock_timeout=args.lock_timeout)
+        limits = Limits.profile(profile or "default")
+        if args.lock_timeout is not None:
+            limits = limits.replace(lock_timeout=args.lock_timeout)
     store = MemoryStore(args.dir, limits=limits, actor=actor, lang=getattr(args, "lang", None))
     if os.path.exists(store.dir) and not os.path.isdir(store.dir):
         raise CliError(f"store path {store.dir} is not a directory (check --dir or $MEMTUI_DIR)")
@@ -650,8 +670,9 @@ def cmd_add(args: argparse.Namespace) -> int:
     kind = Kind.require(_text(args.kind, "KIND"))
     text = _input_text(args.text, "TEXT")
     source = _text(args.source, "--source", strict=True)
+    keywords = [_text(k, "--keyword", strict=True) for k in args.keywords] if args.keywords is not None else None
     store = _open(args)
-    result = store.remember(kind, text, source=source)
+    result = store.remember(kind, text, source=source, keywords=keywords)
     if result.truncated:
         _warn_cut(store, result.original_length)
     if args.json:
@@ -692,27 +713,39 @@ def _warn_cut(store, original_length: int | None) -> None:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    text = _input_text(args.text, "--text")
+    text = _input_text(args.text, "--text") if args.text is not None else None
+    keywords = _keyword_list(_text(args.keywords, "--keywords", strict=True)) if args.keywords is not None else None
     store = _open(args)
     entry_id = _text(args.id, "ID")
     before = store.get(entry_id)
-    check = store.check_text(text, exclude_id=entry_id)
-    entry = store.update(entry_id, text=text)
-    if check.cut and entry.text != before.text:
+    check = store.check_text(text, exclude_id=entry_id) if text is not None else None
+    entry = store.update(entry_id, text=text, keywords=keywords)
+    if check is not None and check.cut and entry.text != before.text:
         _warn_cut(store, check.original_length)
     if args.json:
         return _emit_json(_dump(entry))
     from memtui.render import Style, clean, truncate
 
     style = Style()
-    if entry.text == before.text:
+    if entry.text == before.text and entry.keywords == before.keywords:
         _echo(f"{entry.id}: no change")
         return 0
-    _echo(f"edited {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
+    if entry.text != before.text:
+        _echo(f"edited {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
+    if entry.keywords != before.keywords:
+        _echo(f"keywords of {style.bold(entry.id)}: {', '.join(entry.keywords) or '(none)'}")
+        dropped = len(keywords or []) - len(entry.keywords)
+        if dropped > 0:
+            _echo(style.dim(f"  {dropped} duplicate or function-word keyword(s) dropped"))
     if "blocked" in entry.flags:
         _echo(style.red(f"  blocked by the threat scan: never injected until approved "
                         f"(`{_prefix(args)} approve {entry.id}`)"))
     return 0
+
+
+def _keyword_list(value: str) -> list[str]:
+    """`--keywords "a, b"`: comma-separated (a full-width comma too); empty removes them all."""
+    return [part.strip() for part in value.replace("，", ",").replace("、", ",").split(",") if part.strip()]
 
 
 def cmd_reclassify(args: argparse.Namespace) -> int:

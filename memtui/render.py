@@ -209,9 +209,11 @@ _STATUS_STYLE = {
     "cut_top_k": ("yellow",),
     "cut_budget": ("yellow",),
     "blocked": ("red", "bold"),
+    "below_threshold": ("magenta",),
     "zero_score": ("dim",),
 }
 BAR_CELLS = 12
+STATUS_WIDTH = max(len(status) for status in _STATUS_STYLE)  # below_threshold
 MORE_HITS = 6  # hits shown below the injected ones, unless --all
 
 
@@ -238,9 +240,14 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
     lines = [
         f"{style.dim('query ')} {clean(e.query) if width is None else truncate(clean(e.query), width - 7)}",
         f"{style.dim('tokens')} {_listing(e.tokens, None if width is None else width - 7) or style.dim('(none)')}",
-        style.dim(f"       {e.n} entries, average length {e.avg_len:.1f} tokens; top_k {e.top_k}, budget {e.budget}"),
-        "",
+        style.dim(f"       {e.n} entries, average length {e.avg_len:.1f} tokens; top_k {e.top_k}, budget {e.budget}"
+                  f"; profile {e.profile}"),
     ]
+    ignored = e.ignored
+    if ignored:
+        listing = _listing(ignored, None if width is None else width - 41)
+        lines.append(f"{style.dim('ignored')} {listing} {style.dim('(function words, not scored)')}")
+    lines.append("")
     hits = [row for row in e.entries if row.score > 0]
     shown = e.entries if show_all else hits[: e.top_k + MORE_HITS]
     more_hits = len(hits) - len(shown) if not show_all else 0
@@ -252,18 +259,23 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
     for row in shown:
         status = row.status.value
         rank = f"#{row.rank}" if row.rank is not None else "-"
-        head = (f"{pad(rank, 4, '>')}  {style(fit(status, 10), *_STATUS_STYLE.get(status, ()))}  "
+        head = (f"{pad(rank, 4, '>')}  {style(fit(status, STATUS_WIDTH), *_STATUS_STYLE.get(status, ()))}  "
                 f"{pad(f'{row.score:.2f}', 6, '>')}  {style.dim(row.id)}  {style.cyan(fit(row.kind.value, 10))}  ")
         text = clean(row.text)
-        used = 4 + 2 + 10 + 2 + 6 + 2 + 12 + 2 + 10 + 2
+        used = 4 + 2 + STATUS_WIDTH + 2 + 6 + 2 + 12 + 2 + 10 + 2
         lines.append(head + (text if width is None else truncate(text, width - used)))
-        matched = sorted((t for t in row.terms if t.tf > 0), key=lambda t: -t.contribution)
-        missing = [t.term for t in row.terms if t.tf == 0]
+        scored = [t for t in row.terms if t.ignored is None]
+        matched = sorted((t for t in scored if t.tf > 0 or t.keyword_tf), key=lambda t: -t.contribution)
+        missing = [t.term for t in scored if t.tf == 0 and not t.keyword_tf]
         for t in matched:
             times = f"×{t.qtf}" if t.qtf > 1 else ""
+            via = style.yellow(f"keyword ×{t.keyword_tf}") if t.from_keywords else ""
+            if t.from_keywords and not t.tf and not t.contribution:
+                via += style.dim(" (not counted: one keyword-only term per entry)")
             lines.append(
                 f"        {pad(t.term, term_width)} {pad(times, 3)} tf {t.tf:<2} df {t.df:<3} idf {t.idf:5.2f}  "
                 f"{pad(f'+{t.contribution:.2f}', 7, '>')}  {style.blue(_bar(t.contribution, top))}"
+                + (f"  {via}" if via else "")
             )
         if missing and row.score > 0:
             lines.append(style.dim(f"        missing: {_listing(missing, None if width is None else width - 17)}"))

@@ -238,7 +238,10 @@ class ExplainScreen(Screen):
                 if token not in seen:
                     seen.append(token)
             for token in seen[:12]:
-                text.append(f" {token} ", style="bold on #303030")
+                if token in explanation.ignored:  # a function word: shown struck through, not scored
+                    text.append(f" {token} ", style="strike #6c6c6c on #262626")
+                else:
+                    text.append(f" {token} ", style="bold on #303030")
                 text.append(" ")
             if len(seen) > 12:
                 text.append(f"+{len(seen) - 12} ", style="#8a8a8a")
@@ -246,6 +249,8 @@ class ExplainScreen(Screen):
             for row in explanation.entries:
                 counts[row.status] = counts.get(row.status, 0) + 1
             text.append(f"│ n={explanation.n} avg_len={explanation.avg_len:.1f} │ ", style="#8a8a8a")
+            if explanation.profile != "default":
+                text.append(f"profile {explanation.profile} │ ", style="bold #d7afff")
             for status in Status:
                 if counts.get(status):
                     text.append_text(status_badge(status))
@@ -277,6 +282,7 @@ class ExplainScreen(Screen):
             return
         reason_style = {
             Status.INJECTED: "#87d787", Status.BLOCKED: "#ff5f87", Status.ZERO_SCORE: "#8a8a8a",
+            Status.BELOW_THRESHOLD: "#d7afff",
         }.get(row.status, "#ffd75f")
         entry_pane.update(
             Group(

@@ -25,6 +25,7 @@ STATUS_LOOK = {
     Status.INJECTED: ("injected", "bold #1c1c1c on #87d787", "in the block"),
     Status.CUT_TOP_K: ("cut top-k", "bold #1c1c1c on #ffd75f", "ranked below top-k"),
     Status.CUT_BUDGET: ("cut budget", "bold #1c1c1c on #ffaf5f", "did not fit the budget"),
+    Status.BELOW_THRESHOLD: ("weak match", "bold #1c1c1c on #d7afff", "held back by the relevance gate"),
     Status.ZERO_SCORE: ("no match", "#8a8a8a", "no query term"),
     Status.BLOCKED: ("blocked", "bold #ffffff on #d7005f", "held back"),
 }

@@ -39,16 +39,27 @@ def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType
     table.add_column("contrib", justify="right")
     table.add_column(f"of top {top:.2f}" if top else "bar", no_wrap=True, min_width=BAR_WIDTH)
     for term in row.terms:
-        missing = term.tf == 0
-        style = "#6c6c6c" if missing else ""
+        missing = term.tf == 0 and not term.keyword_tf
+        faint = missing or term.ignored is not None
+        style = "#6c6c6c" if faint else ""
+        if term.ignored is not None:
+            note = Text("ignored: function word", style=style)
+        elif missing:
+            note = Text("not in entry", style=style)
+        else:
+            note = bar(term.contribution, top, BAR_WIDTH)
+            if term.from_keywords:
+                note.append(f" keyword ×{term.keyword_tf}", style="#d7afff")
+                if not term.tf and not term.contribution:
+                    note.append(" (not counted: one keyword-only term per entry)", style="#6c6c6c")
         table.add_row(
-            Text(term.term, style="bold" if not missing else style),
+            Text(term.term, style="bold" if not faint else style),
             Text(str(term.qtf), style=style),
             Text(str(term.tf), style=style),
             Text(str(term.df), style=style),
             Text(f"{term.idf:.3f}", style=style),
-            Text(f"{term.contribution:.3f}", style="bold #5fafff" if not missing else style),
-            bar(term.contribution, top, BAR_WIDTH) if not missing else Text("not in entry", style=style),
+            Text(f"{term.contribution:.3f}", style="bold #5fafff" if not faint else style),
+            note,
         )
     total = Text.assemble(("total ", "bold"), (f"{row.score:.3f}", "bold #5fafff"), f"  (doc length {row.doc_len})")
     return Group(table, total)

@@ -31,7 +31,8 @@ async def _session_scenario(store_dir) -> dict:
             tools = (await session.list_tools()).tools
             seen["tools"] = {tool.name: tool for tool in tools}
             seen["save"] = await session.call_tool("memory_save", {"kind": "correction", "text": "部署脚本默认先 dry-run，确认后再执行"})
-            seen["again"] = await session.call_tool("memory_save", {"kind": "lesson", "text": "部署脚本默认先 dry-run，确认后再执行"})
+            seen["again"] = await session.call_tool("memory_save", {"kind": "lesson", "text": "部署脚本默认先 dry-run，确认后再执行",
+                                                                    "keywords": ["deploy", "发布"]})
             seen["search"] = await session.call_tool("memory_search", {"query": "部署 dry-run", "top_k": 3})
             seen["nothing"] = await session.call_tool("memory_search", {"query": "完全无关"})
             seen["inject"] = await session.call_tool("memory_inject", {"query": "部署脚本"})
@@ -51,8 +52,9 @@ def test_mcp_server_round_trip(tmp_path):
     tools = seen["tools"]
     assert set(tools) == {"memory_save", "memory_search", "memory_inject"}
     save_schema = tools["memory_save"].input_schema
-    assert save_schema["required"] == ["kind", "text"]
+    assert save_schema["required"] == ["kind", "text", "keywords"]  # strict: null for none
     assert save_schema["properties"]["kind"]["enum"] == ["preference", "correction", "lesson", "fact"]
+    assert "keywords" in save_schema["properties"]
     assert tools["memory_search"].input_schema["required"] == ["query", "top_k"]  # strict: null for the default
     assert tools["memory_search"].annotations.read_only_hint is True
     for tool in tools.values():
@@ -81,6 +83,7 @@ def test_mcp_server_round_trip(tmp_path):
     assert not seen["still_alive"].is_error  # errors are results, the server keeps serving
 
     assert len(store.entries()) == 1
+    assert store.entries()[0].keywords == ["deploy", "发布"]  # the refresh merged the new keywords
     events = store.audit()
     assert [e.op.value for e in events] == ["add", "refresh"]
     assert {e.actor for e in events} == {"mcp"}

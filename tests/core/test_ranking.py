@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from memtui_core.kinds import Kind
-from memtui_core.ranking import Index, document_tokens, query_terms
+from memtui_core.limits import Limits
+from memtui_core.stopwords import DEFAULT_STOPWORDS
+from memtui_core.ranking import Index, document_tokens, query_terms, split_query
 from memtui_core.store import MemoryStore
 from memtui_core.tokenize import tokenize
 
@@ -291,18 +293,31 @@ def test_empty_index_scores_nothing():
 def big_store(tmp_path_factory, corpus):
     directory = tmp_path_factory.mktemp("ranking") / "store"
     write_store_file(directory, corpus_items(corpus))
-    store = MemoryStore(directory)
+    store = MemoryStore(directory, Limits.nanohermes())
     assert len(store.entries()) == len(corpus)
     assert not any(e.blocked for e in store.entries())
     return store
 
 
-def test_store_search_scores_equal_bm25s(big_store, corpus, docs, queries):
+@pytest.fixture(scope="module")
+def default_store(big_store):
+    return MemoryStore(big_store.dir, Limits(min_coverage=0, relative_floor=0))
+
+
+@pytest.mark.parametrize("profile", ["nanohermes", "default"])
+def test_store_search_scores_equal_bm25s(big_store, default_store, corpus, docs, queries, profile):
+    # nanohermes scores every query token, exactly as the original ranking; the default profile
+    # scores the same BM25 over the query without its function words (its gate switched off here).
+    store = big_store if profile == "nanohermes" else default_store
     engine = bm25s_engine(docs)
     ids = [f"{i:012x}" for i in range(len(corpus))]
     for query in queries:
-        expected = bm25s_scores(engine, tokenize(query), len(docs))
-        hits = big_store.search(query, top_k=len(corpus))
+        tokens = tokenize(query)
+        if profile == "default":
+            tokens, _ignored = split_query(tokens, DEFAULT_STOPWORDS)
+            assert not set(tokens) & DEFAULT_STOPWORDS
+        expected = bm25s_scores(engine, tokens, len(docs))
+        hits = store.search(query, top_k=len(corpus))
         positions = [ids.index(hit.entry.id) for hit in hits]
         # every document with a positive score is a hit, and no other
         assert set(positions) == {i for i in range(len(docs)) if expected[i] > 0}, query
@@ -458,7 +473,7 @@ def test_big_store_scores_equal_bm25s(tmp_path):
 
     corpus = make_corpus(VECTOR_MIN_DOCS + 50, seed=99)
     write_store_file(tmp_path / "big", corpus_items(corpus))
-    store = MemoryStore(tmp_path / "big")
+    store = MemoryStore(tmp_path / "big", Limits.nanohermes())
     docs = corpus_docs(corpus)
     engine = bm25s_engine(docs)
     for query in make_queries(seed=3)[:25]:

@@ -694,7 +694,8 @@ def test_public_signatures_and_defaults(tmp_path):
     assert defaults(MemoryStore.__init__) == {"dir": None, "limits": None, "actor": "api", "lang": None}
     assert MemoryStore(tmp_path).actor == "api"
     assert defaults(MemoryStore.remember) == {"kind": inspect.Parameter.empty, "text": inspect.Parameter.empty,
-                                              "source": "tool"}
+                                              "source": "tool", "keywords": None}
+    assert inspect.signature(MemoryStore.remember).parameters["keywords"].kind is inspect.Parameter.KEYWORD_ONLY
     assert defaults(MemoryStore.search) == {"query": inspect.Parameter.empty, "top_k": None}
     assert {k: v for k, v in defaults(MemoryStore.explain).items() if k in ("top_k", "budget")} == {
         "top_k": None, "budget": None}

@@ -21,7 +21,7 @@ anthropic_types = pytest.importorskip("anthropic.types")
 mcp_types = pytest.importorskip("mcp.types")
 
 # the keywords every strict mode accepts (some refuse minimum, maximum, pattern, format, default)
-ALLOWED_KEYWORDS = {"type", "properties", "required", "additionalProperties", "enum", "description"}
+ALLOWED_KEYWORDS = {"type", "properties", "required", "additionalProperties", "enum", "description", "items"}
 
 
 def strict_problems(schema: dict, path: str = "$") -> list[str]:
@@ -36,6 +36,11 @@ def strict_problems(schema: dict, path: str = "$") -> list[str]:
             problems.append(f"{path}: not every property is required")
         for name, sub in properties.items():
             problems += strict_problems(sub, f"{path}.{name}")
+    if "array" in types:
+        if not isinstance(schema.get("items"), dict):
+            problems.append(f"{path}: an array without an items schema")
+        else:
+            problems += strict_problems(schema["items"], f"{path}[]")
     if "enum" in schema and "null" in types and None not in schema["enum"]:
         problems.append(f"{path}: nullable enum without null")
     return problems

@@ -73,8 +73,11 @@ def test_the_parameters_are_valid_json_schemas_that_accept_and_reject_the_right_
     def valid(schema, args):
         return jsonschema.Draft202012Validator(schema).is_valid(args)
 
-    assert valid(save, {"kind": "lesson", "text": "Run the tests before pushing"})
-    assert not valid(save, {"kind": "insight", "text": "x"})
+    assert valid(save, {"kind": "lesson", "text": "Run the tests before pushing", "keywords": None})
+    assert valid(save, {"kind": "lesson", "text": "Run the tests before pushing", "keywords": ["ci", "测试"]})
+    assert not valid(save, {"kind": "lesson", "text": "Run the tests before pushing"})  # strict: null for none
+    assert not valid(save, {"kind": "lesson", "text": "x", "keywords": "ci"})
+    assert not valid(save, {"kind": "insight", "text": "x", "keywords": None})
     assert not valid(save, {"kind": "fact"})
     assert not valid(search, {"query": "deploy"})  # strict: every property is required, null for the default
     assert valid(search, {"query": "deploy", "top_k": None})
@@ -86,7 +89,7 @@ def test_the_parameters_are_valid_json_schemas_that_accept_and_reject_the_right_
 def test_the_save_schema_lists_the_four_kinds_and_explains_each():
     save = tool_schemas()[0]["function"]
     assert save["parameters"]["properties"]["kind"]["enum"] == ["preference", "correction", "lesson", "fact"]
-    assert save["parameters"]["required"] == ["kind", "text"]
+    assert save["parameters"]["required"] == ["kind", "text", "keywords"]
     for kind in Kind:
         assert f"{kind.value} =" in save["description"]
 

@@ -1,0 +1,178 @@
+"""The relevance evaluation: `python -m bench.relevance [--json] [--sweep] [--misses]`.
+
+Set A: a store from bench/relevance_memories.json, the messages of bench/relevance_messages.json.
+Set B: bench/relevance_set_b.json, written after the settings were chosen on set A.
+Each is replayed for three runs: the default profile with the memories' keywords, the default
+profile on the texts alone, and the nanohermes profile (the original ranking). Per split (A dev:
+the messages tuning looked at; A held-out: every third message of A; B: the second set) it prints:
+
+- hit@4: relevant messages whose memory is injected;
+- false recall: messages no memory is relevant to that inject anything;
+- other entries per relevant turn: injected entries beside the expected one, on average;
+- lexical hits kept: messages sharing a content word with their memory's text whose memory is injected.
+
+`--sweep` prints the dev-split figures over a grid of gate settings (how the defaults were chosen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(name: str = "A") -> tuple[list[dict], list[dict]]:
+    """The memories and messages of set A (each message tagged dev or held-out) or set B."""
+    if name == "B":
+        data = json.loads((HERE / "relevance_set_b.json").read_text("utf-8"))
+        memories = data["memories"]
+        split = lambda i: "B"  # noqa: E731 - one split: all of it
+    else:
+        memories = json.loads((HERE / "relevance_memories.json").read_text("utf-8"))["memories"]
+        data = json.loads((HERE / "relevance_messages.json").read_text("utf-8"))
+        split = lambda i: "held-out" if i % 3 == 2 else "dev"  # noqa: E731
+    messages = [dict(m, split=split(i)) for i, m in enumerate(data["relevant"])]
+    messages += [{"text": t, "expect": [], "lexical": False, "split": split(i)} for i, t in enumerate(data["none"])]
+    return memories, messages
+
+
+def build(directory: Path, memories: list[dict], with_keywords: bool, limits) -> tuple[object, dict[str, str]]:
+    from memtui_core import MemoryStore
+
+    store = MemoryStore(directory, limits)
+    ids = {}
+    for memory in memories:
+        keywords = memory["keywords"] if with_keywords else None
+        ids[store.remember(memory["kind"], memory["text"], source="bench", keywords=keywords).entry.id] = memory["id"]
+    return store, ids
+
+
+def measure(store, ids: dict[str, str], messages: list[dict]) -> dict[str, float]:
+    relevant = [m for m in messages if m["expect"]]
+    none = [m for m in messages if not m["expect"]]
+    lexical = [m for m in relevant if m["lexical"]]
+    hits = others = kept = recalled = 0
+    misses, noise = [], []
+    for message in relevant:
+        picked = [ids[h.entry.id] for h in store.search(message["text"])]
+        found = set(message["expect"]) & set(picked)
+        hits += bool(found)
+        others += len([p for p in picked if p not in message["expect"]])
+        if message["lexical"] and found:
+            kept += 1
+        if not found:
+            misses.append(message["text"])
+    for message in none:
+        picked = [ids[h.entry.id] for h in store.search(message["text"])]
+        if picked:
+            recalled += 1
+            noise.append(f"{message['text']} -> {', '.join(picked)}")
+    return {
+        "hit@4": hits / len(relevant),
+        "false_recall": recalled / len(none),
+        "others_per_relevant_turn": others / len(relevant),
+        "lexical_hits_kept": kept / len(lexical) if lexical else 1.0,
+        "relevant": len(relevant), "none": len(none), "lexical": len(lexical),
+        "misses": misses, "false_recalls": noise,
+    }
+
+
+def runs():
+    from memtui_core import Limits
+
+    return [("default, keywords", Limits(), True), ("default, texts alone", Limits(), False),
+            ("nanohermes", Limits.nanohermes(), True)]
+
+
+def evaluate(limits_by_run=None) -> dict[str, dict[str, dict]]:
+    results: dict[str, dict[str, dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for set_name in ("A", "B"):
+            memories, messages = load(set_name)
+            for n, (name, limits, with_keywords) in enumerate(limits_by_run or runs()):
+                store, ids = build(Path(tmp) / f"{set_name}{n}", memories, with_keywords, limits)
+                splits = ("dev", "held-out") if set_name == "A" else ("B",)
+                for split in splits:
+                    results.setdefault(name, {})[split if set_name == "B" else f"A {split}"] = measure(
+                        store, ids, [m for m in messages if m["split"] == split])
+    return results
+
+
+def table(results: dict[str, dict[str, dict]]) -> str:
+    lines = [f"{'run':<22} {'split':<11} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13}"]
+    for name, splits in results.items():
+        for split, r in splits.items():
+            lines.append(f"{name:<22} {split:<11} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
+                         f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%}")
+    for set_name in ("A", "B"):
+        memories, messages = load(set_name)
+        relevant = [m for m in messages if m["expect"]]
+        lines.append(f"set {set_name}: {len(memories)} memories; {len(relevant)} relevant messages "
+                     f"({sum(m['lexical'] for m in relevant)} lexical), {len(messages) - len(relevant)} with no memory"
+                     + ("; held-out = every third message" if set_name == "A" else "; written after tuning"))
+    return "\n".join(lines)
+
+
+SWEEP = {
+    "keyword_weight": (0.3, 0.6, 1.0),
+    "keyword_only_terms": (1, 2),
+    "min_coverage": (0.0, 0.2, 0.3, 0.4, 0.5),
+    "relative_floor": (0.0, 0.2, 0.3, 0.4, 0.5),
+}
+
+
+def sweep() -> str:
+    from memtui_core import Limits
+
+    memories, messages = load("A")
+    dev = [m for m in messages if m["split"] == "dev"]
+    out = [f"{'weight':>6} {'kw-only':>7} {'coverage':>8} {'floor':>6} | {'hit@4':>6} {'FR':>5} {'others':>6} "
+           f"{'lex':>5} | texts: {'FR':>5} {'lex':>5}"]
+    from memtui_core import MemoryStore
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # One store with keywords and one without; each setting reads them with its own limits.
+        keyworded, ids = build(Path(tmp) / "k", memories, True, Limits())
+        plain, plain_ids = build(Path(tmp) / "t", memories, False, Limits())
+        for weight in SWEEP["keyword_weight"]:
+            for only in SWEEP["keyword_only_terms"]:
+                for coverage in SWEEP["min_coverage"]:
+                    for floor in SWEEP["relative_floor"]:
+                        limits = Limits(keyword_weight=weight, keyword_only_terms=only, min_coverage=coverage,
+                                        relative_floor=floor)
+                        r = measure(MemoryStore(keyworded.dir, limits), ids, dev)
+                        t = measure(MemoryStore(plain.dir, limits), plain_ids, dev)
+                        out.append(f"{weight:>6} {only:>7} {coverage:>8} {floor:>6} | {r['hit@4']:>6.0%} "
+                                   f"{r['false_recall']:>5.0%} {r['others_per_relevant_turn']:>6.2f} "
+                                   f"{r['lexical_hits_kept']:>5.0%} | texts: {t['false_recall']:>5.0%} "
+                                   f"{t['lexical_hits_kept']:>5.0%}")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.relevance", description=__doc__.split("\n")[0])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--sweep", action="store_true", help="the dev-split figures over a grid of gate settings")
+    parser.add_argument("--misses", action="store_true", help="also list the misses and false recalls")
+    args = parser.parse_args(argv)
+    if args.sweep:
+        print(sweep())
+        return 0
+    results = evaluate()
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False, indent=2))
+        return 0
+    print(table(results))
+    if args.misses:
+        for name, splits in results.items():
+            for split, figures in splits.items():
+                print(f"\n{name}, {split}: misses: {figures['misses']}\n  false recalls: {figures['false_recalls']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

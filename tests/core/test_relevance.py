@@ -1,0 +1,337 @@
+"""Query hygiene, the relevance gate, plural folding, whole-keyword matches and the profiles."""
+
+from __future__ import annotations
+
+import random
+
+import bm25s
+import numpy as np
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memtui_core.kinds import Kind
+from memtui_core.limits import DEFAULT_LIMITS, Limits
+from memtui_core.model import Status
+from memtui_core.ranking import document_tokens, fold_plurals, split_query
+from memtui_core.stopwords import DEFAULT_STOPWORDS
+from memtui_core.store import MemoryStore
+from memtui_core.tokenize import tokenize
+
+
+def write(directory, items):
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "memory.json").write_bytes(orjson.dumps({"entries": items}))
+
+
+def item(n, kind, text, **extra):
+    return {"id": f"{n:012x}", "kind": kind, "text": text, "source": "t", "ts": n, **extra}
+
+
+@pytest.fixture
+def store_dir(tmp_path):
+    write(tmp_path / "s", [
+        item(1, "fact", "The capital of the staging config is in config/staging.yaml"),
+        item(2, "preference", "回复一律用中文，代码注释保持英文"),
+        item(3, "lesson", "Run the test suite with pytest -x before a release"),
+        item(4, "fact", "The API server listens on port 8080 behind nginx",
+             keywords=["reverse proxy", "端口", "backend"]),
+        item(5, "fact", "Postgres 15 holds the staging database; migrations live in db/migrations"),
+        item(6, "correction", "什么时候都不要直接改生产数据库"),
+    ])
+    return tmp_path / "s"
+
+
+# ---------------------------------------------------------------- limits and profiles
+
+
+def test_limits_carry_relevance_settings_with_reasons():
+    reasons = Limits.reasons()
+    for name in ("stopwords", "fold_plurals", "keyword_weight", "keyword_only_terms", "min_coverage",
+                 "relative_floor", "max_keywords", "max_keyword_chars"):
+        assert reasons[name], name
+    assert DEFAULT_LIMITS.stopwords == DEFAULT_STOPWORDS
+    assert hash(Limits()) == hash(Limits()) and Limits() == Limits()
+    with pytest.raises(AttributeError):
+        Limits().stopwords = frozenset()  # type: ignore[misc]
+
+
+def test_stopwords_are_overridable_and_compared_as_sets():
+    custom = Limits(stopwords=["The", "of"])
+    assert custom.stopwords == frozenset({"the", "of"})
+    assert custom != Limits() and custom.replace(top_k=3).stopwords == custom.stopwords
+    assert Limits(stopwords=()).stopwords == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [({"stopwords": "the"}, "collection of words"), ({"stopwords": [1]}, "collection of words"),
+     ({"min_coverage": 1.5}, "at most 1"), ({"relative_floor": -0.1}, "positive"),
+     ({"fold_plurals": 2}, "0 or 1"), ({"max_keywords": 0}, "positive")],
+)
+def test_bad_relevance_limits_are_refused(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        Limits(**overrides)
+
+
+def test_nanohermes_profile_is_the_original_ranking():
+    nano = Limits.nanohermes()
+    assert nano.stopwords == frozenset() and nano.keyword_weight == 0 and nano.fold_plurals == 0
+    assert nano.min_coverage == 0 and nano.relative_floor == 0
+    assert nano.profile_name == "nanohermes" and Limits().profile_name == "default"
+    assert Limits.profile("nanohermes") == nano and Limits.profile("default") == Limits()
+    assert Limits.nanohermes(top_k=2).top_k == 2
+    with pytest.raises(ValueError, match="unknown profile"):
+        Limits.profile("fast")
+
+
+# ---------------------------------------------------------------- stopwords
+
+
+def test_function_words_alone_match_nothing(store_dir):
+    store = MemoryStore(store_dir)
+    assert store.search("what is the capital of Australia?") != []  # "capital" is a real match
+    assert store.search("what is the answer to this?") == []
+    assert store.search("这是什么意思呢") == []
+    assert store.retrieve_block("Can you tell me what it is?") == ""
+    nano = MemoryStore(store_dir, Limits.nanohermes())
+    assert nano.search("what is the answer to this?") != []  # the original matches on "the", "is"
+
+
+def test_chinese_function_bigrams_are_ignored(store_dir):
+    store = MemoryStore(store_dir)
+    explanation = store.explain("什么时候可以部署")
+    assert "什么" in explanation.ignored and "可以" in explanation.ignored
+    row = explanation.for_id(f"{6:012x}")  # holds 什么 only as a function word
+    assert row.status == Status.ZERO_SCORE
+
+
+def test_explain_says_a_term_was_ignored_and_why(store_dir):
+    explanation = MemoryStore(store_dir).explain("the staging database")
+    assert explanation.ignored == ["the"] and explanation.profile == "default"
+    row = explanation.for_id(f"{5:012x}")
+    by_term = {t.term: t for t in row.terms}
+    assert by_term["the"].ignored and "function word" in by_term["the"].ignored
+    assert by_term["the"].tf == 1 and by_term["the"].contribution == 0.0
+    assert by_term["database"].ignored is None and by_term["database"].contribution > 0
+    assert row.score == pytest.approx(sum(t.contribution for t in row.terms))
+
+
+def test_only_function_words_gives_a_plain_reason(store_dir):
+    row = MemoryStore(store_dir).explain("what is the").entries[0]
+    assert row.status == Status.ZERO_SCORE and "only function words" in row.reason
+
+
+def test_default_scores_are_bm25_over_the_query_without_stopwords(store_dir):
+    store = MemoryStore(store_dir, Limits(min_coverage=0, relative_floor=0, fold_plurals=0, keyword_weight=0))
+    entries = store.entries()
+    docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in entries]
+    engine = bm25s.BM25(method="atire", idf_method="lucene", k1=1.2, b=0.75, dtype="float64")
+    engine.index(docs, show_progress=False)
+    for query in ("the staging database", "the test of the API server", "什么时候 部署", "这是什么"):
+        tokens, _ignored = split_query(tokenize(query), DEFAULT_STOPWORDS)
+        assert not set(tokens) & DEFAULT_STOPWORDS
+        expected = np.asarray(engine.get_scores(tokens)) if tokens else np.zeros(len(docs))
+        hits = {h.entry.id: h.score for h in store.search(query, top_k=10)}
+        assert set(hits) == {entries[i].id for i in range(len(docs)) if expected[i] > 0}, query
+        for i, entry in enumerate(entries):
+            if entry.id in hits:
+                assert hits[entry.id] == pytest.approx(expected[i], abs=1e-9)
+
+
+# ---------------------------------------------------------------- the gate
+
+
+def test_weak_tail_is_held_back_with_its_own_status(store_dir):
+    store = MemoryStore(store_dir)
+    query = "pytest release staging"
+    explanation = store.explain(query)
+    statuses = {row.id: row.status for row in explanation.entries}
+    held = [row for row in explanation.entries if row.status == Status.BELOW_THRESHOLD]
+    assert held, statuses
+    for row in held:
+        assert row.rank is None and row.score > 0
+        assert "query's weight" in row.reason or "best hit" in row.reason
+        assert row.text not in explanation.block
+    injected = [row.id for row in explanation.entries if row.status == Status.INJECTED]
+    assert [h.entry.id for h in store.search(query)] == injected
+    # the original injects every hit up to top_k
+    nano = MemoryStore(store_dir, Limits.nanohermes()).explain(query)
+    assert not [row for row in nano.entries if row.status == Status.BELOW_THRESHOLD]
+    assert len([row for row in nano.entries if row.status == Status.INJECTED]) > len(injected)
+
+
+def test_coverage_gate_holds_back_an_entry_matching_a_minor_term(tmp_path):
+    write(tmp_path / "s", [item(i, "fact", f"note {i} about yaml files") for i in range(1, 8)]
+          + [item(9, "lesson", "Kubernetes rollouts need a readiness probe")])
+    store = MemoryStore(tmp_path / "s")
+    explanation = store.explain("kubernetes readiness probe yaml")
+    top = explanation.entries[0]
+    assert top.id == f"{9:012x}" and top.status == Status.INJECTED
+    minor = explanation.for_id(f"{1:012x}")
+    assert minor.status == Status.BELOW_THRESHOLD and "query's weight" in minor.reason
+    assert [h.entry.id for h in store.search("kubernetes readiness probe yaml")] == [top.id]
+    # with the gate off, the minor matches fill the top 4
+    ungated = MemoryStore(tmp_path / "s", Limits(min_coverage=0, relative_floor=0))
+    assert len(ungated.search("kubernetes readiness probe yaml")) == 4
+
+
+def test_relative_floor_reason_names_the_best_score(tmp_path):
+    write(tmp_path / "s", [item(1, "fact", "alpha beta gamma delta"), item(2, "fact", "gamma and many other words "
+                                                                                    "here to make it long enough")])
+    store = MemoryStore(tmp_path / "s", Limits(min_coverage=0, relative_floor=0.9))
+    row = store.explain("alpha beta gamma").for_id(f"{2:012x}")
+    assert row.status == Status.BELOW_THRESHOLD and "best hit" in row.reason
+
+
+# ---------------------------------------------------------------- plurals and whole keywords
+
+
+def test_bigrams_made_of_function_words_are_ignored():
+    kept, ignored = split_query(tokenize("什么时候可以部署这是什么"), DEFAULT_STOPWORDS)
+    assert kept == ["以部", "部署", "署这"]
+    assert {"什么", "么时", "时候", "候可", "可以", "这是", "是什"} <= set(ignored)
+
+
+def test_plural_folding_finds_the_stores_form():
+    vocabulary = {"test", "messages", "dependency", "class"}
+    assert fold_plurals(["tests", "message", "dependencies", "classes", "pytest", "zzzs"], vocabulary) == [
+        "test", "messages", "dependency", "class", "pytest", "zzzs"]
+    assert fold_plurals(["tests"], {"tests", "test"}) == ["tests"]  # a word the store holds is kept
+
+
+def test_plural_folding_in_the_store_and_explain(store_dir):
+    store = MemoryStore(store_dir)
+    hits = store.search("which tests")
+    assert hits and hits[0].entry.id == f"{3:012x}"
+    assert [t.term for t in store.explain("which tests").for_id(f"{3:012x}").terms if t.tf] == ["test"]
+    assert MemoryStore(store_dir, Limits.nanohermes()).search("which tests") == []
+
+
+def test_a_keyword_of_several_words_needs_most_of_them(store_dir):
+    store = MemoryStore(store_dir)
+    assert store.search("reverse a linked list") == []
+    hits = store.search("is there a reverse proxy")
+    assert hits and hits[0].entry.id == f"{4:012x}"
+    row = store.explain("is there a reverse proxy").for_id(f"{4:012x}")
+    assert {t.term for t in row.terms if t.from_keywords} == {"reverse", "proxy"}
+
+
+def test_nanohermes_ignores_keywords_in_the_file(store_dir):
+    nano = MemoryStore(store_dir, Limits.nanohermes())
+    assert nano.search("backend") == [] and nano.search("端口") == []
+    assert MemoryStore(store_dir).search("backend")[0].entry.id == f"{4:012x}"
+
+
+# ---------------------------------------------------------------- explain agrees with retrieval
+
+
+ZH = ["部署", "脚本", "前端", "构建", "中文", "数据库", "测试", "缓存", "日志", "端口", "什么", "可以", "一下"]
+EN = ["deploy", "vite", "pnpm", "docker", "the", "tests", "test", "cache", "port", "of", "release", "proxy"]
+
+
+@pytest.fixture(scope="module")
+def random_store(tmp_path_factory):
+    rng = random.Random(11)
+    items = []
+    for n in range(1, 61):
+        words = [rng.choice(ZH + EN) for _ in range(rng.randint(1, 10))]
+        keywords = [rng.choice(ZH + EN) + (" " + rng.choice(EN) if rng.random() < 0.3 else "")
+                    for _ in range(rng.randint(0, 4))]
+        items.append(item(n, rng.choice([k.value for k in Kind]), " ".join(words), keywords=keywords))
+    directory = tmp_path_factory.mktemp("rel") / "s"
+    write(directory, items)
+    return MemoryStore(directory, Limits(char_budget=100_000))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(ZH + EN + ["what", "is", "kubernetes"]), min_size=1, max_size=7))
+def test_explain_injects_exactly_what_search_returns(random_store, words):
+    query = " ".join(words)
+    explanation = random_store.explain(query)
+    injected = sorted((row for row in explanation.entries if row.status == Status.INJECTED), key=lambda r: r.rank)
+    hits = random_store.search(query)
+    assert [row.id for row in injected] == [h.entry.id for h in hits]
+    for row, hit in zip(injected, hits):
+        assert row.score == pytest.approx(hit.score, abs=1e-9)
+        assert row.score == pytest.approx(sum(t.contribution for t in row.terms), abs=1e-9)
+
+
+def test_an_entry_matching_only_on_a_number_is_held_back(tmp_path):
+    write(tmp_path / "s", [item(1, "fact", "iOS support starts at 15.0"), item(2, "fact", "The API listens on port 8080"),
+                           item(3, "fact", "Flutter apps are built with flutter build")])
+    store = MemoryStore(tmp_path / "s")
+    explanation = store.explain("flutter build takes 15 minutes")
+    assert explanation.for_id(f"{1:012x}").status == Status.BELOW_THRESHOLD  # only "15" matches
+    assert [h.entry.id for h in store.search("flutter build takes 15 minutes")] == [f"{3:012x}"]
+    assert store.search("8080")[0].entry.id == f"{2:012x}"  # a query of numbers alone still finds them
+    assert store.search("port 8080")[0].entry.id == f"{2:012x}"
+
+
+def test_chinese_request_words_are_ignored_like_the_english_ones():
+    for word in ("解释", "介绍", "给我"):
+        assert word in DEFAULT_STOPWORDS
+    for word in ("explain", "write", "use"):
+        assert word in DEFAULT_STOPWORDS
+    kept, _ = split_query(tokenize("解释一下什么是区块链"), DEFAULT_STOPWORDS)
+    assert "解释" not in kept and "区块" in kept
+
+
+def test_a_long_message_spread_over_memories_still_gets_the_best_covered_ones(tmp_path):
+    # Five content words, each held by a different entry: none covers 30% of the message, yet the
+    # message is about them; the best-covered entries pass, weaker ones are held back.
+    write(tmp_path / "s", [item(1, "fact", "alpha beta notes"), item(2, "fact", "gamma notes"),
+                           item(3, "fact", "delta notes"), item(4, "fact", "epsilon notes"),
+                           item(5, "fact", "zeta notes")])
+    store = MemoryStore(tmp_path / "s", Limits(relative_floor=0))
+    query = "alpha gamma delta epsilon zeta omega"
+    explanation = store.explain(query)
+    assert not [row for row in explanation.entries if row.status == Status.BELOW_THRESHOLD]
+    hits = store.search(query)
+    assert hits and len(hits) == 4  # every entry covers the same share: all tie, top_k of them pass
+    ungated = MemoryStore(tmp_path / "s", Limits(min_coverage=0.9, relative_floor=0))
+    assert len(ungated.search(query)) == 4  # the bar is never above what the best entries hold
+
+
+def test_below_the_best_coverage_when_no_entry_reaches_the_bar(tmp_path):
+    write(tmp_path / "s", [item(1, "fact", "kafka topics and consumer groups"), item(2, "fact", "kafka brokers"),
+                           item(3, "fact", "retention policy"), item(4, "fact", "grafana dashboards")])
+    store = MemoryStore(tmp_path / "s", Limits(relative_floor=0, min_coverage=0.9))
+    explanation = store.explain("kafka consumer groups retention grafana alerts")
+    first = explanation.for_id(f"{1:012x}")
+    assert first.status == Status.INJECTED
+    weaker = explanation.for_id(f"{4:012x}")
+    assert weaker.status == Status.BELOW_THRESHOLD and "no entry reaches 90%" in weaker.reason
+
+
+@pytest.mark.parametrize("query", ["tell me a fun fact about octopuses", "what's your preference, tea or coffee?",
+                                   "any lessons from the 2008 crisis?", "我有个偏好想问问"])
+def test_a_kind_named_in_passing_injects_nothing(store_dir, query):
+    store = MemoryStore(store_dir)
+    assert store.search(query) == [] and store.retrieve_block(query) == ""
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
+    assert MemoryStore(store_dir, Limits.nanohermes()).search(query) != []  # the original injects them
+
+
+def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
+    store = MemoryStore(store_dir)
+    assert [h.entry.id for h in store.search("what lessons about pytest")] == [f"{3:012x}"]
+    assert {h.entry.kind.value for h in store.search("偏好", top_k=10)} == {"preference"}
+
+
+def test_a_big_store_picks_what_explain_would_inject(tmp_path):
+    # Past VECTOR_MIN_DOCS the gate looks at the best few hits first and more only when needed;
+    # explain judges every hit. They must agree.
+    from memtui_core.ranking import VECTOR_MIN_DOCS
+
+    rng = random.Random(5)
+    words = ZH + EN + ["kafka", "grafana", "helm", "rollout", "v2"]
+    write(tmp_path / "big", [item(n, "fact", " ".join(rng.choices(words, k=rng.randint(2, 14))))
+                             for n in range(1, VECTOR_MIN_DOCS + 120)])
+    store = MemoryStore(tmp_path / "big", Limits(char_budget=100_000))
+    assert store._snap().index.vectorized
+    for query in ("部署 脚本 kafka", "grafana helm rollout v2 cache", "the tests of the release", "端口", "zzz"):
+        injected = sorted((r for r in store.explain(query).entries if r.status == Status.INJECTED), key=lambda r: r.rank)
+        assert [h.entry.id for h in store.search(query)] == [r.id for r in injected], query
