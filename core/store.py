@@ -65,13 +65,17 @@ class _Blocked:
     """The blocked entries' positions, judged only when asked about: whether an entry is blocked
     takes a threat scan, and a query meets only the entries it matches."""
 
-    __slots__ = ("records",)
+    __slots__ = ("records", "judged")
 
     def __init__(self, records: list[Record]) -> None:
         self.records = records
+        self.judged: list[int] = []  # positions judged (scanned) while answering, for the derived index
 
     def __contains__(self, doc_id: object) -> bool:
-        return self.records[doc_id].blocked  # type: ignore[index]
+        record = self.records[doc_id]  # type: ignore[index]
+        if record.scanned is None:
+            self.judged.append(doc_id)  # type: ignore[arg-type]
+        return record.blocked
 
     def __iter__(self):
         return (i for i, record in enumerate(self.records) if record.blocked)
@@ -188,9 +192,27 @@ class MemoryStore:
             return []
         limits = self.limits
         k = limits.top_k if top_k is None else top_k
-        hits = pick(snap.index, tokenize(query), k, _Blocked(snap.records), limits.stopwords, limits.min_coverage,
+        blocked = _Blocked(snap.records)
+        hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
                     limits.relative_floor, bool(limits.fold_plurals))
+        if blocked.judged:
+            self._keep_verdicts(snap, blocked.judged)
         return [(snap.records[doc_id], score) for doc_id, score in hits]
+
+    def _keep_verdicts(self, snap: _Snapshot, judged: list[int]) -> None:
+        """Add the verdicts of the entries this query had scanned to the saved derived index, so
+        the next turn (a new process) does not scan them again: the index fills turn by turn."""
+        found = snap.doc.derived
+        if found is None or len(found.verdicts) != len(snap.records):
+            return
+        for doc_id in judged:
+            scanned = snap.records[doc_id].scanned
+            if scanned is not None:
+                found.verdicts[doc_id] = list(scanned)
+        try:
+            derived.save(self._storage, found)
+        except Exception:  # an optimisation only
+            pass
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         from .model import Hit

@@ -281,3 +281,16 @@ def test_every_profile_ranks_the_same_from_the_saved_index(home, profile):
     assert sum(len(hits) for hits, _ in first.values()) >= 10
     if profile == "default":  # the keywords take part: an entry found through its keywords alone
         assert first["how do we deploy"][0]
+
+
+def test_entries_a_turn_scanned_are_not_scanned_again_by_the_next(home, monkeypatch):
+    first = answers(home)
+    data = (home / "memory.json").read_bytes()
+    saved = derived.read(index_file(home), derived.content_key(data))
+    assert saved is not None and any(v is not None for v in saved.verdicts)  # the turns' scans were kept
+    assert any(v == ["override"] for v in saved.verdicts)  # including the threat's
+
+    import memtui_core.records as records
+
+    monkeypatch.setattr(records, "scan_text", lambda text: pytest.fail("scanned an entry already judged"))
+    assert answers(home) == first
