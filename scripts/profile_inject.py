@@ -31,7 +31,8 @@ BUCKETS = {
     "regex compile": lambda f, fn: f.endswith(("re/__init__.py", "re/_compiler.py", "re/_parser.py")) and fn in ("_compile", "compile"),
     "parse file": lambda f, fn: fn == "parse_document",
     "threat scan": lambda f, fn: fn == "scan_text",
-    "index build": lambda f, fn: fn in ("__init__",) and f.endswith("ranking.py") or fn in ("build_index", "load_index"),
+    "index build": lambda f, fn: fn == "__init__" and f.endswith("ranking.py") or fn in ("build_parts", "derive"),
+    "index file": lambda f, fn: f.endswith("derived.py") and fn in ("read", "save"),
 }
 
 
