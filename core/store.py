@@ -87,11 +87,12 @@ class _Blocked:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept")
 
     def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
         self.storage = storage
+        self.verdicts_kept = False
         self.records = doc.records
         self.limits = limits
         self._index: Index | None = None
@@ -195,7 +196,8 @@ class MemoryStore:
         blocked = _Blocked(snap.records)
         hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
                     limits.relative_floor, bool(limits.fold_plurals))
-        if blocked.judged:
+        if blocked.judged and not snap.verdicts_kept:
+            snap.verdicts_kept = True  # once per file state: a long-running process keeps them in memory
             self._keep_verdicts(snap, blocked.judged)
         return [(snap.records[doc_id], score) for doc_id, score in hits]
 

@@ -283,8 +283,13 @@ def test_every_profile_ranks_the_same_from_the_saved_index(home, profile):
         assert first["how do we deploy"][0]
 
 
+def per_turn(directory: Path) -> dict:
+    """Each query by a new store, as a new `memtui inject` process per turn would."""
+    return {q: MemoryStore(directory, Limits(max_entries=1000)).retrieve_block(q) for q in QUERIES}
+
+
 def test_entries_a_turn_scanned_are_not_scanned_again_by_the_next(home, monkeypatch):
-    first = answers(home)
+    first = per_turn(home)
     data = (home / "memory.json").read_bytes()
     saved = derived.read(index_file(home), derived.content_key(data))
     assert saved is not None and any(v is not None for v in saved.verdicts)  # the turns' scans were kept
@@ -293,4 +298,4 @@ def test_entries_a_turn_scanned_are_not_scanned_again_by_the_next(home, monkeypa
     import memtui_core.records as records
 
     monkeypatch.setattr(records, "scan_text", lambda text: pytest.fail("scanned an entry already judged"))
-    assert answers(home) == first
+    assert per_turn(home) == first
