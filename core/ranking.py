@@ -463,16 +463,28 @@ class Index:
         import numpy as np
 
         array = self._score_array(tokens)
-        if excluded:
-            array[np.fromiter(excluded, dtype=np.int64)] = 0.0
-        if self.n > k:
-            # The k-th best score; every hit at or above it is kept so store order can break ties.
-            kth = np.partition(array, self.n - k)[self.n - k]
-            hits = np.flatnonzero(array >= kth) if kth > 0.0 else np.flatnonzero(array > 0.0)
-        else:
-            hits = np.flatnonzero(array > 0.0)
-        order = sorted(zip(hits.tolist(), array[hits].tolist()), key=lambda pair: (-pair[1], pair[0]))
-        return order[:k]
+        hits = np.flatnonzero(array > 0.0)
+        scores = array[hits]
+        # `excluded` is asked only about the best hits, never iterated: whether an entry is excluded
+        # (blocked) may take a threat scan. Candidates are every hit scoring at least the m-th best
+        # score (ties included), ordered as `ranked` orders them; m grows until k are picked.
+        want = k + 16
+        while True:
+            if want < len(hits):
+                kth = np.partition(scores, len(hits) - want)[len(hits) - want]
+                chosen = np.flatnonzero(scores >= kth)
+                candidates, values = hits[chosen], scores[chosen]
+            else:
+                candidates, values = hits, scores
+            picked = []
+            for doc_id, score in _best_first(dict(zip(candidates.tolist(), values.tolist()))):
+                if doc_id not in excluded:
+                    picked.append((doc_id, score))
+                    if len(picked) == k:
+                        return picked
+            if want >= len(hits):
+                return picked
+            want *= 4
 
 
 # ---------------------------------------------------------------------- the relevance gate
