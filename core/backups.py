@@ -5,24 +5,24 @@ from __future__ import annotations
 import orjson
 
 from .errors import BackupNotFound
+from .fileio import read_file
 from .model import Backup, RestoreResult
 from .records import Corrupt, Document, _check, parse_document
-from .storage import BACKUP_RE, Storage, stamp_time
+from .storage import Change, Storage
 
 
 def list_backups(storage: Storage) -> list[Backup]:
     """Every backup, newest first, with how many valid entries it holds (None if it does not parse).
     Entries are validated but not threat-scanned: listing stays fast for 40+ backups of 500 entries."""
     out = []
-    for name in storage.backup_names():
-        path = storage.backups_dir / name
+    for name, key in storage.backups.parsed():
+        path = storage.backups.dir / name
         try:
-            data = path.read_bytes()
+            data = read_file(path)
         except OSError:
             continue
         count = _count_entries(data)
-        stamp = BACKUP_RE.match(name).group(1)  # type: ignore[union-attr]
-        out.append(Backup(name=name, path=str(path), at=stamp_time(stamp), entries=count, size=len(data),
+        out.append(Backup(name=name, path=str(path), at=key.at, entries=count, size=len(data),
                           valid=count is not None))
     return out
 
@@ -40,7 +40,7 @@ def _count_entries(data: bytes) -> int | None:
 def read_backup(storage: Storage, name: str) -> Document:
     path = storage.backup_path(name)
     try:
-        return parse_document(path.read_bytes())
+        return parse_document(read_file(path)).use_key(storage.approval_key())
     except Corrupt as exc:
         raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
 
@@ -62,25 +62,22 @@ def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
     write (`backup_of_current` names that backup; None when there was no file)."""
     path = storage.backup_path(name)
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except OSError as exc:
         raise BackupNotFound(name, problem=f"cannot be read ({exc.strerror or exc})") from None
     try:
         target = parse_document(data)
     except Corrupt as exc:
         raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
-    result: dict[str, RestoreResult] = {}
 
-    def mutate(doc: Document) -> list[dict]:
+    def mutate(doc: Document) -> Change:
         diff = diff_documents(name, doc, target)
         doc.top, doc.items = target.top, target.items
-        result["diff"] = diff
         note = f"restored {name}: {len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed"
-        return [{"op": "restore", "id": None, "before": None, "after": None, "note": note, "backup": name,
-                 "added": diff.added, "removed": diff.removed, "changed": diff.changed}]
+        return Change([{"op": "restore", "id": None, "before": None, "after": None, "note": note, "backup": name,
+                        "added": diff.added, "removed": diff.removed, "changed": diff.changed}], diff)
 
-    info: dict = {}
-    storage.transact(mutate, actor, info=info)
-    diff = result["diff"]
-    diff.backup_of_current = info.get("backup")
+    committed = storage.transact(mutate, actor)
+    diff = committed.result
+    diff.backup_of_current = committed.backup
     return diff

@@ -204,7 +204,9 @@ def encode(derived: Derived) -> bytes:
 
 
 def save(storage, derived: Derived) -> bool:
-    """Write the index next to memory.json with the storage's atomic write; False (with one
+    from .fileio import atomic_write
+
+    """Write the index next to memory.json with the store's atomic write (fileio); False (with one
     warning per process for a store that cannot be written) when it cannot be saved."""
     path = index_path(storage.path)
     try:
@@ -218,7 +220,7 @@ def save(storage, derived: Derived) -> bool:
     ):
         return False  # someone else's file or a directory: leave it, derive in memory
     try:
-        storage._atomic_write(path, encode(derived))
+        atomic_write(path, encode(derived))
     except FileNotFoundError:
         return False  # a writer cleaned up our temporary file: the next reader saves it
     except OSError as exc:

@@ -12,6 +12,7 @@ __all__ = [
     "InvalidKind",
     "LockTimeout",
     "MemtuiError",
+    "NotAStore",
     "StoreUnwritable",
 ]
 
@@ -58,3 +59,7 @@ class LockTimeout(MemtuiError):
 
 class StoreUnwritable(MemtuiError):
     pass
+
+
+class NotAStore(StoreUnwritable):
+    """The folder holds a memory.json that is not memtui's, and nothing else of a memtui store."""

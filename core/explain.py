@@ -141,7 +141,7 @@ def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used,
         missing = [row.term for row in term_rows if row.tf == 0 and not row.keyword_tf and row.ignored is None] or [
             term for term in terms if term not in ignored]
         shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
-        return Status.ZERO_SCORE, "no query term appears in it; missing: " + shown
+        return Status.ZERO_SCORE, "no query term appears in it; missing: " + shown + _inside_bigrams(record, missing)
     if rank is not None and rank > top_k:
         detail = f" (lowest injected score {lowest:.2f})" if lowest is not None else ""
         return Status.CUT_TOP_K, f"ranked #{rank}, but only the top {top_k} are injected{detail}"
@@ -152,3 +152,26 @@ def _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted, used,
         f"ranked #{rank} within the top {top_k}, but the block is full: its line is {line} chars, "
         f"{used} of {budget} were used, and lines stop at the first one that does not fit"
     )
+
+
+def _inside_bigrams(record, missing: list[str]) -> str:
+    """A single CJK character is its own term, but the entry's CJK text is indexed as overlapping
+    bigrams: say so when the character is there, only inside bigrams (the score is unchanged)."""
+    singles = [term for term in missing if len(term) == 1 and term >= "\x80"]
+    if not singles:
+        return ""
+    bigrams = [token for token in dict.fromkeys(tokenize(record.text)) if len(token) == 2 and token >= "\x80"]
+    notes = []
+    for char in singles[:3]:
+        holding = [token for token in bigrams if char in token]
+        if holding:
+            notes.append(f"{char} is in its text, but its CJK terms are bigrams ({', '.join(holding[:4])}) "
+                         "and a one-character term matches only a lone character")
+    if not notes:
+        return ""
+    return " — " + "; ".join(notes) + f". Query two characters, e.g. {bigrams_for(singles[0], bigrams)}"
+
+
+def bigrams_for(char: str, bigrams: list[str]) -> str:
+    return next((token for token in bigrams if char in token), char)
+

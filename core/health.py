@@ -1,4 +1,8 @@
-"""health(): everything a person should know about the state of a store, in one model."""
+"""health(): everything a person should know about the state of a store, in one model.
+
+Each warning is a `Warning(code, text, fix)` (`health_codes.py`). Callers switch on `code`,
+never on the text, which may be reworded. docs/storage.md lists every code and its fix.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,19 @@ import errno
 import os
 from typing import TYPE_CHECKING
 
-from .model import Health, InvalidEntry, Quarantine
-from .storage import BROKEN_PREFIX, Storage, stamp_time
+from .audit_log import AUDIT_NAME
+from .fileio import stamp_time
+from .health_codes import (
+    AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
+    QUARANTINED, RECOVERED, SYMLINK, UNREADABLE, UNWRITABLE, Warning,
+)
+from .limits import Limits
+from .storage import BROKEN_PREFIX, Storage
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from .model import Health, Quarantine
 
+__all__ = ["Warning", "health", "is_locked", "quarantined_files", "recent_warnings"]
 
 def is_locked(storage: Storage) -> bool:
     """Whether a writer holds the lock right now. Probes with a non-blocking flock on a read-only
@@ -38,6 +49,8 @@ def is_locked(storage: Storage) -> bool:
 def quarantined_files(storage: Storage) -> list[Quarantine]:
     """Every `memory.json.broken-*` file still in the store directory, oldest first, with the
     parse error and the backup restored in its place, as the audit log recorded them."""
+    from .model import Quarantine
+
     errors: dict[str, str] = {}
     restored: dict[str, str] = {}
     for event in storage.audit_lines():  # lines another program wrote may hold anything: use only text
@@ -69,8 +82,65 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def health(store: MemoryStore) -> Health:
-    storage = store.storage
+def recent_warnings(storage: Storage) -> list[Warning]:
+    """What a command should tell on its way out, cheaply (one directory listing; it runs after
+    `memtui inject` too): a recovery this process made, a file it could not read, a change it
+    could not log, and corrupt files still set aside."""
+    out = []
+    report = storage.recovery
+    if report is not None:
+        if report.restored_from == AUDIT_NAME:
+            restored = "rebuilt it from the audit log"
+        elif report.restored_from:
+            restored = f"restored it from backup {report.restored_from}"
+        else:
+            restored = "no valid backup could be restored, so the store starts empty"
+        out.append(Warning(RECOVERED, f"{storage.path} was corrupt ({report.error}): moved it to "
+                                      f"{report.quarantined.name} and {restored}", "memtui doctor"))
+    out += _storage_errors(storage)
+    broken = _broken_names(storage)
+    if report is not None:
+        broken = [name for name in broken if name != report.quarantined.name]
+    if broken:
+        files = "file" if len(broken) == 1 else "files"
+        out.append(Warning(QUARANTINED, f"{len(broken)} corrupt memory {files} quarantined in {storage.dir} "
+                                        f"(newest {broken[-1]})", "memtui doctor"))
+    return out
+
+
+def _storage_errors(storage: Storage) -> list[Warning]:
+    """Problems the storage itself ran into or can see at a glance (cheap: one listing of backups/)."""
+    out = []
+    if storage.not_a_store:
+        out.append(Warning(NOT_A_STORE, storage.not_a_store, "use --dir with a folder of its own for memtui"))
+    for link in storage.symlinks():
+        out.append(Warning(SYMLINK, f"{link} is a symlink: memtui refuses to read or write through it",
+                           f"replace {link} with a real file or folder"))
+    if storage.audit_error:
+        out.append(Warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
+    if storage.read_error:
+        out.append(Warning(UNREADABLE, storage.read_error, "memtui doctor"))
+    junk = storage.backups.junk()
+    if junk:
+        shown = ", ".join(junk[:3]) + (f" and {len(junk) - 3} more" if len(junk) > 3 else "")
+        out.append(Warning(JUNK_BACKUPS, f"{len(junk)} file{'s' if len(junk) != 1 else ''} in {storage.backups.dir} "
+                                         f"{'are' if len(junk) != 1 else 'is'} not a memtui backup and "
+                                         f"{'are' if len(junk) != 1 else 'is'} skipped: {shown}",
+                           f"mv {storage.backups.dir}/<file> elsewhere"))
+    return out
+
+
+def _broken_names(storage: Storage) -> list[str]:
+    try:
+        return sorted(name for name in os.listdir(storage.dir) if name.startswith(BROKEN_PREFIX))
+    except OSError:
+        return []
+
+
+def health(storage: Storage, limits: Limits) -> Health:
+    """Everything a person should know about the store in `storage`, without changing anything."""
+    from .model import Health, InvalidEntry, Quarantine
+
     doc = storage.load()
     records = doc.records
     invalid = [InvalidEntry(index=i, raw=item.raw, error=item.error) for i, item in doc.invalid]
@@ -82,30 +152,46 @@ def health(store: MemoryStore) -> Health:
         recovered = Quarantine(path=str(rec.quarantined), at=rec.at, error=rec.error, restored_from=rec.restored_from)
     names = storage.backup_names()
     exists = storage.path.exists()
-    writable = (os.access(store.dir, os.W_OK | os.X_OK) if store.dir.is_dir() else _creatable(store.dir))
-    warnings = []
-    cap = store.limits.max_entries
-    if storage.audit_error:
-        warnings.append(storage.audit_error)
-    if storage.read_error:
-        warnings.append(storage.read_error)
-    if len(records) >= cap * 0.9:
-        if len(records) > cap:
-            warnings.append(
-                f"store is over the limit ({len(records)}/{cap}): the next add evicts "
-                f"{len(records) - cap + 1} entries, facts first, oldest first"
-            )
-        else:
-            warnings.append(f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first")
+    directory = storage.dir
+    writable = (os.access(directory, os.W_OK | os.X_OK) if directory.is_dir() else _creatable(directory))
+    warnings = _storage_errors(storage)
+    cap = limits.max_entries
+    if len(records) > cap:
+        warnings.append(Warning(
+            OVER_LIMIT,
+            f"store is over the limit ({len(records)}/{cap}): the next add evicts "
+            f"{len(records) - cap + 1} entries, facts first, oldest first",
+            "memtui list --kind fact",
+        ))
+    elif len(records) >= cap * 0.9:
+        warnings.append(Warning(NEARLY_FULL, f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first",
+                                "memtui list --kind fact"))
+    if doc.duplicate_keys:
+        warnings.append(Warning(
+            DUPLICATE_KEY, f"memory.json has {doc.duplicate_keys} top-level entries keys; the one non-empty list "
+                           f"({len(doc.items)} items) is used, and the next write keeps only it", "memtui doctor"))
     if invalid:
-        warnings.append(f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched")
+        warnings.append(Warning(INVALID, f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched",
+                                "memtui doctor"))
     if blocked:
-        warnings.append(f"{len(blocked)} entr{'y' if len(blocked) == 1 else 'ies'} blocked by the threat scan, awaiting approval")
+        warnings.append(Warning(
+            BLOCKED, f"{len(blocked)} entr{'y' if len(blocked) == 1 else 'ies'} blocked by the threat scan, awaiting approval",
+            "memtui approve <id>"))
     for q in quarantined:
         source = f"restored from {q.restored_from}" if q.restored_from else "no backup could be restored"
-        warnings.append(f"a corrupt memory file was quarantined to {os.path.basename(q.path)} ({q.error}); {source}")
+        warnings.append(Warning(
+            QUARANTINED, f"a corrupt memory file was quarantined to {os.path.basename(q.path)} ({q.error}); {source}",
+            "memtui doctor"))
+    try:
+        mode = os.stat(directory).st_mode & 0o777 if directory.is_dir() else 0
+    except OSError:
+        mode = 0
+    if mode & 0o022:  # others can replace memory.json (the next write tightens a folder we own to 0700)
+        warnings.append(Warning(PERMISSIONS, f"store directory {directory} is writable by other users (mode {mode:o})",
+                                f"chmod 700 {directory}"))
     if not writable:
-        warnings.append(f"store directory {store.dir} is not writable: changes cannot be saved")
+        warnings.append(Warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
+                                f"chmod u+rwx {directory}"))
     return Health(
         path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,

@@ -23,6 +23,7 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     "backups_daily_days": (int, 14, "plus the newest backup of each of the last two weeks"),
     "lock_timeout": (float, 10.0, "seconds a writer waits for the lock before giving up"),
     "audit_max_bytes": (int, 4_000_000, "the audit log rotates past this size, keeping the newest events"),
+    "audit_tail_bytes": (int, 65536, "the end of the audit log read to find the last batch's file hash: many batches"),
     # Relevance (docs/ranking.md). Each was chosen by `python -m bench.relevance`.
     "stopwords": (frozenset, DEFAULT_STOPWORDS,
                   "function words match nearly every message and say nothing about which memory is relevant"),

@@ -179,5 +179,8 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
 
 
 def run_stdio(store: "MemoryStore", destructive: bool = False) -> None:
-    """Serve `store` on stdin/stdout until the client closes the connection."""
-    build_server(store, destructive=destructive).run("stdio")
+    """Serve `store` on stdin/stdout until the client closes the connection; every line gets an
+    answer, a malformed one a JSON-RPC error (see `mcp_stdio`)."""
+    from .mcp_stdio import run_guarded_stdio
+
+    run_guarded_stdio(build_server(store, destructive=destructive))

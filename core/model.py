@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .health_codes import Warning
 from .kinds import Kind
 
 
@@ -142,6 +143,8 @@ class AuditOp(str, enum.Enum):
 
 
 class AuditEvent(BaseModel):
+    """One line of the audit log. Fields another version wrote that are not listed are kept."""
+
     model_config = ConfigDict(extra="allow")
 
     at: float
@@ -151,6 +154,32 @@ class AuditEvent(BaseModel):
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     note: str | None = None
+    # restore: the backup brought back and the entries it added, removed or changed
+    backup: str | None = None
+    added: list[str] | None = None
+    removed: list[str] | None = None
+    changed: list[str] | None = None
+    # recovery: the file set aside, why, and how many logged changes were replayed
+    quarantined: str | None = None
+    file: str | None = None
+    error: str | None = None
+    replayed: int | None = None
+    file_sha: str | None = None  # the hash of memory.json after this event's batch
+
+    def touched_ids(self) -> set[str]:
+        """Every entry this event concerns: its own id, and those a restore added, removed or changed."""
+        ids = {self.id} if self.id else set()
+        for group in (self.added, self.removed, self.changed):
+            ids.update(group or ())
+        return ids
+
+    @classmethod
+    def parse(cls, raw: object) -> "AuditEvent | None":
+        """The event in a log line, or None when another program wrote something else there."""
+        try:
+            return cls.model_validate(raw)
+        except ValueError:
+            return None
 
 
 class Backup(BaseModel):
@@ -189,11 +218,14 @@ class Health(BaseModel):
     last_backup: str | None = None
     locked: bool = False
     writable: bool = True
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[Warning] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.warnings
+
+    def codes(self) -> list[str]:
+        return [warning.code for warning in self.warnings]
 
 
 class TextCheck(BaseModel):

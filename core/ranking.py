@@ -39,7 +39,7 @@ def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
     return tokens
 
 
-def fold_plurals(tokens: Sequence[str], vocabulary: Collection[str]) -> list[str]:
+def fold_plurals(tokens: Sequence[str], vocabulary: Collection[str], stopwords: Collection[str] = ()) -> list[str]:
     """Each query word the store does not hold, replaced by its singular or plural form that the
     store does hold: "tests" finds "test", "message" finds "messages", "dependencies" finds
     "dependency". Only ASCII words of 4+ letters; documents are never changed, so what a term
@@ -48,23 +48,26 @@ def fold_plurals(tokens: Sequence[str], vocabulary: Collection[str]) -> list[str
     for token in tokens:
         if len(token) > 3 and token[0] < "\x80" and token not in vocabulary:
             for form in _number_forms(token):
-                if form in vocabulary:
+                if form in vocabulary and form not in stopwords:  # "notes" must not become "not"
                     token = form
                     break
         out.append(token)
     return out
 
 
+_SIBILANT_ENDS = ("s", "x", "z", "ch", "sh")  # the endings English pluralises with -es
+
+
 def _number_forms(word: str) -> list[str]:
     if word.endswith("ies"):
         return [word[:-3] + "y", word[:-1]]
-    if word.endswith("es"):
-        return [word[:-1], word[:-2]]
-    if word.endswith("s"):
-        return [word[:-1]]
+    if word.endswith("es") and word[:-2].endswith(_SIBILANT_ENDS):
+        return [word[:-2], word[:-1]]  # "matches" -> "match", "boxes" -> "box"
+    if word.endswith("s") and not word.endswith("ss"):
+        return [word[:-1]]  # "notes" -> "note", never "not"
     if word.endswith("y"):
         return [word + "s", word[:-1] + "ies"]
-    return [word + "s", word + "es"]
+    return [word + "es", word + "s"] if word.endswith(_SIBILANT_ENDS) else [word + "s"]
 
 
 def query_terms(tokens: Sequence[str]) -> dict[str, int]:

@@ -15,11 +15,23 @@ from .kinds import Kind
 from .threats import scan_text, threat_flags
 
 __all__ = [
-    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "parse_document",
+    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "normalize",
+    "parse_document",
 ]
 
 _ID = re.compile(r"[0-9a-f]{12}\Z")
+_TEXT_FLAGS = ("blocked", "secret-redacted")  # flags a text earns, dropped when the text changes
+_TEXT_FLAG_PREFIXES = ("threat:", "approved:")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
+
+
+_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
+_DROP_PUNCT = str.maketrans("", "", _PUNCT)
+
+
+def normalize(text: str) -> str:
+    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
+    return "".join(text.lower().split()).translate(_DROP_PUNCT)
 
 
 class Corrupt(Exception):
@@ -42,11 +54,15 @@ def new_id(taken: set[str] | dict[str, object]) -> str:
             return candidate
 
 
-def approval_flag(text: str) -> str:
-    """A person approved this exact text; any edit makes the approval lapse."""
+def approval_flag(text: str, key: bytes, entry_id: str) -> str:
+    """A person approved this exact text of this entry through memtui: an HMAC under the store's
+    own secret key (`approval.key`), so another program cannot forge one, a flag copied to another
+    entry or text does not verify, and any edit makes the approval lapse."""
     import hashlib
+    import hmac
 
-    return "approved:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    message = f"{entry_id}\n{text}".encode("utf-8", "surrogatepass")
+    return "approved:" + hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
 
 
 class Record:
@@ -55,9 +71,10 @@ class Record:
     is held back until approved even if it carries no flags.
 
     The judgement (a threat scan) is made on first use, not on load: a turn that injects four
-    entries out of five hundred scans the few it considers, not the whole store."""
+    entries out of five hundred scans the few it considers, not the whole store. An approval
+    verifies only with the store's key (`key`, handed over by Storage)."""
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "_scanned")
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "key", "_scanned")
 
     def __init__(
         self,
@@ -68,8 +85,10 @@ class Record:
         ts: int = 0,
         flags: list[str] | None = None,
         extra: dict | None = None,
+        key: bytes | None = None,
     ) -> None:
         self.id = id
+        self.key = key  # the store's approval key; None: no approval verifies
         self.kind = kind
         self.text = text
         self.source = source
@@ -85,17 +104,19 @@ class Record:
     def judge(self) -> None:
         """Forget the judgement, after the text or the flags changed; it is made again on next use."""
         self._threats = None
+        self._scanned = None
         self._norm = None
 
-    def _judge(self, scanned: list[str] | None = None) -> list[str]:
-        """Judge the entry: `scanned`, the categories the threat scan finds in this exact text,
-        when already known (a derived index of the file, derived.py); else the scan runs."""
+    def _judge(self) -> list[str]:
+        """Judge the entry. What the threat scan finds in this exact text may be known already
+        (`_scanned`, from a derived index of the file, derived.py): then the scan is skipped."""
+        scanned = self._scanned
         if scanned is None:
             findings = [f for f in scan_text(self.text) if f.category != "secret"]
             scanned = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
-        self._scanned = scanned
+            self._scanned = scanned
         threats = list(scanned)
-        self._blocked = "blocked" in self.flags or (bool(threats) and approval_flag(self.text) not in self.flags)
+        self._blocked = "blocked" in self.flags or (bool(threats) and not self.approved)
         for flag in self.flags:
             if flag.startswith("threat:") and flag[7:] not in threats:
                 threats.append(flag[7:])
@@ -104,8 +125,8 @@ class Record:
 
     @property
     def scanned(self) -> list[str] | None:
-        """What the threat scan found in the text, if the entry was judged (None: not yet)."""
-        return self._scanned if self._threats is not None else None
+        """What the threat scan finds in the text, if known (None: not scanned yet)."""
+        return self._scanned
 
     @property
     def threats(self) -> list[str]:
@@ -118,6 +139,49 @@ class Record:
         if self._threats is None:
             self._judge()
         return self._blocked
+
+    @property
+    def approved(self) -> bool:
+        """Whether the stored flags hold an approval memtui made for this text of this entry."""
+        return self.key is not None and approval_flag(self.text, self.key, self.id) in self.flags
+
+    def use_key(self, key: bytes | None) -> None:
+        """Verify approvals with the store's key (read after the entry was parsed)."""
+        if key != self.key:
+            self.key = key
+            self._threats = None  # judged again, with the key, on next use
+
+    def set_text(self, text: str, flags: list[str]) -> None:
+        """Replace the text with `text`, whose write-time flags (a redaction, the scan) are `flags`.
+        What the old text earned or was judged by -- blocked, threats, a redaction, an approval --
+        does not carry over; an approval does only if it was for exactly this text."""
+        kept = [f for f in self.flags if f not in _TEXT_FLAGS and not f.startswith(_TEXT_FLAG_PREFIXES)]
+        approval = approval_flag(text, self.key, self.id) if self.key is not None else None
+        if approval in self.flags and "blocked" in flags:
+            flags = [f for f in flags if f != "blocked"] + [approval]
+        self.text, self.flags = text, kept + flags
+        self.judge()
+
+    def approve(self, key: bytes) -> bool:
+        """Let a blocked entry be injected: its threats stay recorded, the approval (signed with the
+        store's `key`) holds for this text only. Returns whether anything changed."""
+        self.use_key(key)
+        if not self.blocked:
+            return False
+        flags = [f for f in self.flags if f != "blocked" and not f.startswith("approved:")]
+        for category in self.threats:
+            if "threat:" + category not in flags:
+                flags.append("threat:" + category)
+        self.flags = flags + [approval_flag(self.text, key, self.id)]
+        self._threats = None
+        return True
+
+    @property
+    def norm(self) -> str:
+        """The dedupe key of the text (computed once per text)."""
+        if self._norm is None:
+            self._norm = normalize(self.text)
+        return self._norm
 
     @property
     def id_given(self) -> bool:
@@ -231,13 +295,14 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items", "key", "derived")
+    __slots__ = ("top", "items", "duplicate_keys", "key", "derived")
 
     def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
         self.key: str | None = None  # derived.content_key of the bytes it was read from
         self.derived = None  # the derived index read for those bytes, if one could be trusted
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
+        self.duplicate_keys = 0  # how many top-level `entries` keys the file had, when more than one
 
     @property
     def records(self) -> list[Record]:
@@ -249,6 +314,12 @@ class Document:
 
     def ids(self) -> dict[str, Record]:
         return {item.id: item for item in self.items if isinstance(item, Record)}
+
+    def use_key(self, key: bytes | None) -> Document:
+        """Verify every entry's approval with the store's key; returns the document."""
+        for record in self.records:
+            record.use_key(key)
+        return self
 
     def find(self, entry_id: str) -> Record | None:
         for item in self.items:
@@ -301,6 +372,13 @@ def parse_document(data: bytes, verdicts: list[list[str] | None] | None = None) 
         raise Corrupt(f"top level is a {_json_type(top)}, not an object with an entries list")
     if "entries" not in top:
         raise Corrupt("no entries list")
+    repeated = _top_level_entries(data)
+    if len(repeated) > 1:  # a parser keeps the last silently, an empty one included
+        kept = _the_one_non_empty(repeated)
+        if kept is None:
+            raise Corrupt(f"duplicate entries key ({len(repeated)} different lists at the top level): "
+                          f"which one is the store is ambiguous")
+        top["entries"] = kept
     if not isinstance(top["entries"], list):
         raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
     items: list[Record | Invalid] = []
@@ -327,8 +405,10 @@ def parse_document(data: bytes, verdicts: list[list[str] | None] | None = None) 
         records = (item for item in items if isinstance(item, Record))
         for record, scanned in zip(records, verdicts):
             if scanned is not None:
-                record._judge(list(scanned))
-    return Document(top, items)
+                record._scanned = list(scanned)  # judged when first needed, without a scan
+    doc = Document(top, items)
+    doc.duplicate_keys = len(repeated) if len(repeated) > 1 else 0
+    return doc
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -376,6 +456,38 @@ def _has_lone_surrogate(value: object) -> bool:
         elif isinstance(item, list):
             pending.extend(item)
     return False
+
+
+def _top_level_entries(data: bytes) -> list:
+    """The values of every top-level `entries` key when there is more than one (JSON allows a key
+    twice; parsers keep the last). Cheap unless the bytes hold `"entries"` more than once."""
+    if data.count(b'"entries"') < 2:
+        return []
+    import json
+
+    last: list[list] = []
+
+    def pairs_of(pairs: list) -> dict:
+        last[:] = [pairs]  # objects close inside out: the last one closed is the top level
+        return dict(pairs)
+
+    try:
+        json.loads(data.decode("utf-8"), object_pairs_hook=pairs_of)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return []
+    values = [value for key, value in last[0] if key == "entries"] if last else []
+    return values if len(values) > 1 else []
+
+
+def _the_one_non_empty(values: list) -> list | None:
+    """The list among duplicate `entries` values when all the others are empty (or all are equal)."""
+    non_empty = [value for value in values if value != []]
+    if not non_empty:
+        return []
+    first = non_empty[0]
+    if isinstance(first, list) and all(value == first for value in non_empty):
+        return first
+    return None
 
 
 def _json_type(value: object) -> str:

@@ -4,68 +4,52 @@ Reads take no lock (an atomic replace means a reader sees the old file or the ne
 half of each) and are cached per file state (inode, size, mtime), so a warm read is one stat().
 
 Every temporary file is created under the lock, so a temporary file found while holding the lock
-was left by a writer that died: it is removed. A corrupt file is never written over: it is moved
-aside to `memory.json.broken-<stamp>` and the newest backup that parses takes its place.
-
-Each audit batch ends with `file_sha`, the hash of the file it left. That hash ties the log to the
-backups: a change whose writer died after the replace but before the append is logged late by the
-next writer (the backups hold the states in between), and recovery from a corrupt file brings the
-newest backup forward with the changes logged since -- only if the result has exactly that hash.
+was left by a writer that died: it is removed. The parts: `fileio` (atomic writes), `audit_log`
+(the hash-chained log), `backup_files` (backups and retention), `recovery` (corrupt files and
+changes a dead writer did not log). docs/storage.md describes the whole.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import threading
-import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any, NamedTuple
 
-import orjson
-
-from .errors import BackupNotFound, LockTimeout, StoreUnwritable
+from .audit_log import AUDIT_NAME, AuditLog, Event
+from .backup_files import BACKUP_RE, Backups
+from .errors import LockTimeout, StoreUnwritable
+from .folder import StoreFolder
+from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps, stamp_time, utc_stamp
 from . import derived
 from .limits import DEFAULT_LIMITS, Limits
-from .records import Corrupt, Document, dumps, parse_document
+from .records import Corrupt, Document, parse_document
+from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
 
-__all__ = ["Storage", "Recovery", "AUDIT_NAME", "FILE_NAME", "BROKEN_PREFIX"]
+__all__ = [
+    "AUDIT_NAME", "BACKUP_RE", "BROKEN_PREFIX", "FILE_NAME", "Change", "Committed", "RecoveryReport", "Storage",
+    "now", "stamp_time", "utc_stamp",
+]
 
-FILE_NAME = "memory.json"
-AUDIT_NAME = "audit.jsonl"
-BROKEN_PREFIX = FILE_NAME + ".broken-"
-BACKUP_RE = re.compile(r"memory-(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?\.json\Z")
-TEMP_RE = re.compile(r"\..+\.\d+\.\d+\.[0-9a-f]{8}\.tmp\Z")
+class Change(NamedTuple):
+    """What a mutation did: the events to log (none: nothing to write) and its own result."""
 
-Event = dict  # an audit event as written: at, actor, op, id, before, after, note
-Mutation = Callable[[Document], list[Event]]
-
-
-def now() -> float:
-    """The clock every stamp and retention decision reads (one place to fake it in tests)."""
-    return time.time()
+    events: list[Event]
+    result: Any = None
 
 
-def utc_stamp(at: float | None = None) -> str:
-    moment = datetime.fromtimestamp(now() if at is None else at, tz=timezone.utc)
-    return moment.strftime("%Y%m%dT%H%M%S.%fZ")
+class Committed(NamedTuple):
+    """What `transact` did: the resulting document, every event logged (a recovery or a change
+    logged late first), the mutation's result and the backup of the file as it was (None if
+    nothing was written or there was no file)."""
+
+    doc: Document
+    events: list[Event]
+    result: Any
+    backup: str | None
 
 
-def stamp_time(stamp: str) -> float:
-    return datetime.strptime(stamp, "%Y%m%dT%H%M%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
-
-
-class Recovery:
-    """What happened when a corrupt file was found: where it went and what replaced it."""
-
-    __slots__ = ("quarantined", "error", "restored_from", "at")
-
-    def __init__(self, quarantined: Path, error: str, restored_from: str | None, at: float) -> None:
-        self.quarantined = quarantined
-        self.error = error
-        self.restored_from = restored_from
-        self.at = at
+Mutation = Callable[[Document], Change]
 
 
 class Storage:
@@ -73,16 +57,41 @@ class Storage:
         self.dir = directory
         self.limits = limits
         self.actor = actor  # recorded when a read has to quarantine a corrupt file
-        self.path = directory / FILE_NAME
-        self.lock_path = directory / (FILE_NAME + ".lock")
-        self.backups_dir = directory / "backups"
-        self.audit_path = directory / AUDIT_NAME
+        self.folder = StoreFolder(directory)
+        self.path = self.folder.path
+        self.lock_path = self.folder.lock_path
+        self.audit_path = self.folder.audit_path
+        self.audit = AuditLog(self.audit_path, limits)
+        self.backups = Backups(directory / "backups", limits)
+        self._recovery = Recovery(self.path, self.backups, self.audit)
         # (state, document) of the last read, swapped as one value so threads never pair them wrongly
         self._cache: tuple[tuple | None, Document] | None = None
-        self._audit_cache: tuple[tuple, list[dict]] | None = None
-        self.recovery: Recovery | None = None  # set when this process quarantined a corrupt file
+        self.recovery: RecoveryReport | None = None  # set when this process quarantined a corrupt file
         self.read_error: str | None = None  # set when the last read could not show the file as it is
         self.audit_error: str | None = None  # set when this process saved a change it could not log
+        self.not_a_store: str | None = None  # set when a read found a folder that is not a memtui store
+
+    @property
+    def backups_dir(self) -> Path:
+        return self.backups.dir
+
+    def backup_names(self) -> list[str]:
+        return self.backups.names()
+
+    def backup_path(self, name: str) -> Path:
+        return self.backups.path(name)
+
+    def audit_lines(self) -> list[dict]:
+        return self.audit.lines()
+
+    def approval_key(self, create: bool = False) -> bytes | None:
+        return self.folder.approval_key(create)
+
+    def symlinks(self) -> list[Path]:
+        return self.folder.symlinks()
+
+    def ensure_dir(self) -> None:
+        self.folder.ensure_dir()
 
     # ------------------------------------------------------------------ reading
 
@@ -107,12 +116,15 @@ class Storage:
         if cached is not None and key is not None and cached[0] == key:
             return cached[1]
         if key is None:
+            if self._recovery.quarantined_names() and self._recovery.candidate() is not None:
+                # a recovery was interrupted (or the file removed by hand): finish it
+                return self._load_corrupt("memory.json is missing next to a quarantined file")
             doc = Document()
             self.read_error = None
             self._cache = (None, doc)
             return doc
         try:
-            data = self.path.read_bytes()
+            data = read_file(self.path)
         except FileNotFoundError:
             return self.load()
         except OSError as exc:
@@ -121,20 +133,25 @@ class Storage:
         try:
             doc = derived.parse(self, data)
         except Corrupt as error:
+            self.not_a_store = self.folder.foreign_reason(data, str(error))
+            if self.not_a_store is not None:  # someone else's file: never touch it
+                self.read_error = None
+                return Document()
             return self._load_corrupt(str(error))
-        self.read_error = None
+        doc.use_key(self.approval_key())
+        self.read_error = self.not_a_store = None
         self._cache = (key, doc)
         return doc
 
     def _load_corrupt(self, error: str) -> Document:
         try:
-            doc, _events = self.transact(lambda doc: [], self.actor, timeout=0)
+            doc = self.transact(lambda doc: Change([]), self.actor, timeout=0).doc
         except Exception as exc:  # the lock is busy, the directory is read-only, ...
             why = str(exc) or type(exc).__name__
         else:
             self.read_error = None
             return doc
-        candidate = self._recovery_candidate()
+        candidate = self._recovery.candidate()
         if candidate is not None:
             name, _data, doc, _replayed = candidate
             self.read_error = f"{self.path} is corrupt ({error}) and not yet recovered ({why}); showing backup {name}"
@@ -150,30 +167,17 @@ class Storage:
         # a short poll: under contention a waiter notices a released lock within a few ms
         return FileLock(str(self.lock_path), timeout=timeout, mode=0o600, poll_interval=0.005)
 
-    def ensure_dir(self) -> None:
-        try:
-            self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreUnwritable(f"cannot create store directory {self.dir}: {exc.strerror or exc}") from None
-        if not self.dir.is_dir():
-            raise StoreUnwritable(f"store path {self.dir} is not a directory")
-        if not os.access(self.dir, os.W_OK | os.X_OK):
-            raise StoreUnwritable(f"store directory {self.dir} is not writable")
-
-    def transact(
-        self, mutate: Mutation, actor: str = "api", *, timeout: float | None = None, info: dict | None = None
-    ) -> tuple[Document, list[Event]]:
-        """Run `mutate` on the newest document under the lock. If it returns events, the old file
-        is backed up, the new one replaces it atomically and the events are appended to the audit
-        log. Returns the resulting document and the events written. `info["backup"]` receives the
-        name of the backup holding the file as it was before (None if there was no file)."""
+    def transact(self, mutate: Mutation, actor: str = "api", *, timeout: float | None = None) -> Committed:
+        """Run `mutate` on the newest document under the lock. If its change has events, the old
+        file is backed up, the new one replaces it atomically and the events are appended to the
+        audit log."""
         from filelock import Timeout
 
         wait = self.limits.lock_timeout if timeout is None else timeout
-        self.ensure_dir()
+        self.folder.prepare_write()
         try:
             with self._lock(wait):
-                return self._transact_locked(mutate, actor, info if info is not None else {})
+                return self._transact_locked(mutate, actor)
         except Timeout:
             raise LockTimeout(
                 f"store is locked by another writer (waited {wait:g}s); nothing was written: {self.lock_path}"
@@ -182,56 +186,49 @@ class Storage:
             where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
             raise StoreUnwritable(f"cannot write to {self.dir}: {exc.strerror or exc}{where}") from None
 
-    def _transact_locked(self, mutate: Mutation, actor: str, info: dict) -> tuple[Document, list[Event]]:
-        self._remove_stale_temps()
-        info["backup"] = None
-        prelude: list[Event] = []  # what happened before this change: a recovery, or a change logged late
-        unlogged: list[Event] = []  # prelude events not yet in the audit log
-        changes: list[Event] = []
+    def _read_locked(self) -> tuple[bytes | None, Document, list[Event]]:
+        """The file as it is (recovered first if corrupt), its document, and the events of what
+        happened before this change that the log does not hold yet: a recovery, or a late change."""
         try:
-            try:
-                current: bytes | None = self.path.read_bytes()
-            except FileNotFoundError:
-                current = None
-            doc = Document()
-            if current is not None:
-                try:
-                    doc = derived.parse(self, current)
-                except Corrupt as exc:
-                    doc, current, prelude = self._quarantine(current, str(exc))
-                else:
-                    prelude = self._unlogged_change(current, doc)
-            unlogged = prelude
+            current: bytes | None = read_file(self.path)
+        except FileNotFoundError:
+            found = self._recovery.missing()
+            if found is None:
+                return None, Document(), []
+            doc, current, prelude, self.recovery = found
+            return current, doc.use_key(self.approval_key()), prelude
+        try:
+            doc = derived.parse(self, current).use_key(self.approval_key())
+        except Corrupt as exc:
+            doc, current, prelude, self.recovery = self._recovery.quarantine(current, str(exc))
+            return current, doc.use_key(self.approval_key()), prelude
+        return current, doc, self._recovery.unlogged_change(current, doc)
+
+    def _transact_locked(self, mutate: Mutation, actor: str) -> Committed:
+        remove_stale_temps(self.dir, self.backups.dir)
+        current, doc, prelude = self._read_locked()
+        pending = prelude  # events of what happened that are not logged yet
+        backup = None
+        before = set(doc.ids())
+        try:
             imports = _import_events(doc)  # what this write will store differently from how it was read
-            changes = list(mutate(doc) or ())
-            if changes and imports:
-                changes = imports + changes
+            change = mutate(doc)
+            changes = list(change.events)
             if changes:
+                changes = imports + changes
                 data = doc.to_bytes()
-                if current is not None:
-                    info["backup"] = self._backup(current)
-                batch = self._audit_batch(prelude + changes, actor, data)  # stamped after the backup
-                fd, prefix = self._open_audit()
+                backup = self.backups.write(current, _removes(before, doc)) if current is not None else None
+                batch = self.audit.batch(prelude + changes, actor, data)  # stamped after the backup
+                fd, prefix = self.audit.open()
                 try:
-                    self._atomic_write(self.path, data, sync_dir=False)
-                    unlogged = []
+                    atomic_write(self.path, data, sync_dir=False)
+                    pending = []
                     # straight after the replace: a writer killed in between leaves the change without
-                    # its events, and the next write logs them late (see _unlogged_change)
-                    try:
-                        _write_all(fd, prefix + batch)
-                        os.fsync(fd)
-                    except OSError as exc:
-                        # The change is saved; only its events are not. Reporting "not saved" would be
-                        # false and invite a retry, so the next write logs them late, as after a crash.
-                        self.audit_error = (
-                            f"a change was saved but its audit events could not be written "
-                            f"({exc.strerror or exc}); the next write logs them"
-                        )
-                    else:
-                        self.audit_error = None
+                    # its events, and the next write logs them late (see Recovery.unlogged_change)
+                    self._log_saved_change(fd, prefix, batch)
                 finally:
                     os.close(fd)
-                _fsync_dir(self.dir)
+                fsync_dir(self.dir)
                 # the derived index of what was just written, refreshed while the lock is held
                 doc.key, doc.derived = derived.content_key(data), None
                 try:
@@ -239,399 +236,33 @@ class Storage:
                 except Exception:  # an optimisation only: the change is saved, the next reader derives it
                     doc.derived = None
         except BaseException:
-            if unlogged:  # the recovery happened even though the change did not
+            if pending:  # the recovery happened even though the change did not
                 try:
-                    self._append_audit(unlogged, actor, current)
+                    self.audit.append(pending, actor, current)
                 except OSError:
                     pass
             raise
-        if unlogged:
-            self._append_audit(unlogged, actor, current)
-        self._cache = (self.state(), doc)
-        return doc, prelude + changes
+        self.audit.append(pending, actor, current)
+        self._cache = (self.state(), doc.use_key(self.approval_key()))
+        return Committed(doc, prelude + changes, change.result, backup)
 
-    def _unlogged_change(self, current: bytes, doc: Document) -> list[Event]:
-        """Events for changes that reached memory.json without reaching the audit log.
-
-        Every batch records the hash of the file it left behind. A writer that dies between
-        replacing the file and appending its events leaves a file that differs from that hash, and
-        a backup, taken after the last batch, holding exactly the logged state; each newer backup is
-        a state some later writer replaced, also unlogged. Their differences, by id, are logged now.
-        A file changed by another program has no such backup and is not reconstructed."""
-        logged = self._last_logged_state()
-        if logged is None or _digest(current) == logged[0]:
-            return []
-        sha, logged_at = logged
-        chain: list[bytes] = []
+    def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes) -> None:
         try:
-            for name in self._backup_names()[: self.limits.backups_keep]:
-                if stamp_time(BACKUP_RE.match(name).group(1)) < logged_at:  # type: ignore[union-attr]
-                    return []
-                data = (self.backups_dir / name).read_bytes()
-                chain.append(data)
-                if _digest(data) == sha:
-                    break
-            else:
-                return []
-            states = [parse_document(data) for data in reversed(chain)] + [doc]
-        except (OSError, Corrupt, ValueError):
-            return []
-        events: list[Event] = []
-        for older, newer in zip(states, states[1:]):
-            events += _diff_events(older, newer)
-        return events
-
-    def _last_logged_state(self) -> tuple[str, float] | None:
-        """`file_sha` and `at` of the newest audit batch, if the end of the log holds them."""
-        try:
-            with open(self.audit_path, "rb") as fh:
-                size = fh.seek(0, os.SEEK_END)
-                fh.seek(max(0, size - 65536))
-                tail = fh.read()
-        except OSError:
-            return None
-        for line in reversed(tail.splitlines()):
-            try:
-                event = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if not isinstance(event, dict):
-                continue
-            sha, at = event.get("file_sha"), event.get("at")
-            if isinstance(sha, str) and isinstance(at, (int, float)):
-                return sha, float(at)
-            return None
-        return None
-
-    def _quarantine(self, data: bytes, error: str) -> tuple[Document, bytes | None, list[Event]]:
-        """Move the corrupt file aside (never overwrite it) and bring back the newest valid backup,
-        with the changes logged since it when they rebuild the last logged state exactly."""
-        at = now()
-        broken = self._free_name(self.dir, f"{BROKEN_PREFIX}{utc_stamp(at)}")
-        os.rename(self.path, broken)
-        _fsync_dir(self.dir)
-        events: list[Event] = [
-            {"op": "quarantine", "id": None, "before": None, "after": None,
-             "note": f"{broken.name}: {error}", "file": broken.name, "error": error, "size": len(data)}
-        ]
-        restored_from = None
-        doc, restored = Document(), None
-        candidate = self._recovery_candidate()
-        if candidate is not None:
-            restored_from, restored, doc, replayed = candidate
-            try:
-                self._atomic_write(self.path, restored)
-            except BaseException:
-                os.rename(broken, self.path)  # put it back rather than leave no file: the next read retries
-                _fsync_dir(self.dir)
-                raise
-            note = f"recovered from {restored_from}"
-            if restored_from == AUDIT_NAME:
-                note = f"rebuilt from {AUDIT_NAME} ({replayed} change{'s' if replayed != 1 else ''} replayed)"
-            elif replayed:
-                note += f" and {replayed} change{'s' if replayed != 1 else ''} logged since"
-            events.append(
-                {"op": "restore", "id": None, "before": None, "after": None,
-                 "note": f"{note} after quarantining {broken.name}",
-                 "backup": restored_from, "replayed": replayed, "quarantined": broken.name}
+            self.audit.write(fd, prefix, batch)
+        except OSError as exc:
+            # The change is saved; only its events are not. Reporting "not saved" would be false
+            # and invite a retry, so the next write logs them late, as after a crash.
+            self.audit_error = (
+                f"a change was saved but its audit events could not be written "
+                f"({exc.strerror or exc}); the next write logs them"
             )
-        self.recovery = Recovery(broken, error, restored_from, at)
-        return doc, restored, events
-
-    def _recovery_candidate(self) -> tuple[str, bytes, Document, int] | None:
-        """What should replace a corrupt file: (backup name, bytes, document, changes replayed).
-        The newest backup that parses, brought forward by the audit events logged after it when
-        they rebuild, byte for byte, the file the last logged write left (its `file_sha`)."""
-        for name in self._backup_names():
-            try:
-                data = (self.backups_dir / name).read_bytes()
-                doc = parse_document(data)
-            except (OSError, Corrupt):
-                continue
-            replayed = self._replay_logged(name, data)
-            if replayed is not None:
-                return (name, *replayed)
-            return name, data, doc, 0
-        # No backup at all (the file was corrupted before its second write, or every backup is
-        # damaged): the whole audit log, replayed from an empty store, may still rebuild it exactly.
-        replayed = self._replay_logged(None, Document().to_bytes())
-        if replayed is not None and replayed[2]:
-            return (AUDIT_NAME, *replayed)
-        return None
-
-    def _replay_logged(self, name: str | None, data: bytes) -> tuple[bytes, Document, int] | None:
-        """`data` (backup `name`, or an empty store when None) brought forward by the audit events
-        logged since, if that rebuilds the last logged file exactly; None otherwise."""
-        logged = self._last_logged_state()
-        if logged is None or _digest(data) == logged[0]:
-            return None
-        # events stamped after the backup was taken (the margin absorbs float rounding of the stamp)
-        since = float("-inf") if name is None else stamp_time(BACKUP_RE.match(name).group(1)) - 1e-5  # type: ignore[union-attr]
-        events = [e for e in self.audit_lines() if isinstance(e.get("at"), (int, float)) and e["at"] >= since]
-        try:
-            doc = parse_document(data)
-            moved_away = False  # a quarantine event not yet followed by its recovery
-            for event in events:  # replaying an event the backup already holds changes nothing
-                if event.get("op") == "quarantine":
-                    moved_away = True
-                    continue
-                if event.get("op") == "restore" and event.get("quarantined"):
-                    moved_away = False
-                    if not event.get("replayed"):  # the recovery fell back to the backup as it was
-                        doc = parse_document(self.backup_path(event["backup"]).read_bytes())
-                    continue  # otherwise it rebuilt the state replayed so far
-                if moved_away:
-                    doc, moved_away = Document(), False
-                doc = _apply_event(self, doc, event)
-            if moved_away:
-                doc = Document()
-        except (OSError, Corrupt, KeyError, TypeError, ValueError):
-            return None
-        rebuilt = doc.to_bytes()
-        if _digest(rebuilt) != logged[0]:
-            return None
-        changed = sum(1 for e in events if e.get("id"))
-        return rebuilt, parse_document(rebuilt), changed
-
-    @staticmethod
-    def _free_name(directory: Path, name: str) -> Path:
-        """`name`, or `name-1`, `name-2`, ... : never an existing file (a rename would replace it)."""
-        candidate, n = directory / name, 0
-        while os.path.lexists(candidate):
-            n += 1
-            candidate = directory / f"{name}-{n}"
-        return candidate
-
-    def _atomic_write(self, target: Path, data: bytes, sync_dir: bool = True) -> None:
-        # unique per call: threads of one process and dead writers' leftovers never collide
-        import secrets
-
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            try:
-                _write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        if sync_dir:
-            _fsync_dir(target.parent)
-
-    def _remove_stale_temps(self) -> None:
-        """Called under the lock: any temporary file now present belongs to a writer that died."""
-        for directory in (self.dir, self.backups_dir):
-            try:
-                names = os.listdir(directory)
-            except OSError:
-                continue
-            for name in names:
-                if TEMP_RE.match(name):
-                    try:
-                        os.unlink(directory / name)
-                    except OSError:
-                        pass
-
-    # ------------------------------------------------------------------ backups
-
-    def _backup(self, data: bytes) -> str:
-        """Keep `data` (the file about to be replaced) as a backup and prune old ones; returns its
-        name. Every write gets its own backup, stamped after every event already logged."""
-        self.backups_dir.mkdir(mode=0o700, exist_ok=True)
-        stamp = utc_stamp()
-        name = f"memory-{stamp}.json"
-        suffix = 0
-        while (self.backups_dir / name).exists():
-            suffix += 1
-            name = f"memory-{stamp}-{suffix}.json"
-        self._atomic_write(self.backups_dir / name, data)
-        self._prune_backups()
-        return name
-
-    def _backup_names(self) -> list[str]:
-        """Backup file names, newest first."""
-        try:
-            names = [name for name in os.listdir(self.backups_dir) if BACKUP_RE.match(name)]
-        except OSError:
-            return []
-        return sorted(names, key=_backup_key, reverse=True)
-
-    def _prune_backups(self) -> None:
-        """Keep the newest `backups_keep` backups, plus the newest backup of each of the last
-        `backups_daily_days` UTC days (today included)."""
-        names = self._backup_names()
-        keep = set(names[: self.limits.backups_keep])
-        today = datetime.fromtimestamp(now(), tz=timezone.utc).date()
-        oldest_day = (today - timedelta(days=self.limits.backups_daily_days - 1)).strftime("%Y%m%d")
-        seen_days: set[str] = set()
-        for name in names:  # newest first, so the first of each day is that day's newest
-            day = BACKUP_RE.match(name).group(1)[:8]  # type: ignore[union-attr]
-            if day not in seen_days:
-                seen_days.add(day)
-                if day >= oldest_day:
-                    keep.add(name)
-        for name in names:
-            if name not in keep:
-                try:
-                    (self.backups_dir / name).unlink()
-                except FileNotFoundError:
-                    pass
-
-    def backup_names(self) -> list[str]:
-        return self._backup_names()
-
-    def backup_path(self, name: str) -> Path:
-        if not isinstance(name, str) or "/" in name or "\\" in name or not BACKUP_RE.match(name):
-            raise BackupNotFound(name, "not a backup name")
-        path = self.backups_dir / name
-        if not path.is_file():
-            raise BackupNotFound(name)
-        return path
-
-    # ------------------------------------------------------------------ audit
-
-    def _audit_batch(self, events: list[Event], actor: str, file_after: bytes | None) -> bytes:
-        """One line per event; the last carries `file_sha`, the hash of memory.json after them."""
-        at = now()
-        lines = []
-        for n, event in enumerate(events, 1):
-            record = {"at": at, "actor": event.get("actor") or actor, "op": event["op"], "id": event.get("id"),
-                      "before": event.get("before"), "after": event.get("after")}
-            for key, value in event.items():
-                if key not in record and value is not None:
-                    record[key] = value
-            if n == len(events) and file_after is not None:
-                record["file_sha"] = _digest(file_after)
-            lines.append(dumps(record) + b"\n")
-        return b"".join(lines)
-
-    def _open_audit(self) -> tuple[int, bytes]:
-        """Rotate the log if it is due, open it for appending; returns the descriptor and what must
-        precede the next batch (a newline if a writer died in the middle of a line)."""
-        self._rotate_audit()
-        fd = os.open(self.audit_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            size = os.fstat(fd).st_size
-            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-        except OSError:
-            os.close(fd)
-            raise
-        return fd, b"\n" if torn else b""
-
-    def _append_audit(self, events: list[Event], actor: str, file_after: bytes | None) -> None:
-        """Append one batch with a single write() on an O_APPEND descriptor, under the lock."""
-        if not events:
-            return
-        batch = self._audit_batch(events, actor, file_after)
-        fd, prefix = self._open_audit()
-        try:
-            _write_all(fd, prefix + batch)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    def _rotate_audit(self) -> None:
-        """Past `audit_max_bytes`, the log becomes `audit.jsonl.1` (replacing the previous one)
-        and a new log starts; `audit_lines` reads both, so the newest events stay readable."""
-        try:
-            size = os.path.getsize(self.audit_path)
-        except FileNotFoundError:
-            return
-        if size > self.limits.audit_max_bytes:
-            os.replace(self.audit_path, self.audit_path.with_name(AUDIT_NAME + ".1"))
-
-    def audit_lines(self) -> list[dict]:
-        """Every readable audit event, oldest first (the rotated file, then the current one).
-        Cached while neither file changes."""
-        paths = (self.audit_path.with_name(AUDIT_NAME + ".1"), self.audit_path)
-        key = []
-        for path in paths:
-            try:
-                st = os.stat(path)
-                key.append((st.st_ino, st.st_size, st.st_mtime_ns))
-            except OSError:
-                key.append(None)
-        cached = self._audit_cache
-        if cached is not None and cached[0] == tuple(key):
-            return list(cached[1])
-        events: list[dict] = []
-        for path in paths:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            for line in data.splitlines():
-                try:
-                    event = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue  # a torn line from a crash; the rest stays readable
-                if isinstance(event, dict) and "op" in event:
-                    events.append(event)
-        self._audit_cache = (tuple(key), events)
-        return list(events)
-
-
-def _backup_key(name: str) -> tuple[str, int]:
-    m = BACKUP_RE.match(name)
-    assert m
-    return (m.group(1), int(m.group(2) or 0))
-
-
-LATE_NOTE = "logged late: the writer stopped between replacing memory.json and logging this change"
-
-
-def _diff_events(before_doc: Document, after_doc: Document) -> list[Event]:
-    """One event per entry that differs between two states, named after what changed."""
-    before = {r.id: r.view() for r in before_doc.records}
-    after = {r.id: r.view() for r in after_doc.records}
-    events: list[Event] = []
-    for entry_id, view in before.items():
-        if entry_id not in after:
-            events.append({"op": "delete", "id": entry_id, "before": view, "after": None})
-    for entry_id, view in after.items():
-        old = before.get(entry_id)
-        if old == view:
-            continue
-        if old is None:
-            op = "add"
-        elif old["kind"] != view["kind"]:
-            op = "reclassify"
-        elif old["text"] != view["text"]:
-            op = "edit"
-        elif old.get("flags") != view.get("flags"):
-            op = "approve"
         else:
-            op = "refresh"
-        events.append({"op": op, "id": entry_id, "before": old, "after": view})
-    for event in events:
-        event.update(actor="unknown", note=LATE_NOTE)
-    return events
+            self.audit_error = None
 
 
-def _apply_event(storage: Storage, doc: Document, event: dict) -> Document:
-    """`doc` after one logged event (for rebuilding a state from a backup and the log)."""
-    op, entry_id, after = event.get("op"), event.get("id"), event.get("after")
-    if op == "restore":
-        return parse_document(storage.backup_path(event["backup"]).read_bytes())
-    if entry_id is None:
-        raise ValueError(f"cannot replay {op!r} without an id")
-    position = next((i for i, item in enumerate(doc.items) if getattr(item, "id", None) == entry_id), None)
-    if after is None:  # delete, evict
-        if position is not None:
-            del doc.items[position]
-        return doc
-    [record] = parse_document(dumps({"entries": [after]})).records
-    if position is None:
-        doc.items.append(record)
-    else:
-        doc.items[position] = record
-    return doc
+def _removes(before: set[str], after: Document) -> bool:
+    """Whether a write leaves out an entry that was there (a delete, an eviction, a restore)."""
+    return not before <= after.ids().keys()
 
 
 def _import_events(doc: Document) -> list[Event]:
@@ -651,29 +282,3 @@ def _import_events(doc: Document) -> list[Event]:
             note = "; ".join(notes)
             events.append({"op": "import", "id": record.id, "before": record.raw, "after": record.view(), "note": note})
     return events
-
-
-def _digest(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()[:16]
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -20,8 +20,8 @@ from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
 from .keywords import clean_keywords, merge_keywords
 from .ranking import Index, document_tokens, pick
-from .records import Document, Record, approval_flag, new_id
-from .storage import Storage
+from .records import Document, Record, new_id, normalize
+from .storage import Change, Storage
 from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 from .tokenize import tokenize
 
@@ -42,15 +42,6 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["MemoryStore", "default_dir", "normalize"]
-
-_PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
-_DROP_PUNCT = str.maketrans("", "", _PUNCT)
-
-
-def normalize(text: str) -> str:
-    """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
-    return "".join(text.lower().split()).translate(_DROP_PUNCT)
-
 
 def default_dir() -> Path:
     env = os.environ.get("MEMTUI_DIR")
@@ -96,7 +87,13 @@ class _Snapshot:
         self.records = doc.records
         self.limits = limits
         self._index: Index | None = None
-        self._entries: list | None = None
+        self._entries: list[Entry] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            self._entries = [_entry(r) for r in self.records]
+        return self._entries
 
     @property
     def index(self) -> Index:
@@ -164,10 +161,7 @@ class MemoryStore:
         return self._storage.state()
 
     def entries(self) -> list[Entry]:
-        snap = self._snap()
-        if snap._entries is None:
-            snap._entries = [_entry(r) for r in snap.records]
-        return list(snap._entries)
+        return list(self._snap().entries)
 
     def __len__(self) -> int:
         return len(self._snap().records)
@@ -300,18 +294,16 @@ class MemoryStore:
         for record in records:
             if record.id == exclude_id:
                 continue
-            if record._norm is None:
-                record._norm = normalize(record.text)
-            old = record._norm
+            old = record.norm
             if old == key or (key_long and key in old) or (
                 old in key and len(old.encode("utf-8", "surrogatepass")) >= min_bytes
             ):
                 return record
         return None
 
-    def _write(self, mutate) -> Document:
-        doc, _events = self._storage.transact(mutate, self.actor)
-        return doc
+    def _write(self, mutate):
+        """Run `mutate` under the lock; returns what it returned as its `Change.result`."""
+        return self._storage.transact(mutate, self.actor).result
 
     def remember(
         self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None
@@ -326,9 +318,8 @@ class MemoryStore:
         source = redact_secrets(strip_controls(source))
         clean, flags, cut_from = self._prepare_text(text)
         key = normalize(clean)
-        outcome: dict[str, Any] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             records = doc.records
             now = int(time.time())
             match = self._find_duplicate(records, key)
@@ -343,22 +334,19 @@ class MemoryStore:
                     notes.append("keywords added: " + ", ".join(merged[len(match.keywords):]))
                     match.keywords = merged
                 note = "; ".join(notes) or None
-                outcome.update(added=False, record=match, evicted=[])
-                return [{"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}]
+                event = {"op": "refresh", "id": match.id, "before": before, "after": match.view(), "note": note}
+                return Change([event], (False, match, []))
             record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
             record.keywords = new_keywords
             doc.items.append(record)
             events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
             evicted = self._evict(doc)
             events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"} for r in evicted]
-            outcome.update(added=True, record=record, evicted=evicted)
-            return events
+            return Change(events, (True, record, evicted))
 
-        self._write(mutate)
-        return RememberResult(
-            added=outcome["added"], entry=_entry(outcome["record"]), evicted=[_entry(r) for r in outcome["evicted"]],
-            truncated=cut_from is not None, original_length=cut_from,
-        )
+        added, record, evicted = self._write(mutate)
+        return RememberResult(added=added, entry=_entry(record), evicted=[_entry(r) for r in evicted],
+                              truncated=cut_from is not None, original_length=cut_from)
 
     def _evict(self, doc: Document) -> list[Record]:
         """Remove the entries over the cap, first in eviction order (docs/format.md#eviction)."""
@@ -393,20 +381,14 @@ class MemoryStore:
         new_kind = Kind.require(kind) if kind is not None else None
         new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else None
         prepared = self._prepare_text(text) if text is not None else None
-        result: dict[str, Record] = {}
 
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             before = record.view()
             ops = []
             if prepared is not None and prepared[0] != record.text:
                 new_text, new_flags, _cut_from = prepared
-                keep = [f for f in record.flags if f not in ("blocked", "secret-redacted") and not f.startswith(("threat:", "approved:"))]
-                approval = approval_flag(new_text)
-                if approval in record.flags and "blocked" in new_flags:
-                    new_flags = [f for f in new_flags if f != "blocked"] + [approval]
-                record.text, record.flags = new_text, keep + new_flags
-                record.judge()
+                record.set_text(new_text, new_flags)
                 ops.append("edit")
             if new_kind is not None and new_kind is not record.kind:
                 record.kind = new_kind
@@ -417,52 +399,121 @@ class MemoryStore:
                 record.keywords = new_keywords
             if refresh_ts:
                 record.ts = int(time.time())
-            result["record"] = record
             if not ops and not refresh_ts and keywords_note is None:
-                return []
+                return Change([], record)
             op = ops[0] if ops else "edit"
             notes = ["text and kind changed"] if len(ops) == 2 else []
             if keywords_note is not None:
                 notes.append(keywords_note)
             elif not ops:
                 notes.append("timestamp refreshed")
-            return [{"op": op, "id": id, "before": before, "after": record.view(), "note": "; ".join(notes) or None}]
+            event = {"op": op, "id": id, "before": before, "after": record.view(), "note": "; ".join(notes) or None}
+            return Change([event], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def delete(self, id: str, expected: Any = None) -> Entry:
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             doc.items.remove(record)
-            result["record"] = record
-            return [{"op": "delete", "id": id, "before": record.view(), "after": None}]
+            return Change([{"op": "delete", "id": id, "before": record.view(), "after": None}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
 
     def approve(self, id: str, expected: Any = None) -> Entry:
         """Let a blocked entry be injected. The approval holds only for the text as it is now."""
-        result: dict[str, Record] = {}
-
-        def mutate(doc: Document) -> list[dict]:
+        def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
-            result["record"] = record
-            if not record.blocked:
-                return []
             before = record.view()
-            flags = [f for f in record.flags if f != "blocked" and not f.startswith("approved:")]
-            for category in record.threats:
-                if "threat:" + category not in flags:
-                    flags.append("threat:" + category)
-            record.flags = flags + [approval_flag(record.text)]
-            record.judge()
-            return [{"op": "approve", "id": id, "before": before, "after": record.view()}]
+            if not record.blocked or not record.approve(self._storage.approval_key(create=True)):
+                return Change([], record)
+            return Change([{"op": "approve", "id": id, "before": before, "after": record.view()}], record)
 
-        self._write(mutate)
-        return _entry(result["record"])
+        return _entry(self._write(mutate))
+
+    def bulk(self, op: str, ids: list[str], kind: Kind | str | None = None,
+             expected: dict[str, Any] | None = None) -> list[Entry]:
+        """Delete, reclassify (to `kind`) or approve many entries in one write.
+
+        One backup is taken before the write (restoring it takes the whole batch back) and each
+        entry gets its own audit event. All or nothing: an id that is missing, or an entry that no
+        longer matches `expected[id]`, raises before anything is written. Returns the entries as
+        they are after the change (for a delete, as they were).
+        """
+        if op not in ("delete", "reclassify", "approve"):
+            raise InvalidInput(f"bulk takes delete, reclassify or approve, not {op!r}")
+        new_kind = Kind.require(kind) if op == "reclassify" else None
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+
+        def mutate(doc: Document) -> Change:
+            records = [self._check_expected(doc.find(i), i, (expected or {}).get(i)) for i in wanted]
+            events: list[dict] = []
+            for record in records:
+                before = record.view()
+                if op == "delete":
+                    doc.items.remove(record)
+                    events.append({"op": "delete", "id": record.id, "before": before, "after": None})
+                elif op == "reclassify" and record.kind is not new_kind:
+                    record.kind = new_kind  # type: ignore[assignment]
+                    events.append({"op": "reclassify", "id": record.id, "before": before, "after": record.view()})
+                elif op == "approve" and record.blocked and record.approve(self._storage.approval_key(create=True)):
+                    events.append({"op": "approve", "id": record.id, "before": before, "after": record.view()})
+            return Change(events, records)
+
+        return [_entry(record) for record in self._write(mutate)]
+
+    def undo(self, event: Any) -> Entry:
+        """Take back one change from an entry's history, as a new audited change (note "undo: ...").
+
+        `event` is an `AuditEvent` (or its dict) of this store that names an entry: an edit,
+        reclassify, approve or refresh puts the entry's text and kind back as they were before it
+        (the threat scan judges the text again; an approval comes back only if it was for exactly
+        that text); a delete or evict brings the entry back with its id, kind, text, source and time
+        (blocked again until approved if the scan flags it); an add deletes the entry it added. If
+        the entry changed after that event (or is back already), nothing is written: ConflictError
+        says what is there now.
+        """
+        data = event.model_dump(mode="json") if hasattr(event, "model_dump") else event
+        if not isinstance(data, dict):
+            raise InvalidInput("undo takes an audit event")
+        op, entry_id, before, after = data.get("op"), data.get("id"), data.get("before"), data.get("after")
+        if isinstance(entry_id, str) and before is None and op == "add" and isinstance(after, dict):
+            return self.delete(entry_id, expected=after)  # undoing an add is a delete, if nothing changed since
+        if not isinstance(entry_id, str) or not isinstance(before, dict):
+            raise InvalidInput(f"a {op or 'this'} event cannot be undone: it has no entry before it")
+        old_kind = Kind.require(before.get("kind"))
+        old_text, old_flags, _cut = self._prepare_text(before.get("text"))
+        note = f"undo: {op} of {_stamp(data.get('at'))} by {data.get('actor') or '?'}"
+
+        def mutate(doc: Document) -> Change:
+            current = doc.find(entry_id)
+            if after is None:  # a delete or an evict: bring the entry back
+                if current is not None:
+                    raise ConflictError(entry_id, _entry(current), None)
+                record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""),
+                                int(before.get("ts") or 0), list(old_flags))
+                record.judge()
+                doc.items.append(record)
+                events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
+                evicted = self._evict(doc)
+                events += [{"op": "evict", "id": r.id, "before": r.view(), "after": None, "note": "store full"}
+                           for r in evicted]
+                return Change(events, record)
+            record = self._check_expected(current, entry_id, after)
+            previous = record.view()
+            record.kind = old_kind
+            if old_text != record.text or "blocked" not in record.flags and "blocked" in old_flags:
+                record.set_text(old_text, list(old_flags))
+            if record.view() == previous:
+                return Change([], record)
+            new_op = "edit" if previous.get("text") != record.text or previous.get("kind") == record.kind.value \
+                else "reclassify"
+            return Change([{"op": new_op, "id": entry_id, "before": previous, "after": record.view(), "note": note}],
+                          record)
+
+        return _entry(self._write(mutate))
 
     # ------------------------------------------------------------------ backups, audit, health
 
@@ -493,33 +544,22 @@ class MemoryStore:
 
         events = []
         for raw in self._storage.audit_lines():
-            if id is not None and raw.get("id") != id and not _touches(raw, id):
+            event = AuditEvent.parse(raw)
+            if event is None or (op is not None and event.op != op) or (id is not None and id not in event.touched_ids()):
                 continue
-            if op is not None and raw.get("op") != op:
-                continue
-            try:
-                events.append(AuditEvent.model_validate(raw))
-            except Exception:
-                continue
+            events.append(event)
         return events
 
     def health(self) -> Health:
         from .health import health
 
-        return health(self)
+        return health(self._storage, self.limits)
 
 
 def _eviction_order(records: list[Record]) -> list[Record]:
     """Highest eviction rank first (facts), then the oldest, then the earliest in store order."""
     order = sorted(range(len(records)), key=lambda i: (-records[i].kind.eviction_rank, records[i].ts, i))
     return [records[i] for i in order]
-
-
-def _touches(event: dict, entry_id: str) -> bool:
-    """Whether a store-wide event (a restore) added, removed or changed this entry."""
-    return any(
-        isinstance(event.get(key), list) and entry_id in event[key] for key in ("added", "removed", "changed")
-    )
 
 
 def _require_unicode(value: str, what: str) -> None:
@@ -559,3 +599,14 @@ def _entry(record: Record) -> Entry:
         keywords=record.keywords,
         **{key: value for key, value in record.extra.items() if key != "keywords"},
     )
+
+
+def _stamp(at: object) -> str:
+    """An event's time as UTC, to name it in a note."""
+    import datetime as _dt
+
+    if not isinstance(at, (int, float)):
+        return "an unknown time"
+    return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+

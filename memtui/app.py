@@ -41,6 +41,9 @@ from .screens.backups import BackupsScreen
 from .screens.browse import BrowseScreen
 from .screens.explain import ExplainScreen
 from .screens.help import HelpScreen
+from .screens.probes import ProbesScreen
+from .settings import Settings, default_path
+from .widgets import fmt, palette
 from .widgets.fmt import kind_name, one_line
 
 __all__ = ["MemtuiApp", "run_app"]
@@ -52,6 +55,8 @@ DONE_TITLES = {
     "delete": "Deleted",
     "approve": "Approved",
     "restore": "Restored",
+    "undo": "Undone",
+    "bulk": "Done",
 }
 
 
@@ -93,7 +98,8 @@ class MemtuiApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
     COMMANDS = App.COMMANDS | {MemtuiCommands}
-    MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen}
+    MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen,
+             "probes": ProbesScreen}
     DEFAULT_MODE = "browse"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -106,20 +112,27 @@ class MemtuiApp(App[None]):
         Binding("w", "show('explain')", "Explain", id="app.explain", tooltip="Why each entry is or is not injected for a query"),
         Binding("b", "show('backups')", "Backups", id="app.backups", tooltip="See what restoring a backup would change, and restore it"),
         Binding("a", "show('audit')", "Audit", id="app.audit", tooltip="Every change to the store, newest first"),
+        Binding("P", "show('probes')", "Probes", id="app.probes", show=False,
+                tooltip="Retrieval regression tests: which pass and which fail, live as memories change"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.commands", tooltip="Search every action", show=False),
     ]
 
     snapshot: var[StoreSnapshot | None] = var(None, always_update=True)
     history: var[StoreHistory | None] = var(None, always_update=True)
 
-    def __init__(self, store: MemoryStore, demo: bool = False) -> None:
+    def __init__(self, store: MemoryStore, demo: bool = False, settings: Settings | None = None,
+                 command: str = "memtui") -> None:
         super().__init__()
+        self.settings = settings  # None: nothing is remembered between runs (tests)
+        self.command = command  # how the shell reaches this store: `memtui --dir DIR` when opened so
         if store.actor != "tui":
             store = MemoryStore(store.dir, store.limits, actor="tui")
         self.store = store
         self.demo = demo
         self.select_after_load: str | None = None
         self.audit_entry_filter: str | None = None
+        self.explain_entry: str | None = None  # the entry selected in Browse when `w` was pressed
+        self.arriving: Screen | None = None
         self._loading = False
         self._reload_again = False
         self._seen_state: object = object()
@@ -129,8 +142,31 @@ class MemtuiApp(App[None]):
     # ------------------------------------------------------------------ lifecycle
 
     def on_mount(self) -> None:
+        settings = self.settings
+        if settings is not None:
+            if settings.theme in self.available_themes:
+                self.theme = settings.theme
+            if settings.problem:
+                self.notify(settings.problem, title="Settings", severity="warning", timeout=10)
+        self._theme_ready = False
+        self.watch(self, "theme", self._theme_changed, init=True)
+        self._theme_ready = True  # from here on a change is the person's choice, and is remembered
         self.reload()
         self.set_interval(self.POLL_SECONDS, self._poll)
+
+    def _theme_changed(self, theme: str) -> None:
+        """Every colour the screens draw follows the theme; the choice is remembered for next time."""
+        palette.use(self.get_css_variables())
+        fmt.restyle()
+        if self.snapshot is not None:
+            self.snapshot = self.snapshot  # every screen redraws from it
+        if self.history is not None:
+            self.history = self.history
+        if self.settings is not None and getattr(self, "_theme_ready", False):
+            try:
+                self.settings.set("theme", theme)
+            except OSError as exc:
+                self.notify(f"The theme is not remembered: {exc}", title="Settings", severity="warning")
 
     def _poll(self) -> None:
         if self.store.state() != self._seen_state:
@@ -214,7 +250,11 @@ class MemtuiApp(App[None]):
         if self.current_mode != mode:
             if mode == "audit" and self.audit_entry_filter is None:
                 self.audit_entry_filter = ""  # a plain visit: drop a filter that `h` set for one entry
+            if mode == "explain" and isinstance(self.screen, BrowseScreen):
+                selected = self.screen.selected_entry()
+                self.explain_entry = selected.id if selected else None  # explain opens on it
             self.switch_mode(mode)
+            self.arriving = self.screen  # its ScreenResume handler moves the focus to its home
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -236,7 +276,7 @@ class MemtuiApp(App[None]):
         try:
             if request.op == "add":
                 assert request.kind is not None and request.text is not None
-                result = store.remember(request.kind, request.text, source="tui")
+                result = store.remember(request.kind, request.text, source="tui", keywords=request.keywords)
                 added = result.entry
                 if any(gone.id == added.id for gone in result.evicted):
                     summary = (
@@ -263,9 +303,12 @@ class MemtuiApp(App[None]):
                     text=request.text,
                     kind=request.kind,
                     expected=request.expected,
+                    keywords=request.keywords,
                 )
                 if request.op == "reclassify":
                     summary = f"{entry.id} is now {kind_name(entry.kind)}"
+                elif request.text is None and request.kind is None and request.keywords is not None:
+                    summary = f"Keywords of {entry.id}: {', '.join(entry.keywords) or 'none'}"
                 else:
                     summary = f"Saved {entry.id} ({len(entry.text)}/{store.limits.max_text})"
                 if entry.blocked:
@@ -279,6 +322,29 @@ class MemtuiApp(App[None]):
                 assert request.entry_id is not None
                 entry = store.approve(request.entry_id, expected=request.expected)
                 self.post_message(WriteDone(request, f"Approved {entry.id}: it can be injected now", entry))
+            elif request.op == "bulk":
+                assert request.bulk is not None
+                done = store.bulk(request.bulk, [e.id for e in request.entries], kind=request.kind,
+                                  expected={e.id: e for e in request.entries})
+                verb = {"delete": "Deleted", "reclassify": "Reclassified", "approve": "Approved"}[request.bulk]
+                summary = f"{verb} {len(done)} entries"
+                if request.bulk == "delete":
+                    summary += ": the backup taken before them brings all back (b)"
+                self.post_message(WriteDone(request, summary, None))
+            elif request.op == "undo":
+                assert request.event is not None
+                event = request.event
+                try:
+                    entry = store.undo(event)
+                except ConflictError:
+                    self.post_message(WriteFailed(request, (
+                        f"{event.id} changed after that {event.op}: nothing was written. "
+                        "Undo the later changes first, newest first.")))
+                    return
+                gone = str(event.op) == "add"
+                summary = (f"Took back the add of {entry.id}: it is deleted (a backup keeps it)" if gone
+                           else f"Took back the {event.op} of {entry.id}")
+                self.post_message(WriteDone(request, summary, None if gone else entry))
             elif request.op == "restore":
                 assert request.backup is not None
                 restored = store.restore(request.backup)
@@ -288,6 +354,9 @@ class MemtuiApp(App[None]):
                 )
                 self.post_message(WriteDone(request, summary, restore=restored))
         except ConflictError as exc:
+            if request.op == "bulk":
+                self.post_message(WriteFailed(request, f"{exc} (nothing of the batch was written)"))
+                return
             self.post_message(WriteConflict(request, exc.current))
         except (MemtuiError, ValueError, KeyError, OSError) as exc:
             self.post_message(WriteFailed(request, one_line(str(exc)) or type(exc).__name__))
@@ -305,9 +374,10 @@ class MemtuiApp(App[None]):
     def on_write_failed(self, message: WriteFailed) -> None:
         self.notify(message.error, title="Not saved", severity="error", timeout=8)
         request = message.request
-        if request.op in ("add", "edit") and request.text is not None:
-            # give the text back rather than lose it; escape discards it
-            self.edit_entry(request.expected if request.op == "edit" else None, text=request.text, kind=request.kind)
+        if request.op in ("add", "edit") and (request.text is not None or request.keywords is not None):
+            # give the text (and keywords) back rather than lose them; escape discards them
+            self.edit_entry(request.expected if request.op == "edit" else None, text=request.text, kind=request.kind,
+                            keywords=request.keywords)
 
     def on_write_conflict(self, message: WriteConflict) -> None:
         request = message.request
@@ -324,25 +394,31 @@ class MemtuiApp(App[None]):
                         self.notify("It is already gone from the store.", title="Nothing to do")
                 else:
                     self.submit(
-                        WriteRequest(request.op, request.entry_id, request.text, request.kind, expected=current)
+                        WriteRequest(request.op, request.entry_id, request.text, request.kind, expected=current,
+                                     keywords=request.keywords)
                     )
             elif choice == "theirs":
                 self.notify("Kept the version on disk; your change was not saved.", title="Not saved")
                 self.reload()
-            elif request.op == "edit" and current is not None and request.text is not None:
-                self.edit_entry(current, text=request.text, kind=request.kind)
+            elif request.op == "edit" and request.expected is not None:
+                # back to the editor on the version the person started from: the editor still says the
+                # entry changed on disk, and the next save asks again instead of overwriting
+                started = request.expected
+                self.edit_entry(started, text=request.text if request.text is not None else started.text,
+                                kind=request.kind or started.kind)
             self.reload()
 
         self.push_screen(ConflictModal(request, current), decided)
 
-    def edit_entry(self, entry: Entry | None, text: str | None = None, kind=None) -> None:
+    def edit_entry(self, entry: Entry | None, text: str | None = None, kind=None,
+                   keywords: list[str] | None = None) -> None:
         """Open the editor on `entry` (or a blank one to add); saving checks for changes on disk."""
 
         def saved(result: EditResult | None) -> None:
             if result is None:
                 return
             if entry is None:
-                self.submit(WriteRequest("add", text=result.text, kind=result.kind))
+                self.submit(WriteRequest("add", text=result.text, kind=result.kind, keywords=result.keywords))
                 return
             text_changed = result.text != entry.text
             self.submit(
@@ -352,10 +428,11 @@ class MemtuiApp(App[None]):
                     text=result.text if text_changed else None,
                     kind=result.kind if result.kind is not entry.kind else None,
                     expected=entry,
+                    keywords=result.keywords,
                 )
             )
 
-        self.push_screen(EditModal(entry, text=text, kind=kind), saved)
+        self.push_screen(EditModal(entry, text=text, kind=kind, keywords=keywords), saved)
 
     # ------------------------------------------------------------------ measuring
 
@@ -368,17 +445,16 @@ class MemtuiApp(App[None]):
 def _events_by_id(events: list[AuditEvent]) -> dict[str, list[AuditEvent]]:
     by_id: dict[str, list[AuditEvent]] = {}
     for event in events:
-        ids = {event.id} if event.id else set()
-        extra = event.model_extra or {}
-        for key in ("added", "removed", "changed"):
-            value = extra.get(key)
-            if isinstance(value, list):
-                ids.update(i for i in value if isinstance(i, str))
-        for entry_id in ids:
+        for entry_id in event.touched_ids():
             by_id.setdefault(entry_id, []).append(event)
     return by_id
 
 
-def run_app(store: MemoryStore, demo: bool = False) -> None:
-    """Open the app on `store` (writes are recorded with actor "tui")."""
-    MemtuiApp(store, demo=demo).run()
+def run_app(store: MemoryStore, demo: bool = False, command: str = "memtui") -> None:
+    """Open the app on `store` (writes are recorded with actor "tui").
+
+    The chosen theme is remembered in the settings file; the demo reads it but never writes it,
+    so trying the demo leaves nothing behind.
+    """
+    settings = Settings.load(default_path(), writable=not demo)
+    MemtuiApp(store, demo=demo, settings=settings, command=command).run()

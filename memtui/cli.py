@@ -299,6 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: $MEMTUI_LANG, else zh)")
     p.set_defaults(handler=cmd_mcp)
 
+    from memtui.cli_probe import HELP as PROBE_HELP, add_probe_commands
+
+    add_probe_commands(command("probe", PROBE_HELP), [store_options, as_json], _help_formatter, EPILOG)
+
     from memtui.json_schemas import OUTPUTS, cmd_schema
 
     p = command("schema", "the JSON Schema of a --json output (docs/schemas/); without NAME, list them")
@@ -440,35 +444,10 @@ def _open(args: argparse.Namespace, actor: str = "cli"):
 
 
 def _store_warnings(store) -> list[str]:
-    """A recovered or quarantined memory file, or an unreadable one: told on every command.
-    Cheap on purpose (one directory listing): it runs after `memtui inject` too."""
-    from memtui_core.storage import BROKEN_PREFIX
+    """What the store has to say after a command (see `memtui_core.health.recent_warnings`)."""
+    from memtui_core.health import recent_warnings
 
-    storage = store.storage
-    warnings = []
-    recovery = storage.recovery
-    if recovery is not None:
-        if recovery.restored_from == "audit.jsonl":
-            restored = "rebuilt it from the audit log"
-        elif recovery.restored_from:
-            restored = f"restored it from backup {recovery.restored_from}"
-        else:
-            restored = "no valid backup could be restored, so the store starts empty"
-        warnings.append(f"{store.path} was corrupt ({recovery.error}): moved it to "
-                        f"{recovery.quarantined.name} and {restored}; run `memtui doctor`")
-    if storage.read_error:
-        warnings.append(storage.read_error)
-    try:
-        broken = sorted(name for name in os.listdir(store.dir) if name.startswith(BROKEN_PREFIX))
-    except OSError:
-        broken = []
-    if recovery is not None:
-        broken = [name for name in broken if name != recovery.quarantined.name]
-    if broken:
-        files = "file" if len(broken) == 1 else "files"
-        warnings.append(f"{len(broken)} corrupt memory {files} quarantined in {store.dir} "
-                        f"(newest {broken[-1]}); run `memtui doctor`")
-    return warnings
+    return [f"{w.text}; run `{w.fix}`" if w.fix else w.text for w in recent_warnings(store.storage)]
 
 
 def _text(value: str, what: str, strict: bool = False) -> str:
@@ -603,7 +582,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         finally:
             shutil.rmtree(store.dir, ignore_errors=True)  # the demo store is temporary
         return 0
-    run_app(_open(args, actor="tui"))
+    run_app(_open(args, actor="tui"), command=_prefix(args))
     return 0
 
 
@@ -849,8 +828,8 @@ def _audit_detail(event) -> str:
     if op == "restore":
         if event.note:
             return clean(event.note)
-        extra = event.model_extra or {}
-        return ", ".join(f"{len(extra[k])} {k}" for k in ("added", "removed", "changed") if isinstance(extra.get(k), list))
+        groups = (("added", event.added), ("removed", event.removed), ("changed", event.changed))
+        return ", ".join(f"{len(ids)} {word}" for word, ids in groups if ids is not None)
     entry = after or before
     text = entry.get("text") if isinstance(entry, dict) else None
     if text:

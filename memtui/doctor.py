@@ -12,10 +12,13 @@ import shlex
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
+from memtui_core import health_codes as warning_codes
+
 __all__ = ["Duplicate", "Fix", "Problem", "Report", "diagnose", "near_duplicates"]
 
 DUPLICATE_SIMILARITY = 0.7  # share of distinct tokens two texts have in common (Jaccard)
 MAX_DUPLICATES = 20
+MAX_CANDIDATES = 16  # comparisons per entry: keeps doctor linear on stores of near-identical notes
 
 
 @dataclass
@@ -87,42 +90,59 @@ def near_duplicates(entries, threshold: float = DUPLICATE_SIMILARITY, limit: int
     """Pairs of entries whose token sets overlap by `threshold` or more (Jaccard), or whose dedupe
     keys are equal, most similar first. The longer text is the one to keep (the newer on a tie).
 
-    Exact, and cheap through prefix filtering: with each token set ordered rarest token first, two
-    sets that overlap by `threshold` share a token among the first `n - ceil(threshold * n) + 1` of
-    each, so only entries that share such a token are compared."""
-    from memtui_core.store import normalize
+    Linear in the number of entries. Prefix filtering: with each token set ordered rarest token
+    first, two sets that overlap by `threshold` share a token among the first
+    `n - ceil(threshold * n) + 1` of each, so only entries sharing such a token are candidates;
+    and each entry is compared with at most `MAX_CANDIDATES` of them (those sharing its rarest
+    tokens, the nearest in the file first), so a store of near-identical template notes costs
+    n * MAX_CANDIDATES comparisons, not n * n. Equal dedupe keys are always found."""
+    import heapq
+
+    from memtui_core.records import normalize
     from memtui_core.tokenize import tokenize
 
     sets = [frozenset(tokenize(entry.text)) for entry in entries]
+    sizes = [len(tokens) for tokens in sets]
     df = Counter(token for tokens in sets for token in tokens)
     index: dict[str, list[int]] = defaultdict(list)
-    pairs: dict[tuple[int, int], float] = {}
-    seen_keys: dict[str, int] = {}
-    for i, entry in enumerate(entries):
-        key = normalize(entry.text)
-        if key in seen_keys:
-            pairs[(seen_keys[key], i)] = 1.0
-        else:
-            seen_keys[key] = i
-        tokens = sets[i]
-        if not tokens:
-            continue
-        prefix = sorted(tokens, key=lambda token: (df[token], token))[: len(tokens) - math.ceil(threshold * len(tokens) - 1e-9) + 1]
-        candidates = {j for token in prefix for j in index[token]}
-        for j in candidates:
-            if (j, i) in pairs or min(len(tokens), len(sets[j])) < threshold * max(len(tokens), len(sets[j])):
+
+    def scored_pairs():
+        seen_keys: dict[str, int] = {}
+        for i, entry in enumerate(entries):
+            key = normalize(entry.text)
+            same = seen_keys.setdefault(key, i)
+            if same != i:
+                yield (-1.0, same, i)
+            tokens = sets[i]
+            if not tokens:
                 continue
-            similarity = len(tokens & sets[j]) / len(tokens | sets[j])
-            if similarity >= threshold:
-                pairs[(j, i)] = similarity
-        for token in prefix:
-            index[token].append(i)
-    ranked = sorted(pairs.items(), key=lambda item: (-item[1], item[0]))[:limit]
+            prefix = sorted(tokens, key=lambda token: (df[token], token))[: len(tokens) - math.ceil(threshold * len(tokens) - 1e-9) + 1]
+            candidates: dict[int, None] = {}
+            for token in prefix:
+                for j in reversed(index[token]):
+                    candidates[j] = None
+                    if len(candidates) >= MAX_CANDIDATES:
+                        break
+                if len(candidates) >= MAX_CANDIDATES:
+                    break
+            size = sizes[i]
+            low, high = threshold * size, size / threshold  # a set outside these sizes cannot reach it
+            for j in candidates:
+                other = sizes[j]
+                if other < low or other > high or j == same:
+                    continue
+                common = len(tokens & sets[j])
+                similarity = common / (size + other - common)
+                if similarity >= threshold:
+                    yield (-similarity, j, i)
+            for token in prefix:
+                index[token].append(i)
+
     out = []
-    for (i, j), similarity in ranked:
+    for negative, i, j in heapq.nsmallest(limit, scored_pairs()):
         a, b = entries[i], entries[j]
         keep, remove = (a, b) if (len(a.text), a.ts) >= (len(b.text), b.ts) else (b, a)
-        out.append(Duplicate(keep=keep.id, remove=remove.id, similarity=round(similarity, 3)))
+        out.append(Duplicate(keep=keep.id, remove=remove.id, similarity=round(-negative, 3)))
     return out
 
 
@@ -132,27 +152,29 @@ def _excerpt(text: str, width: int = 48) -> str:
     return truncate(clean(text), width)
 
 
+# the warning codes diagnose() turns into problems of their own, with details and fixes
+_EXPLAINED = {warning_codes.QUARANTINED, warning_codes.UNREADABLE, warning_codes.INVALID, warning_codes.BLOCKED,
+              warning_codes.NEARLY_FULL, warning_codes.OVER_LIMIT, warning_codes.UNWRITABLE}
+
+
 def diagnose(store, cmd: str = "memtui") -> Report:
     """Health plus fixes. `cmd` is how to call memtui for the suggested commands (with --dir)."""
     health = store.health()
     storage = store.storage
     entries = store.entries()
     by_id = {entry.id: entry for entry in entries}
-    backups = [b for b in store.backups() if b.valid]
     problems: list[Problem] = []
-    explained: set[str] = set()
-
-    def warning_with(*needles: str) -> None:
-        for warning in health.warnings:
-            if any(needle in warning for needle in needles):
-                explained.add(warning)
+    codes = set(health.codes())
+    # every backup is read to know whether it is valid: only when a fix needs one (a recovery)
+    backups = [b for b in store.backups() if b.valid] if health.quarantined or warning_codes.UNREADABLE in codes else []
 
     for q in health.quarantined:
         restored = f"; {q.restored_from} was restored in its place" if q.restored_from else "; no backup could be restored"
         problem = Problem("quarantined", f"a corrupt memory file was set aside: {q.path} ({q.error}){restored}")
         if q.restored_from:
             problem.fixes.append(Fix(f"{cmd} list", "check the restored entries"))
-            older = [b.name for b in backups if b.name < q.restored_from]
+            names = [b.name for b in backups]  # newest first
+            older = names[names.index(q.restored_from) + 1:] if q.restored_from in names else []
             if older:
                 problem.fixes.append(Fix(f"{cmd} restore --dry-run {older[0]}", "if entries are missing, compare an older backup"))
         elif backups:
@@ -161,16 +183,14 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.fixes.append(Fix(f"less {shlex.quote(q.path)}", "recover what you can by hand; it is never overwritten"))
         problem.fixes.append(Fix(f"rm {shlex.quote(q.path)}", "when done, to clear this warning"))
         problems.append(problem)
-    warning_with("quarantined")
 
-    if storage.read_error:
-        problem = Problem("unreadable", storage.read_error)
+    for warning in (w for w in health.warnings if w.code == warning_codes.UNREADABLE):
+        problem = Problem("unreadable", warning.text)
         if not health.writable:
             problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "recovery needs to write; then run any memtui command"))
         if backups:
             problem.fixes.append(Fix(f"{cmd} restore {backups[0].name}", "the newest valid backup"))
         problems.append(problem)
-        explained.add(storage.read_error)
 
     if health.invalid:
         n = len(health.invalid)
@@ -182,7 +202,6 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.details.append(f"item #{item.index}: {item.error}{shown}")
         problem.fixes.append(Fix(f"$EDITOR {shlex.quote(health.path)}", "fix or remove those items by hand"))
         problems.append(problem)
-        warning_with("invalid entr")
 
     if health.blocked:
         n = len(health.blocked)
@@ -196,22 +215,18 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.fixes.append(Fix(f"{cmd} approve {entry_id}", "if you trust it"))
             problem.fixes.append(Fix(f"{cmd} rm {entry_id}", "otherwise"))
         problems.append(problem)
-        warning_with("blocked by the threat scan")
 
-    if health.entries >= health.max_entries * 0.9:
-        state = "over the limit" if health.entries > health.max_entries else "nearly full"
+    if codes & {warning_codes.NEARLY_FULL, warning_codes.OVER_LIMIT}:
+        state = "over the limit" if warning_codes.OVER_LIMIT in codes else "nearly full"
         problem = Problem("full", f"the store is {state} ({health.entries}/{health.max_entries}): "
                                   f"new entries evict facts first, oldest first")
         problem.fixes.append(Fix(f"{cmd} list --kind fact", "review the facts and delete stale ones"))
         problems.append(problem)
-        warning_with("nearly full")
-        warning_with("over the limit")
 
-    if not health.writable:
+    if warning_codes.UNWRITABLE in codes:
         problem = Problem("unwritable", f"the store directory {store.dir} is not writable: changes cannot be saved")
         problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "or run memtui as the directory's owner"))
         problems.append(problem)
-        warning_with("not writable")
 
     if health.locked:
         problem = Problem("locked", f"another process holds the write lock {storage.lock_path}")
@@ -219,8 +234,8 @@ def diagnose(store, cmd: str = "memtui") -> Report:
         problems.append(problem)
 
     for warning in health.warnings:
-        if warning not in explained:
-            problems.append(Problem("other", warning))
+        if warning.code not in _EXPLAINED:
+            problems.append(Problem(warning.code, warning.text, fixes=[Fix(warning.fix)] if warning.fix else []))
 
     duplicates = near_duplicates(entries)
     if duplicates:

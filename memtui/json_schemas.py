@@ -49,7 +49,8 @@ OUTPUTS: tuple[Output, ...] = (
     Output("restore", "memtui_core.model:RestoreResult", ("restore", "{backup}", "--dry-run"),
            title="memtui restore [--dry-run] --json"),
     Output("audit", "memtui_core.model:AuditEvent", ("audit",), many=True, title="memtui audit --json"),
-    Output("doctor", "memtui.doctor:DoctorOutput", ("doctor",), title="memtui doctor --json"),
+    # v2: `warnings` are {code, text, fix} objects instead of strings
+    Output("doctor", "memtui.doctor:DoctorOutput", ("doctor",), version=2, title="memtui doctor --json"),
 )
 
 # Commands whose --json prints an output registered under another name.

@@ -48,7 +48,7 @@ class StoreHistory:
     by_id: dict[str, list[AuditEvent]] = field(default_factory=dict)
 
 
-WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore"]
+WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore", "undo", "bulk"]
 
 
 @dataclass
@@ -61,6 +61,10 @@ class WriteRequest:
     kind: Kind | None = None
     expected: Entry | None = None
     backup: str | None = None
+    keywords: list[str] | None = None  # the entry's whole new keyword list (None: leave them)
+    event: AuditEvent | None = None  # the change to take back (op "undo")
+    bulk: str | None = None  # op "bulk": delete, reclassify or approve every entry in `entries`
+    entries: tuple[Entry, ...] = ()
 
 
 @dataclass
@@ -142,3 +146,11 @@ class TextChecked(Message):
 
     text: str
     check: TextCheck
+
+
+@dataclass
+class ProbesChecked(Message):
+    """Which passing probes the change typed in the editor (`key`: text, kind, keywords) would break."""
+
+    key: tuple
+    breaks: list

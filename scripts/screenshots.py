@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
+import re
 import shutil
 import sys
 import tempfile
@@ -17,6 +19,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from rich.cells import cell_len  # noqa: E402
+
 from memtui_core.store import MemoryStore  # noqa: E402
 from memtui.app import MemtuiApp  # noqa: E402
 from memtui.demo import create_demo_store  # noqa: E402
@@ -24,6 +28,63 @@ from memtui.widgets.entry_table import EntryTable  # noqa: E402
 from memtui.widgets.virtual_table import VirtualTable  # noqa: E402
 
 DEMO_DIR = Path(tempfile.gettempdir()) / "memtui-demo"
+
+# Fonts a reader is likely to have, CJK ones included: a picture shows Chinese as text, not boxes,
+# on macOS (PingFang), Windows (Microsoft YaHei), and Linux (Noto CJK, WenQuanYi, Source Han).
+FONT_STACK = (
+    '"Fira Code", "DejaVu Sans Mono", Menlo, Consolas, "Noto Sans Mono CJK SC", "Noto Sans CJK SC", '
+    '"Source Han Sans SC", "WenQuanYi Micro Hei Mono", "WenQuanYi Micro Hei", "PingFang SC", '
+    '"Hiragino Sans GB", "Microsoft YaHei", "Sarasa Mono SC", monospace'
+)
+_TEXT = re.compile(r'<text class="([^"]+)" x="([0-9.]+)" y="([0-9.]+)" textLength="([0-9.]+)" clip-path="([^"]+)">([^<]*)</text>')
+
+
+def fix_svg(svg: str) -> str:
+    """Make a screenshot independent of the reader's fonts.
+
+    Textual's export places each styled run at its cell, but inside a run the glyphs follow the
+    font: a fallback font's spaces or a CJK glyph of another width shift what follows (numbers off
+    by a cell, columns running together), and a CJK run is given half its width. Here every run is
+    cut at spaces and at changes between narrow and wide characters, and each piece is placed at
+    its own cell with its exact width; the font list names CJK fonts for the reader's system.
+    """
+    svg = svg.replace("font-family: Fira Code, monospace;", f"font-family: {FONT_STACK};")
+    cell = None
+    for match in _TEXT.finditer(svg):
+        text = html.unescape(match.group(6)).replace("\xa0", " ")
+        if text and cell_len(text) == len(text):
+            cell = float(match.group(4)) / len(text)
+            break
+    if cell is None:
+        return svg
+
+    def split(match: re.Match) -> str:
+        cls, x, y, _length, clip, raw = match.groups()
+        text = html.unescape(raw).replace("\xa0", " ")
+        out, start = [], float(x)
+        for piece in re.findall(r" +|[^ ]+", text):
+            for run in _width_runs(piece):
+                width = cell_len(run)
+                if not run.startswith(" "):
+                    body = html.escape(run, quote=False)
+                    out.append(f'<text class="{cls}" x="{start:g}" y="{y}" textLength="{width * cell:g}" '
+                               f'lengthAdjust="spacingAndGlyphs" clip-path="{clip}">{body}</text>')
+                start += width * cell
+        return "".join(out)
+
+    return _TEXT.sub(split, svg)
+
+
+def _width_runs(text: str) -> list[str]:
+    """`text` cut where it changes between one-cell and two-cell characters."""
+    runs: list[str] = []
+    for char in text:
+        wide = cell_len(char) > 1
+        if runs and (cell_len(runs[-1][-1]) > 1) == wide and not wide:
+            runs[-1] += char
+        else:
+            runs.append(char)  # every wide character on its own: each exactly two cells
+    return runs
 
 
 async def settle(pilot, seconds: float = 0.4) -> None:
@@ -52,7 +113,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
 
     def save(app: MemtuiApp, name: str) -> None:
         path = out / f"{name}.svg"
-        app.save_screenshot(str(path))
+        path.write_text(fix_svg(app.export_screenshot()), encoding="utf-8")
         saved.append(path)
 
     app = MemtuiApp(store, demo=True)
@@ -62,6 +123,15 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         app.screen.query_one(EntryTable).select_id(entry_with(store, "staging.internal"))
         await settle(pilot)
         save(app, "browse")
+
+        # space: three entries marked for one bulk action
+        await pilot.press("space", "space", "space")
+        await settle(pilot)
+        save(app, "browse-marked")
+        await pilot.press("escape")  # clears the marks
+        await settle(pilot, 0.2)
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "staging.internal"))
+        await settle(pilot, 0.2)
 
         # e: the editor, with the live dedupe warning
         await pilot.press("e")
@@ -77,6 +147,8 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         save(app, "edit")
         await pilot.press("escape")
         await settle(pilot, 0.2)
+        await pilot.press("y")  # yes, discard what was typed
+        await settle(pilot, 0.2)
 
         # ?: every key
         await pilot.press("question_mark")
@@ -85,13 +157,15 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         await pilot.press("escape")
         await settle(pilot, 0.2)
 
-        # w: explain a query, then pin #1 and compare it with #2
+        # w: explain a query, opened on the entry selected in Browse (pinned), then compare it with #2
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "部署脚本默认先"))
+        await settle(pilot, 0.2)
         await pilot.press("w")
         await settle(pilot, 0.2)
         await pilot.press(*"部署 dry-run 测试")
         await settle(pilot, 0.6)
         save(app, "explain")
-        await pilot.press("enter", "space", "down")  # to the ranked table, pin #1, select #2
+        await pilot.press("enter", "down")  # to the ranked table (#1 is pinned), select #2
         await settle(pilot)
         save(app, "explain-compare")
         await pilot.press("escape")
@@ -144,6 +218,24 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         await pilot.press("ctrl+s")
         await settle(pilot, 0.6)
         save(app, "conflict")
+
+    # a light theme: browse and explain
+    app = MemtuiApp(MemoryStore(DEMO_DIR), demo=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        app.theme = "textual-light"
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "staging.internal"))
+        await settle(pilot)
+        save(app, "browse-light")
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "PostgreSQL"))
+        await settle(pilot, 0.2)
+        await pilot.press("w")
+        await settle(pilot, 0.2)
+        await pilot.press(*"数据库 部署")
+        await settle(pilot, 0.6)
+        await pilot.press("enter")
+        await settle(pilot, 0.3)
+        save(app, "explain-light")
 
     # an empty store
     with tempfile.TemporaryDirectory() as empty:

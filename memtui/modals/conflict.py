@@ -17,6 +17,7 @@ from memtui_core.model import Entry
 
 from ..messages import WriteRequest
 from ..widgets.fmt import ago, kind_badge
+from ..widgets.palette import P
 
 ConflictChoice = Literal["mine", "theirs", "cancel"]
 
@@ -52,7 +53,7 @@ class ConflictModal(ModalScreen[ConflictChoice]):
                 Text(
                     "You started from the version on the left; the store now holds the one on the right. "
                     "Nothing has been written yet.",
-                    style="#8a8a8a",
+                    style=P.muted,
                 ),
             )
             with Horizontal(id="conflict-versions"):
@@ -74,7 +75,7 @@ class ConflictModal(ModalScreen[ConflictChoice]):
     def _mine(self) -> RenderableType:
         request = self.request
         started = request.expected
-        title = Text("Yours — you want to " + VERBS.get(request.op, request.op), style="bold #ffd75f")
+        title = Text("Yours — you want to " + VERBS.get(request.op, request.op), style=f"bold {P.warning}")
         parts: list[RenderableType] = [title, Text("")]
         if request.op in ("edit", "reclassify"):
             kind = request.kind or (started.kind if started else None)
@@ -85,15 +86,15 @@ class ConflictModal(ModalScreen[ConflictChoice]):
         elif started is not None:
             parts += [kind_badge(started.kind), Text(started.text)]
         if started is not None:
-            parts += [Text(""), Text("You started from:", style="bold #8a8a8a"), kind_badge(started.kind)]
-            parts.append(Text(started.text, style="#8a8a8a"))
+            parts += [Text(""), Text("You started from:", style=f"bold {P.muted}"), kind_badge(started.kind)]
+            parts.append(Text(started.text, style=P.muted))
         return Group(*parts)
 
     def _theirs(self) -> RenderableType:
         current = self.current
-        title = Text("Theirs — on disk now", style="bold #5fafff")
+        title = Text("Theirs — on disk now", style=f"bold {P.primary}")
         if current is None:
-            return Group(title, Text(""), Text("The entry has been deleted.", style="italic #ff8787"))
+            return Group(title, Text(""), Text("The entry has been deleted.", style=f"italic {P.error}"))
         return Group(
             title,
             Text(""),
@@ -101,7 +102,7 @@ class ConflictModal(ModalScreen[ConflictChoice]):
             Text(current.text),
             Text(""),
             Text(f"source {current.source or '—'} · saved {ago(current.ts)} · flags {', '.join(current.flags) or 'none'}",
-                 style="#8a8a8a"),
+                 style=P.muted),
         )
 
     def on_mount(self) -> None:

@@ -20,22 +20,25 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.validation import ValidationResult, Validator
-from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
 
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry, TextCheck
 
-from ..messages import TextChecked
+from ..messages import ProbesChecked, TextChecked
 from ..widgets.fmt import clip, kind_badge, kind_name
 from .confirm import ConfirmModal
+from ..widgets.palette import P
 
 CHECK_DELAY = 0.12
+PROBE_CHECK_DELAY = 0.3  # what a change would do to the probes: rank every probe's query twice
 
 
 @dataclass(frozen=True)
 class EditResult:
     text: str
     kind: Kind
+    keywords: list[str] | None = None  # the keywords to store (None: the editor did not change them)
 
 
 class MemoryText(Validator):
@@ -69,6 +72,17 @@ class KindChoice(RadioSet):
         event.stop()
         event.prevent_default()
 
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste is text too: it goes to the text box, not nowhere."""
+        if not event.text:
+            return
+        self.typing = True
+        area = self.screen.query_one("#edit-text", TextArea)
+        self.screen.set_focus(area)
+        area.insert(event.text)
+        event.stop()
+        event.prevent_default()
+
 
 class EditModal(ModalScreen[EditResult | None]):
     """`ctrl+s` saves, `escape` cancels; `tab` moves between the kind (arrows, enter) and the text."""
@@ -78,7 +92,8 @@ class EditModal(ModalScreen[EditResult | None]):
         Binding("escape", "cancel", "Cancel", id="edit.cancel"),
     ]
 
-    def __init__(self, entry: Entry | None, text: str | None = None, kind: Kind | None = None) -> None:
+    def __init__(self, entry: Entry | None, text: str | None = None, kind: Kind | None = None,
+                 keywords: list[str] | None = None) -> None:
         super().__init__(classes="modal")
         self.entry = entry
         self.initial_text = text if text is not None else (entry.text if entry else "")
@@ -88,6 +103,10 @@ class EditModal(ModalScreen[EditResult | None]):
         self.disk_notice: Text | None = None
         self._timer: Timer | None = None
         self._touched = bool(self.initial_text)  # say "empty" only once there was text, or on save
+        self.initial_keywords = list(entry.keywords) if entry is not None else []  # what is stored
+        self.shown_keywords = list(keywords) if keywords is not None else self.initial_keywords
+        self.probe_breaks: list = []  # probes that pass now and that this change would break
+        self._probe_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         title = f"Edit memory {self.entry.id}" if self.entry else "Add a memory"
@@ -99,6 +118,8 @@ class EditModal(ModalScreen[EditResult | None]):
                     yield RadioButton(kind_badge(kind, english=english), value=kind is self.initial_kind,
                                       id=f"kind-{kind.value}")
             yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
+            yield Input(", ".join(self.shown_keywords), id="edit-keywords",
+                        placeholder="keywords: other words it should be found by, comma-separated")
             yield Static(id="edit-count")
             yield Static(id="edit-warnings")
             with Horizontal(classes="dialog-buttons"):
@@ -117,7 +138,9 @@ class EditModal(ModalScreen[EditResult | None]):
         self._update_count()
         self._schedule_check()
         if self.entry is not None:
-            self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
+            # init: an editor reopened on a version that is already stale says so at once
+            self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
+        self._schedule_probe_check()
 
     # ------------------------------------------------------------------ live checks
 
@@ -135,12 +158,94 @@ class EditModal(ModalScreen[EditResult | None]):
     @on(RadioSet.Changed, "#edit-kind")
     def _kind_changed(self) -> None:
         self._update_count()  # what saving evicts depends on the kind
+        self._schedule_probe_check()
+
+    # ------------------------------------------------------------------ keywords and probes
+
+    @property
+    def typed_keywords(self) -> list[str]:
+        from .keywords import split_keywords
+
+        return split_keywords(self.query_one("#edit-keywords", Input).value)
+
+    def keyword_check(self) -> tuple[list[str], list[Text], bool]:
+        """The keywords saving would store, the guards' effect on what was typed, and whether the
+        engine would refuse them."""
+        from .keywords import keyword_effects
+
+        return keyword_effects(self.typed_keywords, self.app.store.limits)  # type: ignore[attr-defined]
+
+    @on(Input.Changed, "#edit-keywords")
+    def _keywords_changed(self) -> None:
+        self._update_count()
+        self._schedule_probe_check()
+
+    @on(Input.Submitted, "#edit-keywords")
+    def _keywords_submitted(self) -> None:
+        self.action_save()
+
+    def _schedule_probe_check(self) -> None:
+        if self._probe_timer is not None:
+            self._probe_timer.stop()
+        self._probe_timer = self.set_timer(PROBE_CHECK_DELAY, self._check_probes)
+
+    def _probe_key(self) -> tuple:
+        return (self.text.strip(), self.kind, tuple(self.keyword_check()[0]))
+
+    def _check_probes(self) -> None:
+        key = self._probe_key()
+        if not key[0]:
+            return
+        self._run_probe_check(key)
+
+    @work(thread=True, exclusive=True, group="edit-probes", exit_on_error=False)
+    def _run_probe_check(self, key: tuple) -> None:
+        from memtui_core.probes import ProbesUnreadable, load_probes, would_break
+
+        store = self.app.store  # type: ignore[attr-defined]
+        try:
+            probes = load_probes(store).probes
+        except ProbesUnreadable:
+            return
+        text, kind, keywords = key
+        entry_id = self.entry.id if self.entry is not None else None  # None: a new memory would be added
+        breaks = would_break(store, entry_id, probes, text=text, kind=kind, fields={"keywords": list(keywords)})
+        self.post_message(ProbesChecked(key, breaks))
+
+    def on_probes_checked(self, message: ProbesChecked) -> None:
+        if message.key == self._probe_key():
+            self.probe_breaks = list(message.breaks)
+            self._update_count()
+
+    def _known(self, entry_id: str) -> bool:
+        snapshot = getattr(self.app, "snapshot", None)
+        return snapshot is not None and snapshot.by_id(entry_id) is not None
+
+    def _probe_warnings(self) -> list[Text]:
+        lines = []
+        for broken in self.probe_breaks[:3]:
+            probe, after = broken.probe, broken.after
+            miss = after.misses[0] if after.misses else None
+            if probe.expects_nothing:
+                known = self.entry is not None or (miss is not None and self._known(miss.id))
+                who = miss.id if miss is not None and known else "this new memory"
+                what = f"it expects nothing and {who} would be injected"
+            else:
+                what = f"it expects {miss.id if miss else probe.expect[0]}, which would be {miss.status if miss else 'missed'}"
+            line = Text(f"⚠ breaks probe {probe.id} “", style="#ffaf5f")
+            line.append_text(clip(probe.query, 30, "italic #ffaf5f"))
+            line.append(f"”: {what}", style="#ffaf5f")
+            lines.append(line)
+        if len(self.probe_breaks) > 3:
+            lines.append(Text(f"⚠ and {len(self.probe_breaks) - 3} more probes (P shows them all)", style="#ffaf5f"))
+        return lines
 
     @on(TextArea.Changed, "#edit-text")
     def _text_changed(self) -> None:
         self._touched = True
         self._update_count()
         self._schedule_check()
+        self._schedule_probe_check()
 
     def _schedule_check(self) -> None:
         if self._timer is not None:
@@ -163,10 +268,10 @@ class EditModal(ModalScreen[EditResult | None]):
         text = self.text.strip()
         limit = self.app.store.limits.max_text
         length = len(text)
-        count = Text(f"{length}/{limit}", style="bold #ff5f5f" if length > limit else "bold")
-        count.append(" characters", style="#8a8a8a")
+        count = Text(f"{length}/{limit}", style=f"bold {P.error}" if length > limit else "bold")
+        count.append(" characters", style=P.muted)
         if length > limit:
-            count.append(f"  — {length - limit} over: the text will be cut to {limit}", style="#ff5f5f")
+            count.append(f"  — {length - limit} over: the text will be cut to {limit}", style=P.error)
         self.query_one("#edit-count", Static).update(count)
         self.query_one("#edit-warnings", Static).update(Group(*self.warnings()))
 
@@ -179,6 +284,18 @@ class EditModal(ModalScreen[EditResult | None]):
             return 0  # a duplicate refreshes the entry it matches; nothing is added
         return max(0, len(snapshot.entries) + 1 - snapshot.max_entries)
 
+    def _keyword_lines(self) -> list[Text]:
+        typed = self.typed_keywords
+        if not typed and not self.initial_keywords:
+            return []
+        kept, lines, _refused = self.keyword_check()
+        limit = self.app.store.limits.max_keywords  # type: ignore[attr-defined]
+        head = Text(f"{len(kept)}/{limit} keywords", style="#8a8a8a")
+        if kept != typed:
+            head.append(" stored: ", style="#8a8a8a")
+            head.append(", ".join(kept) or "none")
+        return [head, *lines]
+
     def _eviction_warning(self, evicts: int) -> Text:
         snapshot = self.app.snapshot  # type: ignore[attr-defined]
         count, cap = len(snapshot.entries), snapshot.max_entries
@@ -189,29 +306,31 @@ class EditModal(ModalScreen[EditResult | None]):
             return Text(
                 f"⚠ The store is full ({count}/{cap}) and a new {kind_name(self.kind)} is the next to go: "
                 "it would be evicted at once. Free a place first, or choose a kind that is kept longer.",
-                style="bold #ff875f",
+                style=f"bold {P.warning}",
             )
         if evicts == 1:
             first = next((e for e in snapshot.entries if snapshot.eviction.get(e.id) == 1), None)
-            line = Text(f"⚠ The store is full ({count}/{cap}): saving evicts the next to go", style="#ffaf5f")
+            line = Text(f"⚠ The store is full ({count}/{cap}): saving evicts the next to go", style=P.warning)
             if first is not None:
                 line.append(f", {first.id} ")
-                line.append_text(clip(first.text, 40, "italic #ffaf5f"))
+                line.append_text(clip(first.text, 40, f"italic {P.warning}"))
             return line
         return Text(
             f"⚠ The store is over its limit ({count}/{cap}): saving evicts {evicts} entries, "
             "facts first, oldest first",
-            style="bold #ff875f",
+            style=f"bold {P.warning}",
         )
 
     def warnings(self) -> list[Text]:
         lines: list[Text] = []
         if self.disk_notice is not None:
             lines.append(self.disk_notice)
+        lines += self._keyword_lines()
+        lines += self._probe_warnings()
         result = self.validator.validate(self.text)
         if not result.is_valid:
             if self._touched:
-                lines.extend(Text("✗ " + d, style="#ff5f5f") for d in result.failure_descriptions)
+                lines.extend(Text("✗ " + d, style=P.error) for d in result.failure_descriptions)
             return lines
         evicts = self.evictions()
         if evicts:
@@ -226,35 +345,36 @@ class EditModal(ModalScreen[EditResult | None]):
                 if self.entry is None
                 else "Another entry says the same:"
             )
-            line = Text(f"≈ {what} {other.id} ", style="#ffd75f")
-            line.append_text(clip(other.text, 50, "italic #ffd75f"))
+            line = Text(f"≈ {what} {other.id} ", style=P.warning)
+            line.append_text(clip(other.text, 50, f"italic {P.warning}"))
             if self.entry is None:
-                line.append(" (its time is refreshed instead)", style="#ffd75f")
+                line.append(" (its time is refreshed instead)", style=P.warning)
             lines.append(line)
         for finding in check.findings:
             category = finding.get("category", "")
             reason = finding.get("reason") or finding.get("rule") or category
             if category == "secret":
-                lines.append(Text(f"🔑 secret: {reason} — it will be stored as [REDACTED]", style="#ffaf5f"))
+                lines.append(Text(f"🔑 secret: {reason} — it will be stored as [REDACTED]", style=P.warning))
             else:
                 lines.append(
-                    Text(f"⛔ {category}: {reason} — saved but blocked until a person approves it", style="#ff5f87")
+                    Text(f"⛔ {category}: {reason} — saved but blocked until a person approves it", style=P.error)
                 )
         return lines
 
     def _snapshot_changed(self, snapshot) -> None:
         if snapshot is None or self.entry is None:
             return
+        self._schedule_probe_check()
         current = snapshot.by_id(self.entry.id)
         if current is None:
             self.disk_notice = Text(
                 "! This entry was deleted on disk while you were editing; saving will ask what to do.",
-                style="bold #ff875f",
+                style=f"bold {P.warning}",
             )
         elif current != self.entry:
             self.disk_notice = Text(
                 "! This entry changed on disk while you were editing; saving will show both versions.",
-                style="bold #ff875f",
+                style=f"bold {P.warning}",
             )
         else:
             self.disk_notice = None
@@ -269,7 +389,12 @@ class EditModal(ModalScreen[EditResult | None]):
             self._update_count()
             self.query_one("#edit-text", TextArea).focus()
             return
-        edit = EditResult(self.text.strip(), self.kind)
+        keywords, _lines, refused = self.keyword_check()
+        if refused:
+            self.query_one("#edit-keywords", Input).focus()
+            self.app.bell()
+            return
+        edit = EditResult(self.text.strip(), self.kind, keywords if keywords != self.initial_keywords else None)
         evicts = self.evictions()
         if evicts <= 1:  # one eviction at the limit is the store working as designed
             self.dismiss(edit)
@@ -282,13 +407,32 @@ class EditModal(ModalScreen[EditResult | None]):
         body = Group(
             self._eviction_warning(evicts),
             Text(""),
-            Text("Every evicted entry is in the backup taken before the write, and in the audit log.", style="#8a8a8a"),
+            Text("Every evicted entry is in the backup taken before the write, and in the audit log.", style=P.muted),
         )
         self.app.push_screen(ConfirmModal(f"Evict {evicts} entries to save this?", body, yes="Save", danger=True),
                              answered)
 
+    def changed(self) -> bool:
+        """Whether closing now would lose something the person typed or chose."""
+        entry = self.entry
+        if entry is None:
+            return bool(self.text.strip())  # a kind alone is no loss; text given back after a failure is
+        return self.text.strip() != entry.text.strip() or self.kind is not entry.kind
+
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if not self.changed():
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+            else:
+                self.query_one("#edit-text", TextArea).focus()
+
+        what = "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
+        body = Text(f"Closing the editor now loses {what}. Nothing has been saved.")
+        self.app.push_screen(ConfirmModal("Discard what you typed?", body, yes="Discard", danger=True), answered)
 
     @on(Button.Pressed, "#save")
     def _save_pressed(self) -> None:

@@ -15,6 +15,7 @@ from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
 from ..widgets.fmt import clip, kind_badge
+from ..widgets.palette import P
 
 KIND_HINTS = {
     Kind.PREFERENCE: "a stable user preference (evicted last)",
@@ -35,19 +36,21 @@ class ReclassifyModal(ModalScreen[Kind | None]):
         Binding("4", "pick(3)", "事实", show=False),
     ]
 
-    def __init__(self, entry: Entry) -> None:
+    def __init__(self, entry: Entry, others: int = 0) -> None:
         super().__init__(classes="modal")
         self.entry = entry
+        self.others = others  # more marked entries that move with it
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="reclassify-dialog"):
-            yield Static(f"Reclassify {self.entry.id}", classes="dialog-title", markup=False)
+            title = f"Reclassify {self.entry.id}" + (f" and {self.others} more marked" if self.others else "")
+            yield Static(title, classes="dialog-title", markup=False)
             yield Static(clip(self.entry.text, 60, "italic"), classes="dialog-subtitle")
             options = []
             for number, kind in enumerate(Kind, start=1):
                 prompt = Text(f"{number}  ", style="bold")
                 prompt.append_text(kind_badge(kind, width=16))
-                prompt.append("  " + KIND_HINTS[kind], style="#8a8a8a")
+                prompt.append("  " + KIND_HINTS[kind], style=P.muted)
                 if kind is self.entry.kind:
                     prompt.append("  (current)", style="bold")
                 options.append(Option(prompt, id=kind.value))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 from rich.console import Group, RenderableType
@@ -11,17 +12,20 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from memtui_core.model import AuditEvent, AuditOp
 
-from ..messages import StoreHistory
+from ..messages import StoreHistory, WriteRequest
+from ..modals.confirm import ConfirmModal
 from ..widgets.entry_detail import change_summary
 from ..widgets.fmt import OP_COLOURS, kind_name, one_line, timestamp
 from ..widgets.virtual_table import Column, VirtualTable
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from .base import ModeScreen
+from ..widgets.palette import P
 
 MAX_ROWS = 20_000
 AUDIT_COLUMNS = [
@@ -32,16 +36,29 @@ AUDIT_COLUMNS = [
     Column("change", "change", None),
 ]
 FILTER_DELAY = 0.15
+ACTORS = ["mcp", "tui", "cli", "api"]
+PERIODS: list[tuple[str, float]] = [
+    ("last hour", 3600.0),
+    ("last day", 86_400.0),
+    ("last 7 days", 7 * 86_400.0),
+    ("last 30 days", 30 * 86_400.0),
+]
 
 
-class AuditScreen(Screen):
-    """Who changed what, and when. `/` filters by entry id, `o` by operation."""
+class AuditScreen(ModeScreen):
+    """Who changed what, and when. `/` searches ids and texts; `o`, `c` and `t` filter by operation,
+    actor and time."""
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="audit.back", tooltip="Back to the entries"),
-        Binding("slash", "focus_id", "Entry id", id="audit.filter_id", tooltip="Filter by entry id"),
+        Binding("slash", "focus_id", "Search", id="audit.filter_id",
+                tooltip="Search by entry id prefix, or by any text before or after a change, or in its note"),
         Binding("o", "focus_op", "Operation", id="audit.filter_op", tooltip="Filter by operation"),
-        Binding("x", "clear_filters", "Clear filters", id="audit.clear", tooltip="Show every event"),
+        Binding("c", "focus_actor", "Actor", id="audit.filter_actor", tooltip="Filter by who made the change"),
+        Binding("t", "focus_time", "Time", id="audit.filter_time", tooltip="Only changes within the last hour, day, week or month"),
+        Binding("x", "clear_filters", "Clear", id="audit.clear", tooltip="Clear every filter: show every event"),
+        Binding("u", "undo", "Undo", id="audit.undo",
+                tooltip="Take back the selected change to one entry (asks first; recorded as a change of its own)"),
     ]
 
     def __init__(self) -> None:
@@ -54,19 +71,22 @@ class AuditScreen(Screen):
     def compose(self) -> ComposeResult:
         yield StatusBar("Audit")
         with Horizontal(id="audit-filters"):
-            yield Input(placeholder="/ entry id", id="audit-id", compact=True)
+            yield Input(placeholder="/ id or text", id="audit-id", compact=True)
             yield Select(
                 [(op.value, op.value) for op in AuditOp],
                 prompt="all operations",
                 id="audit-op",
                 compact=True,
             )
+            yield Select([(actor, actor) for actor in ACTORS], prompt="any actor", id="audit-actor", compact=True)
+            yield Select([(label, seconds) for label, seconds in PERIODS], prompt="any time", id="audit-time",
+                         compact=True)
             yield Static(id="audit-count")
         with Horizontal(id="audit-main"):
             yield VirtualTable(AUDIT_COLUMNS, empty="No events match the filters.", id="audit-table")
             with VerticalScroll(id="audit-detail"):
                 yield Static(id="audit-detail-body")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#audit-table", VirtualTable).focus()
@@ -75,6 +95,9 @@ class AuditScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.call_after_refresh(self.apply_entry_filter)
+
+    def arrive(self) -> None:
+        self.query_one("#audit-table", VirtualTable).focus()  # keys are keys again, not letters in a box
 
     def apply_entry_filter(self) -> None:
         """Take the entry id that `h` asked for; on a plain visit, drop the one it set last time."""
@@ -102,13 +125,20 @@ class AuditScreen(Screen):
     # ------------------------------------------------------------------ filtering
 
     def matching(self) -> list[AuditEvent]:
-        wanted_id = self.query_one("#audit-id", Input).value.strip().lower()
+        wanted = self.query_one("#audit-id", Input).value.strip().lower()
         op = self.query_one("#audit-op", Select).value
+        actor = self.query_one("#audit-actor", Select).value
+        period = self.query_one("#audit-time", Select).value
+        since = time.time() - float(period) if isinstance(period, (int, float)) else None
         out = []
         for event in self.events:
             if op is not Select.NULL and str(event.op) != op:
                 continue
-            if wanted_id and not _touches(event, wanted_id):
+            if actor is not Select.NULL and event.actor != actor:
+                continue
+            if since is not None and event.at < since:
+                continue
+            if wanted and not (_touches(event, wanted) or _says(event, wanted)):
                 continue
             out.append(event)
         return out
@@ -119,9 +149,9 @@ class AuditScreen(Screen):
         self.shown = matching[:MAX_ROWS]
         keys = _event_keys(self.shown)  # stable across reloads, so the selection stays on its event
         table.set_rows(keys, self._cells, keep=table.selected_key())
-        count = Text(f"{len(matching)} of {len(self.events)} events", style="#8a8a8a")
+        count = Text(f"{len(matching)} of {len(self.events)} events", style=P.muted)
         if len(matching) > MAX_ROWS:
-            count.append(f" (newest {MAX_ROWS} shown)", style="#8a8a8a")
+            count.append(f" (newest {MAX_ROWS} shown)", style=P.muted)
         self.query_one("#audit-count", Static).update(count)
         self._show_selected()
 
@@ -129,10 +159,10 @@ class AuditScreen(Screen):
         event = self.shown[index]
         op = str(event.op)
         return [
-            Text(datetime.fromtimestamp(event.at).strftime("%m-%d %H:%M:%S"), style="#8a8a8a"),
+            Text(datetime.fromtimestamp(event.at).strftime("%m-%d %H:%M:%S"), style=P.muted),
             Text(event.actor),
             Text(op, style=f"bold {OP_COLOURS.get(op, '')}"),
-            Text(event.id or "—", style="" if event.id else "#8a8a8a"),
+            Text(event.id or "—", style="" if event.id else P.muted),
             Text(change_summary(event).plain),
         ]
 
@@ -147,13 +177,14 @@ class AuditScreen(Screen):
         self.fill()
         self.query_one("#audit-table", VirtualTable).focus()
 
-    @on(Select.Changed, "#audit-op")
-    def _op_changed(self) -> None:
+    @on(Select.Changed)
+    def _select_changed(self) -> None:
         self.fill()
 
     @on(VirtualTable.Highlighted, "#audit-table")
     def _highlighted(self) -> None:
         self._show_selected()
+        self.refresh_bindings()  # Undo only on a change that can be taken back
 
     def _show_selected(self) -> None:
         body = self.query_one("#audit-detail-body", Static)
@@ -176,9 +207,49 @@ class AuditScreen(Screen):
     def action_focus_op(self) -> None:
         self.query_one("#audit-op", Select).focus()
 
+    def selected_event(self) -> AuditEvent | None:
+        table = self.query_one("#audit-table", VirtualTable)
+        if not self.shown or not table.row_count:
+            return None
+        return self.shown[min(table.cursor_row, len(self.shown) - 1)]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            event = self.selected_event()
+            return True if event is not None and undoable(event) else None
+        return True
+
+    def action_undo(self) -> None:
+        event = self.selected_event()
+        if event is None or not undoable(event):
+            return
+        op = str(event.op)
+        what = {"add": "Delete the entry this add created?",
+                "delete": "Bring back the deleted entry?",
+                "evict": "Bring back the evicted entry?"}.get(op, f"Take back this {op}?")
+        body = Group(
+            render_event(event),
+            Text(""),
+            Text("The entry goes back to the Before above, as a new change in this log, by tui. "
+                 "If it changed after this event, nothing is written.", style=P.muted),
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.submit(WriteRequest("undo", event.id, event=event))  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmModal(what, body, yes="Undo", danger=op in ("add", "approve")), answered)
+
+    def action_focus_actor(self) -> None:
+        self.query_one("#audit-actor", Select).focus()
+
+    def action_focus_time(self) -> None:
+        self.query_one("#audit-time", Select).focus()
+
     def action_clear_filters(self) -> None:
         self.query_one("#audit-id", Input).value = ""
-        self.query_one("#audit-op", Select).clear()
+        for select in self.query(Select):
+            select.clear()
         self.fill()
 
 
@@ -193,21 +264,29 @@ def _event_keys(events: list[AuditEvent]) -> list[str]:
 
 
 def _touches(event: AuditEvent, wanted: str) -> bool:
-    if event.id and event.id.startswith(wanted):
-        return True
-    extra = event.model_extra or {}
-    for key in ("added", "removed", "changed"):
-        for entry_id in extra.get(key) or []:
-            if isinstance(entry_id, str) and entry_id.startswith(wanted):
-                return True
-    return False
+    return any(entry_id.startswith(wanted) for entry_id in event.touched_ids())
+
+
+def undoable(event: AuditEvent) -> bool:
+    """A change to one entry with its state before (or an add): what `MemoryStore.undo` takes back."""
+    if not event.id:
+        return False
+    return event.before is not None or (str(event.op) == "add" and event.after is not None)
+
+
+def _says(event: AuditEvent, wanted: str) -> bool:
+    """Whether `wanted` (lowercase) is in the text before or after the change, or in its note."""
+    for data in (event.before, event.after):
+        if isinstance(data, dict) and wanted in str(data.get("text", "")).lower():
+            return True
+    return bool(event.note) and wanted in event.note.lower()
 
 
 def _entry_block(title: str, style: str, data: dict | None) -> list[RenderableType]:
     if not data:
         return []
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold #8a8a8a", no_wrap=True)
+    grid.add_column(style=f"bold {P.muted}", no_wrap=True)
     grid.add_column()
     kind = data.get("kind")
     grid.add_row("kind", kind_name_of(kind))
@@ -228,19 +307,17 @@ def kind_name_of(kind: object) -> str:
 def render_event(event: AuditEvent) -> RenderableType:
     op = str(event.op)
     head = Text(no_wrap=False)
-    head.append(f" {op} ", style=f"bold #1c1c1c on {OP_COLOURS.get(op, '#afafaf')}")
+    head.append(f" {op} ", style=f"bold reverse {OP_COLOURS.get(op, P.muted)}")
     head.append(f"  {timestamp(event.at)}  by {event.actor}", style="bold")
     if event.id:
-        head.append(f"  entry {event.id}", style="#8a8a8a")
+        head.append(f"  entry {event.id}", style=P.muted)
     parts: list[RenderableType] = [head]
     if event.note:
-        parts.append(Text(one_line(event.note), style="italic #8a8a8a"))
-    extra = event.model_extra or {}
-    for key, word, style in (("added", "added", "#87d787"), ("removed", "removed", "#ff8787"),
-                             ("changed", "changed", "#ffd75f")):
-        ids = extra.get(key)
+        parts.append(Text(one_line(event.note), style=f"italic {P.muted}"))
+    for ids, word, style in ((event.added, "added", P.success), (event.removed, "removed", P.error),
+                             (event.changed, "changed", P.warning)):
         if ids:
             parts.append(Text(f"{word}: " + ", ".join(str(i) for i in ids), style=style))
-    parts += _entry_block("Before", "#ff8787" if event.after else "", event.before)
-    parts += _entry_block("After", "#87d787", event.after)
+    parts += _entry_block("Before", P.error if event.after else "", event.before)
+    parts += _entry_block("After", P.success, event.after)
     return Group(*parts)

@@ -8,18 +8,22 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
-from memtui_core.model import Backup, Entry
+import bisect
+
+from memtui_core.model import AuditEvent, Backup, Entry
 
 from ..messages import BackupsLoaded, RestorePreviewFailed, RestorePreviewReady, WriteRequest
 from ..modals.confirm import ConfirmModal
-from ..widgets.fmt import age, kind_badge, one_line, size, timestamp
+from ..widgets.fmt import OP_COLOURS, age, kind_badge, one_line, size, timestamp
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from .base import ModeScreen
+from ..widgets.palette import P
 
 
-class BackupsScreen(Screen):
+class BackupsScreen(ModeScreen):
     """Every write backs the file up first; pick one to see the difference, `r` to restore it."""
 
     BINDINGS = [
@@ -38,7 +42,7 @@ class BackupsScreen(Screen):
             Text(
                 "Every change backs up memory.json first. Select a backup to see what restoring it would change; "
                 "r restores it (the current file is backed up too, so a restore can be undone).",
-                style="#8a8a8a",
+                style=P.muted,
             ),
             id="backups-help",
         )
@@ -46,17 +50,21 @@ class BackupsScreen(Screen):
             yield DataTable(id="backup-list", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="restore-preview"):
                 yield Static(id="preview-body")
-        yield Footer(compact=True)
+        yield KeyFooter()
+
+    def arrive(self) -> None:
+        self.query_one("#backup-list", DataTable).focus()
 
     def on_mount(self) -> None:
         table = self.query_one("#backup-list", DataTable)
-        table.add_column("taken", width=19, key="taken")
-        table.add_column("age", width=5, key="age")
+        table.add_column("taken", width=5, key="taken")  # the age; the preview gives the time
         table.add_column("entries", width=7, key="entries")
         table.add_column("size", width=8, key="size")
+        table.add_column("before", width=23, key="before")
         table.focus()
         self.query_one("#preview-body", Static).update(Text("Reading backups…", style="dim italic"))
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
+        self.watch(self.app, "history", self._snapshot_changed, init=False)  # the "before" labels
 
     def _snapshot_changed(self, _snapshot: object) -> None:
         self._load_backups()
@@ -77,10 +85,10 @@ class BackupsScreen(Screen):
         for backup in message.backups:
             entries = str(backup.entries) if backup.entries is not None else "corrupt"
             table.add_row(
-                Text(timestamp(backup.at)),
-                Text(age(backup.at), style="#8a8a8a"),
-                Text(entries, justify="right", style="" if backup.valid else "bold #ff5f5f"),
-                Text(size(backup.size), justify="right", style="#8a8a8a"),
+                Text(age(backup.at)),
+                Text(entries, justify="right", style="" if backup.valid else f"bold {P.error}"),
+                Text(size(backup.size), justify="right", style=P.muted),
+                before_label(backup, self._events()),
                 key=backup.name,
             )
         if not message.backups:
@@ -91,6 +99,10 @@ class BackupsScreen(Screen):
         if selected in self.backups:
             table.move_cursor(row=table.get_row_index(selected), animate=False)
         self._preview_selected()
+
+    def _events(self) -> list[AuditEvent]:
+        history = getattr(self.app, "history", None)
+        return history.events if history is not None else []
 
     def _selected_name(self) -> str | None:
         table = self.query_one("#backup-list", DataTable)
@@ -129,7 +141,7 @@ class BackupsScreen(Screen):
     def on_restore_preview_failed(self, message: RestorePreviewFailed) -> None:
         self.preview = None
         self.query_one("#preview-body", Static).update(
-            Text(f"{message.name} cannot be restored: {message.error}", style="bold #ff5f5f")
+            Text(f"{message.name} cannot be restored: {message.error}", style=f"bold {P.error}")
         )
 
     def on_restore_preview_ready(self, message: RestorePreviewReady) -> None:
@@ -156,7 +168,7 @@ class BackupsScreen(Screen):
         if preview is not None:
             body.append(Text(change_counts(preview.added, preview.removed, preview.changed)))
         body.append(Text(""))
-        body.append(Text("The current file is backed up first, so you can restore it again afterwards.", style="#8a8a8a"))
+        body.append(Text("The current file is backed up first, so you can restore it again afterwards.", style=P.muted))
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -174,10 +186,10 @@ def change_counts(added: list[str], removed: list[str], changed: list[str]) -> s
 def _entry_line(prefix: str, style: str, entry: Entry | None, entry_id: str) -> Text:
     line = Text(f"{prefix} ", style=f"bold {style}")
     if entry is None:
-        line.append(entry_id, style="#8a8a8a")
+        line.append(entry_id, style=P.muted)
         return line
     line.append_text(kind_badge(entry.kind, english=False))
-    line.append(f" {entry.id}  ", style="#8a8a8a")
+    line.append(f" {entry.id}  ", style=P.muted)
     line.append(one_line(entry.text), style=style)
     return line
 
@@ -189,21 +201,21 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
     head = Text(message.name, style="bold")
     if backup is not None:
         head.append(f"\ntaken {timestamp(backup.at)} ({age(backup.at)} ago) · {backup.entries} entries · "
-                    f"{size(backup.size)}", style="#8a8a8a")
+                    f"{size(backup.size)}", style=P.muted)
     parts += [head, Text(""), Text(change_counts(preview.added, preview.removed, preview.changed), style="bold")]
     if preview.added:
         parts += [Text(""), Text(f"Comes back ({len(preview.added)}) — in the backup, not in the store now",
-                                 style="bold #87d787")]
-        parts += [_entry_line("+", "#87d787", then.get(i), i) for i in preview.added]
+                                 style=f"bold {P.success}")]
+        parts += [_entry_line("+", P.success, then.get(i), i) for i in preview.added]
     if preview.removed:
         parts += [Text(""), Text(f"Goes away ({len(preview.removed)}) — in the store now, not in the backup",
-                                 style="bold #ff8787")]
-        parts += [_entry_line("−", "#ff8787", now.get(i), i) for i in preview.removed]
+                                 style=f"bold {P.error}")]
+        parts += [_entry_line("−", P.error, now.get(i), i) for i in preview.removed]
     if preview.changed:
-        parts += [Text(""), Text(f"Changes ({len(preview.changed)}) — now → after restoring", style="bold #ffd75f")]
+        parts += [Text(""), Text(f"Changes ({len(preview.changed)}) — now → after restoring", style=f"bold {P.warning}")]
         for entry_id in preview.changed:
             old, new = now.get(entry_id), then.get(entry_id)
-            line = Text(f"~ {entry_id}  ", style="bold #ffd75f")
+            line = Text(f"~ {entry_id}  ", style=f"bold {P.warning}")
             if old is not None and new is not None:
                 if old.kind is not new.kind:
                     line.append_text(kind_badge(old.kind, english=False))
@@ -212,9 +224,9 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
                     line.append("  ")
                 if old.text != new.text:
                     line.append("\n    ")
-                    line.append(one_line(old.text), style="#ff8787 strike")
+                    line.append(one_line(old.text), style=f"{P.error} strike")
                     line.append("\n    ")
-                    line.append(one_line(new.text), style="#87d787")
+                    line.append(one_line(new.text), style=P.success)
                 elif old.kind is new.kind:
                     details = []
                     if old.ts != new.ts:
@@ -223,7 +235,28 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
                         details.append(f"source {old.source or '—'} → {new.source or '—'}")
                     if old.flags != new.flags:
                         details.append(f"flags {', '.join(old.flags) or 'none'} → {', '.join(new.flags) or 'none'}")
-                    line.append("; ".join(details) or "details differ", style="#8a8a8a")
+                    line.append("; ".join(details) or "details differ", style=P.muted)
                     line.append("\n    " + one_line(new.text), style="")
             parts.append(line)
     return Group(*parts)
+
+
+def change_after(backup: Backup, events: list[AuditEvent]) -> AuditEvent | None:
+    """The change a backup was taken for: the first event logged at or after it (events are in order)."""
+    times = [event.at for event in events]
+    index = bisect.bisect_left(times, backup.at - 0.001)
+    return events[index] if index < len(events) else None
+
+
+def before_label(backup: Backup, events: list[AuditEvent]) -> Text:
+    """`delete 08cf… by mcp` in the "before" column: the change that came right after the backup."""
+    event = change_after(backup, events)
+    if event is None:
+        return Text("—", style=P.muted)
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(str(event.op), style=f"bold {OP_COLOURS.get(str(event.op), '')}")
+    if event.id:
+        out.append(f" {event.id[:4]}…")
+    out.append(f" by {event.actor}", style=P.muted)
+    return out
+

@@ -8,9 +8,8 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static, Tab, Tabs
+from textual.widgets import Input, Static, Tab, Tabs
 
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry
@@ -20,22 +19,49 @@ from ..modals.confirm import ConfirmModal
 from ..modals.reclassify import ReclassifyModal
 from ..widgets.entry_detail import EntryDetail, flag_reasons
 from ..widgets.entry_table import EntryTable
-from ..widgets.fmt import KIND_COLOURS, kind_badge
+from ..widgets.fmt import KIND_COLOURS, clip, kind_badge
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from .base import ModeScreen
+from ..widgets.palette import P
 
 VIEWS: list[tuple[str, Kind | None]] = [("all", None)] + [(kind.value, kind) for kind in Kind]
 FILTER_DELAY = 0.15
 
 
-def view_label(kind: Kind | None, count: int) -> Text:
+SORTS: list[tuple[str, str]] = [
+    ("stored", "as stored"),
+    ("newest", "newest first"),
+    ("oldest", "oldest first"),
+    ("kind", "by kind"),
+    ("longest", "longest first"),
+]
+
+
+def view_label(kind: Kind | None, count: int, total: int | None = None) -> Text:
+    """`All 42`, or `All 2/42` while a filter hides some."""
+    shown = str(count) if total is None or total == count else f"{count}/{total}"
     if kind is None:
-        return Text.assemble(("All ", "bold"), (str(count), "#8a8a8a"))
+        return Text.assemble(("All ", "bold"), (shown, P.muted))
     return Text.assemble(
-        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {count}", "#8a8a8a")
+        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {shown}", P.muted)
     )
 
 
-class BrowseScreen(Screen):
+def sort_entries(entries: list[Entry], order: str) -> list[Entry]:
+    if order == "newest":
+        return sorted(entries, key=lambda e: e.ts, reverse=True)
+    if order == "oldest":
+        return sorted(entries, key=lambda e: e.ts)
+    if order == "kind":
+        kinds = list(Kind)
+        return sorted(entries, key=lambda e: (kinds.index(e.kind), -e.ts))
+    if order == "longest":
+        return sorted(entries, key=lambda e: (-len(e.text), -e.ts))
+    return entries
+
+
+class BrowseScreen(ModeScreen):
     """Browse and curate. Writes go through the app, which runs them in a worker and reloads."""
 
     BINDINGS = [
@@ -46,6 +72,10 @@ class BrowseScreen(Screen):
         Binding("d", "delete", "Delete", id="browse.delete", tooltip="Delete the selected entry (asks first)"),
         Binding("A", "approve", "Approve", id="browse.approve", tooltip="Let a blocked entry be injected (asks first)"),
         Binding("h", "history", "History", id="browse.history", tooltip="The audit log of the selected entry"),
+        Binding("space", "mark", "Mark", id="browse.mark", show=False,
+                tooltip="Mark the selected entry for a bulk delete (d), reclassify (k) or approve (A)"),
+        Binding("s", "sort", "Sort", id="browse.sort", show=False,
+                tooltip="Sort the entries: as stored, newest, oldest, by kind, longest"),
         Binding("escape", "back", "Clear filter", id="browse.back", show=False, tooltip="Clear the filter"),
         Binding("1", "view('all')", "All", id="browse.view_all", show=False, tooltip="Show all kinds"),
         Binding("2", "view('preference')", "偏好 preference", id="browse.view_preference", show=False,
@@ -60,6 +90,7 @@ class BrowseScreen(Screen):
         super().__init__()
         self.view: Kind | None = None
         self.filter_text = ""
+        self.sort = "stored"
         self._by_id: dict[str, Entry] = {}
         self._filter_timer: Timer | None = None
 
@@ -71,13 +102,16 @@ class BrowseScreen(Screen):
             yield EntryTable(id="entries")
             yield EntryDetail(id="detail")
         yield Static(id="empty-state")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#empty-state").display = False
         self.query_one(EntryTable).focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
         self.watch(self.app, "history", self._history_changed, init=False)
+
+    def arrive(self) -> None:
+        self.query_one(EntryTable).focus()
 
     # ------------------------------------------------------------------ data
 
@@ -89,19 +123,35 @@ class BrowseScreen(Screen):
     def history(self) -> StoreHistory | None:
         return self.app.history  # type: ignore[attr-defined]
 
-    def visible_entries(self) -> list[Entry]:
+    def filtered_entries(self) -> list[Entry]:
+        """The entries the text filter lets through, of every kind."""
         snapshot = self.snapshot
         if snapshot is None:
             return []
         entries = snapshot.entries
-        if self.view is not None:
-            entries = [e for e in entries if e.kind is self.view]
         needle = self.filter_text.strip().lower()
         if needle:
             entries = [
                 e for e in entries if needle in e.text.lower() or e.id.startswith(needle) or needle in e.source.lower()
             ]
         return entries
+
+    def visible_entries(self) -> list[Entry]:
+        entries = self.filtered_entries()
+        if self.view is not None:
+            entries = [e for e in entries if e.kind is self.view]
+        return sort_entries(entries, self.sort)
+
+    def _update_counts(self) -> None:
+        """The tab counts follow the filter: `All 2/42` while two of 42 entries match."""
+        snapshot = self.snapshot
+        if snapshot is None:
+            return
+        filtered = self.filtered_entries()
+        tabs = self.query_one("#views", Tabs)
+        for name, kind in VIEWS:
+            shown = len(filtered) if kind is None else sum(1 for e in filtered if e.kind is kind)
+            tabs.query_one(f"#view-{name}", Tab).label = view_label(kind, shown, snapshot.count(kind))
 
     def selected_entry(self) -> Entry | None:
         entry_id = self.query_one(EntryTable).selected_id()
@@ -112,9 +162,6 @@ class BrowseScreen(Screen):
             self.query_one(EntryDetail).show_message(Text("Reading the store…", style="dim italic"))
             return
         self._by_id = {entry.id: entry for entry in snapshot.entries}
-        tabs = self.query_one("#views", Tabs)
-        for name, kind in VIEWS:
-            tabs.query_one(f"#view-{name}", Tab).label = view_label(kind, snapshot.count(kind))
         keep = self.app.select_after_load  # type: ignore[attr-defined]
         self.app.select_after_load = None  # type: ignore[attr-defined]
         if keep and keep in self._by_id and keep not in {e.id for e in self.visible_entries()}:
@@ -139,6 +186,7 @@ class BrowseScreen(Screen):
         table = self.query_one(EntryTable)
         entries = self.visible_entries()
         table.show(entries, keep=keep)
+        self._update_counts()
         if entries:
             self.app.rows_shown()  # type: ignore[attr-defined]
         self._show_selected()
@@ -146,6 +194,12 @@ class BrowseScreen(Screen):
 
     def _show_selected(self) -> None:
         detail = self.query_one(EntryDetail)
+        marked = self.marked()
+        if marked:
+            detail.show_message(self._bulk_preview(
+                marked, f"{len(marked)} marked: d deletes, k reclassifies, A approves the blocked ones; "
+                        "space unmarks, escape clears the marks."))
+            return
         entry = self.selected_entry()
         if entry is None:
             snapshot = self.snapshot
@@ -164,8 +218,9 @@ class BrowseScreen(Screen):
         message.append("Press ", style="")
         message.append(" n ", style="bold reverse")
         message.append(" to add the first one here, or from a shell:\n\n")
-        message.append('memtui add preference "回答尽量简短，先给结论"', style="bold #87d787")
-        message.append("\n\nAgents add memories with memory_save; they show up here within a second.", style="#8a8a8a")
+        command = getattr(self.app, "command", "memtui")  # with the --dir the app was opened with
+        message.append(f'{command} add preference "回答尽量简短，先给结论"', style=f"bold {P.success}")
+        message.append("\n\nAgents add memories with memory_save; they show up here within a second.", style=P.muted)
         self.query_one("#empty-state", Static).update(message)
 
     # ------------------------------------------------------------------ events
@@ -217,6 +272,10 @@ class BrowseScreen(Screen):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("reclassify", "delete") and self.marked():
+            return True
+        if action == "approve" and self.marked():
+            return True if any(e.blocked for e in self.marked()) else False
         if action in ("edit", "reclassify", "delete", "history"):
             return True if self.selected_entry() is not None else None
         if action == "approve":  # shown only on a blocked entry, which is rare: it keeps the footer short
@@ -224,10 +283,59 @@ class BrowseScreen(Screen):
             return True if entry is not None and entry.blocked else False
         return True
 
+    def action_sort(self) -> None:
+        names = [name for name, _ in SORTS]
+        self.sort = names[(names.index(self.sort) + 1) % len(names)]
+        self.fill(keep=self.query_one(EntryTable).selected_id())
+        label = dict(SORTS)[self.sort]
+        self.query_one("#filter", Input).placeholder = f"/ filter by text, id or source · s: sorted {label}"
+        self.notify(f"Sorted {label}", timeout=2)
+
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
+    def marked(self) -> list[Entry]:
+        """The marked entries still in the store, in store order."""
+        table = self.query_one(EntryTable)
+        snapshot = self.snapshot
+        if not table.marked or snapshot is None:
+            return []
+        return [entry for entry in snapshot.entries if entry.id in table.marked]
+
+    def action_mark(self) -> None:
+        table = self.query_one(EntryTable)
+        entry_id = table.selected_id()
+        if entry_id is None:
+            return
+        table.marked ^= {entry_id}
+        table.refresh_rows([entry_id])
+        if table.cursor_row < table.row_count - 1:
+            table.action_cursor(1)  # on to the next row, so space marks a run
+        self._show_selected()
+        self.refresh_bindings()
+
+    def _clear_marks(self) -> None:
+        table = self.query_one(EntryTable)
+        marked = list(table.marked)
+        table.marked.clear()
+        table.refresh_rows(marked)
+        self._show_selected()
+        self.refresh_bindings()
+
+    def _bulk_preview(self, entries: list[Entry], what: str) -> Group:
+        lines: list[Text] = []
+        for entry in entries[:40]:
+            line = Text.assemble(kind_badge(entry.kind, english=False), (f"  {entry.id}  ", P.muted))
+            line.append_text(clip(entry.text, 60))
+            lines.append(line)
+        if len(entries) > 40:
+            lines.append(Text(f"… and {len(entries) - 40} more", style=P.muted))
+        return Group(*lines, Text(""), Text(what, style=P.muted))
+
     def action_back(self) -> None:
+        if self.query_one(EntryTable).marked:
+            self._clear_marks()  # escape clears the marks first, then the filter
+            return
         field = self.query_one("#filter", Input)
         if field.value:
             field.value = ""
@@ -247,6 +355,15 @@ class BrowseScreen(Screen):
             self.app.edit_entry(entry)  # type: ignore[attr-defined]
 
     def action_reclassify(self) -> None:
+        marked = self.marked()
+        if marked:
+            def chosen_for_all(kind: Kind | None) -> None:
+                if kind is not None:
+                    self.app.submit(WriteRequest("bulk", bulk="reclassify", kind=kind, entries=tuple(marked)))  # type: ignore[attr-defined]
+                    self._clear_marks()
+
+            self.app.push_screen(ReclassifyModal(marked[0], others=len(marked) - 1), chosen_for_all)
+            return
         entry = self.selected_entry()
         if entry is None:
             return
@@ -258,15 +375,28 @@ class BrowseScreen(Screen):
         self.app.push_screen(ReclassifyModal(entry), chosen)
 
     def action_delete(self) -> None:
+        marked = self.marked()
+        if marked:
+            body = self._bulk_preview(marked, "One backup is taken before they go: restoring it (b) brings all of "
+                                              "them back. Each gets its own event in the audit log.")
+
+            def answered_all(yes: bool | None) -> None:
+                if yes:
+                    self.app.submit(WriteRequest("bulk", bulk="delete", entries=tuple(marked)))  # type: ignore[attr-defined]
+                    self._clear_marks()
+
+            self.app.push_screen(ConfirmModal(f"Delete {len(marked)} memories?", body, yes="Delete all", danger=True),
+                                 answered_all)
+            return
         entry = self.selected_entry()
         if entry is None:
             return
         body = Group(
-            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, "#8a8a8a")),
+            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, P.muted)),
             Text(""),
             Text(entry.text),
             Text(""),
-            Text("The file is backed up first, so this can be undone from the backups screen (b).", style="#8a8a8a"),
+            Text("The file is backed up first, so this can be undone from the backups screen (b).", style=P.muted),
         )
 
         def answered(yes: bool | None) -> None:
@@ -276,6 +406,19 @@ class BrowseScreen(Screen):
         self.app.push_screen(ConfirmModal("Delete this memory?", body, yes="Delete", danger=True), answered)
 
     def action_approve(self) -> None:
+        blocked = [entry for entry in self.marked() if entry.blocked]
+        if blocked:
+            body = self._bulk_preview(blocked, "Approving lets agents receive these texts in their prompt; each "
+                                               "approval holds for its exact text only.")
+
+            def answered_all(yes: bool | None) -> None:
+                if yes:
+                    self.app.submit(WriteRequest("bulk", bulk="approve", entries=tuple(blocked)))  # type: ignore[attr-defined]
+                    self._clear_marks()
+
+            self.app.push_screen(ConfirmModal(f"Approve {len(blocked)} blocked memories?", body, yes="Approve all",
+                                              danger=True), answered_all)
+            return
         entry = self.selected_entry()
         if entry is None:
             return
@@ -286,9 +429,9 @@ class BrowseScreen(Screen):
                 title="Approve",
             )
             return
-        reasons = [Text.assemble(("• " + flag, "bold #ff875f"), " — " + why) for flag, why in flag_reasons(entry)]
+        reasons = [Text.assemble(("• " + flag, f"bold {P.warning}"), " — " + why) for flag, why in flag_reasons(entry)]
         body = Group(
-            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, "#8a8a8a")),
+            Text.assemble(kind_badge(entry.kind), ("  " + entry.id, P.muted)),
             Text(""),
             Text(entry.text),
             Text(""),
@@ -296,7 +439,7 @@ class BrowseScreen(Screen):
             Text(""),
             Text(
                 "Approving lets agents receive this text in their prompt. The approval holds for this exact text only.",
-                style="#ffd75f",
+                style=P.warning,
             ),
         )
 

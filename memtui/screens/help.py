@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+from ..widgets.palette import P
 
 
 class HelpScreen(ModalScreen[None]):
@@ -36,12 +37,14 @@ class HelpScreen(ModalScreen[None]):
         from .backups import BackupsScreen
         from .browse import BrowseScreen
         from .explain import ExplainScreen
+        from .probes import ProbesScreen
 
         screens = {
             "browse": ("Browse (entries)", BrowseScreen),
             "explain": ("Explain (w)", ExplainScreen),
             "backups": ("Backups (b)", BackupsScreen),
             "audit": ("Audit (a)", AuditScreen),
+            "probes": ("Probes (P)", ProbesScreen),
         }
         out = []
         if self.current in screens:
@@ -56,14 +59,14 @@ class HelpScreen(ModalScreen[None]):
         parts: list[RenderableType] = []
         for title, bindings in self.sections():
             table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True)
-            table.add_column(no_wrap=True, min_width=12, style="bold #ffd75f")
+            table.add_column(no_wrap=True, min_width=12, style=f"bold {P.warning}")
             table.add_column(no_wrap=True, min_width=16, style="bold")
-            table.add_column(style="#8a8a8a", ratio=1)
+            table.add_column(style=P.muted, ratio=1)
             for binding in bindings:
                 keys = " / ".join(self.app.get_key_display(Binding(k.strip(), "")) for k in binding.key.split(","))
                 table.add_row(keys, binding.description, binding.tooltip)
             parts += [Text(title, style="bold underline"), table, Text("")]
-        parts.append(Text("ctrl+p opens the command palette with the same actions.", style="italic #8a8a8a"))
+        parts.append(Text("ctrl+p opens the command palette with the same actions.", style=f"italic {P.muted}"))
         return Group(*parts)
 
     def action_close(self) -> None:

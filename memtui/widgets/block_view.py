@@ -9,6 +9,7 @@ from textual.widgets import Static
 from memtui_core.model import Explanation
 
 from .fmt import meter
+from .palette import P
 
 
 class BlockView(VerticalScroll):
@@ -29,10 +30,10 @@ class BlockView(VerticalScroll):
             return
         injected = sum(1 for row in explanation.entries if row.status == "injected")
         head = Text.assemble(("Rendered block  ", "bold"), meter(explanation.used_chars, explanation.budget, 24))
-        head.append(f"  characters of entry lines · {injected} entr{'y' if injected == 1 else 'ies'}", style="#8a8a8a")
+        head.append(f"  characters of entry lines · {injected} entr{'y' if injected == 1 else 'ies'}", style=P.muted)
         meter_line.update(head)
         if explanation.block:
-            body.update(Text(explanation.block, style="#d0d0d0"))
+            body.update(Text(explanation.block, style=P.text))
         elif not explanation.tokens:
             body.update(Text("(empty: the query has no searchable terms, so nothing is injected)", style="dim italic"))
         else:

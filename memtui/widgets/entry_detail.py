@@ -14,6 +14,7 @@ from memtui_core.model import AuditEvent, Entry
 
 from ..messages import StoreHistory, StoreSnapshot
 from .fmt import OP_COLOURS, ago, kind_badge, one_line, timestamp
+from .palette import P
 
 
 class EntryDetail(VerticalScroll):
@@ -41,19 +42,19 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     title.append_text(kind_badge(entry.kind))
     if entry.blocked:
         title.append("  ")
-        title.append(" BLOCKED ", style="bold #ffffff on #d7005f")
+        title.append(" BLOCKED ", style=f"bold {P.on_error}")
     length = len(entry.text)
     meta = Text(no_wrap=False)
-    meta.append("id ", style="#8a8a8a")
+    meta.append("id ", style=P.muted)
     meta.append(entry.id, style="bold")
-    meta.append(" · ", style="#8a8a8a")
-    meta.append(f"{length}/{snapshot.max_text}", style="bold #ffd75f" if length >= snapshot.max_text else "bold")
-    meta.append(" chars · source ", style="#8a8a8a")
+    meta.append(" · ", style=P.muted)
+    meta.append(f"{length}/{snapshot.max_text}", style=f"bold {P.warning}" if length >= snapshot.max_text else "bold")
+    meta.append(" chars · source ", style=P.muted)
     meta.append(entry.source or "—")
     parts: list[RenderableType] = [title, meta, Text(""), Text(entry.text), Text("")]
 
     fields = Table.grid(padding=(0, 1))
-    fields.add_column(style="bold #8a8a8a", no_wrap=True)
+    fields.add_column(style=f"bold {P.muted}", no_wrap=True)
     fields.add_column()
     fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({ago(entry.ts, now)})" if entry.ts else "unknown"))
     fields.add_row("eviction", eviction_text(entry, snapshot))
@@ -64,7 +65,7 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
         parts += [Text(""), Text("Flags", style="bold underline")]
         for flag, reason in reasons:
             line = Text("• ")
-            line.append(flag, style="bold #ff875f" if flag.startswith(("blocked", "threat")) else "bold")
+            line.append(flag, style=f"bold {P.warning}" if flag.startswith(("blocked", "threat")) else "bold")
             line.append(" — " + reason)
             parts.append(line)
 
@@ -81,23 +82,32 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
 
 
 def eviction_text(entry: Entry, snapshot: StoreSnapshot) -> Text:
+    """One plain sentence: will this entry be evicted, and when."""
     position = snapshot.eviction.get(entry.id)
     count = len(snapshot.entries)
     if position is None:
         return Text("—")
     cap = snapshot.max_entries
     over = count - cap
-    text = Text(f"#{position} of {count} to be evicted", style="bold" if position == 1 else "")
-    if over > 0:
-        text.append(f" · the store is {over} over its limit of {cap}", style="bold #ff875f")
-        if position <= over + 1:
-            text.append(f"; the next add evicts #1–#{over + 1}, this one included", style="bold #ff875f")
-    elif position == 1:
-        text.append(" · next to go", style="bold #ff875f")
+    place = "next" if position == 1 else f"{_ordinal(position)} in line"
     if count < cap:
-        text.append(f" · none until {cap}", style="#8a8a8a")
-    text.append("\n(facts first, then lessons, corrections, preferences; oldest first)", style="#8a8a8a")
+        text = Text(f"Nothing is evicted until the store is full ({count}/{cap}); then this entry goes {place}.")
+    elif over <= 0:
+        text = Text(f"The store is full ({count}/{cap}): adding a memory evicts one entry, and this one goes {place}.",
+                    style=f"bold {P.warning}" if position == 1 else "")
+    elif position <= over + 1:
+        text = Text(f"The store is over its limit ({count}/{cap}): the next add evicts {over + 1} entries, "
+                    "this one included.", style=f"bold {P.warning}")
+    else:
+        text = Text(f"The store is over its limit ({count}/{cap}): the next add evicts {over + 1} entries; "
+                    f"this one is {_ordinal(position)} in line.", style=P.warning)
+    text.append("\nOrder: facts first, then lessons, corrections, preferences; oldest first.", style=P.muted)
     return text
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def flag_reasons(entry: Entry) -> list[tuple[str, str]]:
@@ -136,9 +146,9 @@ def flag_reasons(entry: Entry) -> list[tuple[str, str]]:
 def history_table(events: list[AuditEvent], entry_id: str) -> Table:
     """Newest first: when, what, who, and the change itself (old → new text for edits)."""
     table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True, style="#8a8a8a")
+    table.add_column(no_wrap=True, style=P.muted)
     table.add_column(no_wrap=True)
-    table.add_column(no_wrap=True, style="#8a8a8a")
+    table.add_column(no_wrap=True, style=P.muted)
     table.add_column(ratio=1, overflow="fold")
     for event in reversed(events):
         op = str(event.op)
@@ -167,27 +177,26 @@ def change_summary(event: AuditEvent, entry_id: str | None = None) -> Text:
     before, after = event.before or {}, event.after or {}
     out = Text(end="")
     if op == "edit" and before.get("text") != after.get("text"):
-        out.append(one_line(str(before.get("text", ""))), style="#ff8787 strike")
+        out.append(one_line(str(before.get("text", ""))), style=f"{P.error} strike")
         out.append(" → ")
-        out.append(one_line(str(after.get("text", ""))), style="#87d787")
+        out.append(one_line(str(after.get("text", ""))), style=P.success)
     elif op == "reclassify" or (before.get("kind") and after.get("kind") and before.get("kind") != after.get("kind")):
         out.append(f"{before.get('kind')} → {after.get('kind')}", style="bold")
     elif op == "add":
         out.append(one_line(str(after.get("text", ""))))
     elif op in ("delete", "evict"):
-        out.append(one_line(str(before.get("text", ""))), style="#ff8787")
+        out.append(one_line(str(before.get("text", ""))), style=P.error)
     elif op == "refresh":
         out.append(f"seen again (source {after.get('source') or '—'})", style="dim")
     elif op == "approve":
-        out.append("approved for injection", style="#87d7af")
+        out.append("approved for injection", style=P.success)
     elif op == "restore":
-        extra = event.model_extra or {}
         if entry_id is not None:
-            for key, word in (("added", "brought back"), ("removed", "removed"), ("changed", "changed")):
-                if entry_id in (extra.get(key) or []):
+            for ids, word in ((event.added, "brought back"), (event.removed, "removed"), (event.changed, "changed")):
+                if entry_id in (ids or []):
                     out.append(f"{word} by restoring a backup", style="bold")
             if out:
                 return out
     if event.note:
-        out.append(("  " if out else "") + one_line(event.note), style="italic #8a8a8a")
+        out.append(("  " if out else "") + one_line(event.note), style=f"italic {P.muted}")
     return out

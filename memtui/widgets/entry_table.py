@@ -10,6 +10,7 @@ from memtui_core.model import Entry
 
 from .fmt import age, flag_words, kind_badge, one_line
 from .virtual_table import Column, VirtualTable
+from .palette import P
 
 WIDE_KIND = 15  # "偏好 preference"
 NARROW_KIND = 4  # "偏好"
@@ -23,6 +24,7 @@ class EntryTable(VirtualTable):
         self.entries: list[Entry] = []
         self.wide_kind = True
         self._now = time.time()
+        self.marked: set[str] = set()  # ids marked for a bulk action
 
     @staticmethod
     def _columns(wide_kind: bool) -> list[Column]:
@@ -52,11 +54,17 @@ class EntryTable(VirtualTable):
         entry = self.entries[index]
         return [
             kind_badge(entry.kind, english=self.wide_kind),
-            Text(one_line(entry.text), style="dim" if entry.blocked else ""),
-            Text(entry.source or "—", style="#8a8a8a"),
-            Text(age(entry.ts, self._now), style="#8a8a8a"),
+            self._text_cell(entry),
+            Text(entry.source or "—", style=P.muted),
+            Text(age(entry.ts, self._now), style=P.muted),
             flag_words(entry.flags),
         ]
+
+    def _text_cell(self, entry: Entry) -> Text:
+        text = Text(one_line(entry.text), style="dim" if entry.blocked else "")
+        if entry.id in self.marked:
+            text = Text.assemble(("● ", f"bold {P.pin}"), text)
+        return text
 
     def on_resize(self, event) -> None:  # runs after VirtualTable.on_resize
         wide_kind = event.size.width >= 90

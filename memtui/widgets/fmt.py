@@ -12,41 +12,46 @@ from memtui_core.kinds import Kind
 from memtui_core.model import Status
 
 from .. import render
+from .palette import P
 
-KIND_COLOURS = {
-    Kind.PREFERENCE: "#5fafff",
-    Kind.CORRECTION: "#ff87af",
-    Kind.LESSON: "#87d787",
-    Kind.FACT: "#ffd75f",
-}
+KIND_COLOURS: dict[Kind, str] = {}
+STATUS_LOOK: dict[Status, tuple[str, str, str]] = {}  # status: (badge text, style, one-word meaning)
+FLAG_STYLES: dict[str, str] = {}
+OP_COLOURS: dict[str, str] = {}
 
-STATUS_LOOK = {
-    # status: (badge text, style, one-word meaning)
-    Status.INJECTED: ("injected", "bold #1c1c1c on #87d787", "in the block"),
-    Status.CUT_TOP_K: ("cut top-k", "bold #1c1c1c on #ffd75f", "ranked below top-k"),
-    Status.CUT_BUDGET: ("cut budget", "bold #1c1c1c on #ffaf5f", "did not fit the budget"),
-    Status.BELOW_THRESHOLD: ("weak match", "bold #1c1c1c on #d7afff", "held back by the relevance gate"),
-    Status.ZERO_SCORE: ("no match", "#8a8a8a", "no query term"),
-    Status.BLOCKED: ("blocked", "bold #ffffff on #d7005f", "held back"),
-}
 
-FLAG_STYLES = {
-    "blocked": "bold #ffffff on #d7005f",
-    "secret-redacted": "#ffaf5f",
-}
+def restyle() -> None:
+    """Fill the style tables from the palette; the app calls this again whenever the theme changes."""
+    KIND_COLOURS.update({
+        Kind.PREFERENCE: P.primary,
+        Kind.CORRECTION: P.error,
+        Kind.LESSON: P.success,
+        Kind.FACT: P.warning,
+    })
+    STATUS_LOOK.update({
+        Status.INJECTED: ("injected", f"bold {P.on_success}", "in the block"),
+        Status.CUT_TOP_K: ("cut top-k", f"bold {P.on_warning}", "ranked below top-k"),
+        Status.CUT_BUDGET: ("cut budget", f"bold {P.on_accent}", "did not fit the budget"),
+        Status.BELOW_THRESHOLD: ("weak match", f"bold {P.on_pin}", "held back by the relevance gate"),
+        Status.ZERO_SCORE: ("no match", P.muted, "no query term"),
+        Status.BLOCKED: ("blocked", f"bold {P.on_error}", "held back"),
+    })
+    FLAG_STYLES.update({"blocked": f"bold {P.on_error}", "secret-redacted": P.warning})
+    OP_COLOURS.update({
+        "add": P.success,
+        "refresh": P.primary,
+        "edit": P.warning,
+        "reclassify": P.pin,
+        "delete": P.error,
+        "evict": P.error,
+        "approve": P.success,
+        "restore": P.secondary,
+        "quarantine": P.error,
+        "import": P.muted,
+    })
 
-OP_COLOURS = {
-    "add": "#87d787",
-    "refresh": "#5fafff",
-    "edit": "#ffd75f",
-    "reclassify": "#d7afff",
-    "delete": "#ff5f5f",
-    "evict": "#ff875f",
-    "approve": "#87d7af",
-    "restore": "#5fd7ff",
-    "quarantine": "#ff5f87",
-    "import": "#afafaf",
-}
+
+restyle()
 
 
 def kind_badge(kind: Kind, english: bool = True, width: int | None = None) -> Text:
@@ -110,13 +115,13 @@ def flag_words(flags: list[str]) -> Text:
         if flag == "blocked":
             word, style = "blocked", FLAG_STYLES["blocked"]
         elif flag.startswith("threat:"):
-            word, style = flag[7:], "#ff875f"
+            word, style = flag[7:], P.warning
         elif flag == "secret-redacted":
             word, style = "redacted", FLAG_STYLES["secret-redacted"]
         elif flag.startswith("approved:"):
-            word, style = "approved", "#87d7af"
+            word, style = "approved", P.success
         else:
-            word, style = flag, "#afafaf"
+            word, style = flag, P.muted
         if out:
             out.append(" ")
         out.append(word, style=style)
@@ -128,18 +133,18 @@ def meter(used: int, total: int, width: int = 30) -> Text:
     total = max(total, 1)
     filled = min(width, round(width * used / total))
     ratio = used / total
-    style = "#87d787" if ratio < 0.75 else "#ffd75f" if ratio <= 1 else "#ff5f5f"
+    style = P.success if ratio < 0.75 else P.warning if ratio <= 1 else P.error
     out = Text(no_wrap=True, end="")
     out.append("█" * filled, style=style)
-    out.append("░" * (width - filled), style="#4e4e4e")
+    out.append("░" * (width - filled), style=P.faint)
     out.append(f" {used}/{total}", style="bold")
     return out
 
 
-def bar(value: float, top: float, width: int, style: str = "#5fafff") -> Text:
+def bar(value: float, top: float, width: int, style: str | None = None) -> Text:
     """A horizontal bar of `value` scaled so that `top` fills `width` cells (eighths for precision)."""
     if top <= 0 or value <= 0:
         return Text("", end="")
     eighths = round(8 * width * min(value / top, 1.0))
     full, part = divmod(eighths, 8)
-    return Text("█" * full + (" ▏▎▍▌▋▊▉"[part] if part else ""), style=style, no_wrap=True, end="")
+    return Text("█" * full + (" ▏▎▍▌▋▊▉"[part] if part else ""), style=style or P.primary, no_wrap=True, end="")

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..messages import StoreHistory, StoreSnapshot
+from .palette import P
 
 
 class StatusBar(Static):
@@ -35,7 +36,7 @@ def render_status(
     text.append(" memtui ", style="bold reverse")
     text.append(f" {title} ", style="bold")
     if demo:
-        text.append(" DEMO ", style="bold #1c1c1c on #d7afff")
+        text.append(" DEMO ", style=f"bold {P.on_pin}")
         text.append(" ")
     text.append("│ ", style="dim")
     text.append(_short_path(path), style="italic")
@@ -46,17 +47,17 @@ def render_status(
         text.append("loading…", style="dim")
         return text
     count, cap = len(snapshot.entries), snapshot.max_entries
-    full_style = "bold #ff5f5f" if count >= cap else "bold #ffd75f" if count >= cap * 0.9 else "bold"
+    full_style = f"bold {P.error}" if count >= cap else f"bold {P.warning}" if count >= cap * 0.9 else "bold"
     text.append(f"{count}/{cap}", style=full_style)
     if history is None:
         return text
     health = history.health
     if not health.writable:
         text.append(" │ ", style="dim")
-        text.append("read-only", style="bold #ff875f")
+        text.append("read-only", style=f"bold {P.warning}")
     for warning in status_warnings(snapshot, history):
         text.append("\n")
-        text.append(" ⚠ " + warning, style="bold #ffd75f")
+        text.append(" ⚠ " + warning, style=P.warning_line)
     return text
 
 
@@ -64,7 +65,7 @@ def status_warnings(snapshot: StoreSnapshot | None, history: StoreHistory | None
     """The store's health warnings, as the core words them."""
     if history is None:
         return []
-    return list(history.health.warnings)
+    return [warning.text for warning in history.health.warnings]
 
 
 def _short_path(path: str) -> str:

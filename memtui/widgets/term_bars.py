@@ -9,6 +9,7 @@ from rich.text import Text
 from memtui_core.model import EntryExplanation, Explanation, Status
 
 from .fmt import bar, kind_badge, status_badge
+from .palette import P
 
 BAR_WIDTH = 16
 
@@ -23,14 +24,14 @@ def entry_heading(row: EntryExplanation) -> Text:
     text.append_text(kind_badge(row.kind, english=False))
     text.append(f"  score {row.score:.3f}  ", style="bold")
     text.append_text(status_badge(row.status))
-    text.append(f"  {row.id}", style="#8a8a8a")
+    text.append(f"  {row.id}", style=P.muted)
     return text
 
 
 def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType:
     """The terms of the query against this entry, with bars scaled to the top score of the query."""
     top = top_score(explanation)
-    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold #8a8a8a", expand=False)
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style=f"bold {P.muted}", expand=False)
     table.add_column("term", no_wrap=True)
     table.add_column("×q", justify="right")
     table.add_column("tf", justify="right")
@@ -41,7 +42,7 @@ def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType
     for term in row.terms:
         missing = term.tf == 0 and not term.keyword_tf
         faint = missing or term.ignored is not None
-        style = "#6c6c6c" if faint else ""
+        style = P.muted if faint else ""
         if term.ignored is not None:
             note = Text("ignored: function word", style=style)
         elif missing:
@@ -49,19 +50,19 @@ def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType
         else:
             note = bar(term.contribution, top, BAR_WIDTH)
             if term.from_keywords:
-                note.append(f" keyword ×{term.keyword_tf}", style="#d7afff")
+                note.append(f" keyword ×{term.keyword_tf}", style=P.pin)
                 if not term.tf and not term.contribution:
-                    note.append(" (not counted: one keyword-only term per entry)", style="#6c6c6c")
+                    note.append(" (not counted: one keyword-only term per entry)", style=P.muted)
         table.add_row(
             Text(term.term, style="bold" if not faint else style),
             Text(str(term.qtf), style=style),
             Text(str(term.tf), style=style),
             Text(str(term.df), style=style),
             Text(f"{term.idf:.3f}", style=style),
-            Text(f"{term.contribution:.3f}", style="bold #5fafff" if not faint else style),
+            Text(f"{term.contribution:.3f}", style=f"bold {P.primary}" if not faint else style),
             note,
         )
-    total = Text.assemble(("total ", "bold"), (f"{row.score:.3f}", "bold #5fafff"), f"  (doc length {row.doc_len})")
+    total = Text.assemble(("total ", "bold"), (f"{row.score:.3f}", f"bold {P.primary}"), f"  (doc length {row.doc_len})")
     return Group(table, total)
 
 
@@ -72,7 +73,7 @@ def comparison(pinned: EntryExplanation, selected: EntryExplanation, explanation
         a, b = b, a
     top = top_score(explanation)
     rows_b = {term.term: term for term in b.terms}
-    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold #8a8a8a")
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style=f"bold {P.muted}")
     table.add_column("term", no_wrap=True)
     table.add_column(f"A {a.id[:6]}", justify="right")
     table.add_column("", no_wrap=True, min_width=8)
@@ -86,17 +87,17 @@ def comparison(pinned: EntryExplanation, selected: EntryExplanation, explanation
         table.add_row(
             term.term,
             f"{term.contribution:.3f}",
-            bar(term.contribution, top, 8, "#87d787"),
+            bar(term.contribution, top, 8, P.success),
             f"{cb:.3f}",
-            bar(cb, top, 8, "#ffaf5f"),
-            Text(f"{diff:+.3f}", style="#87d787" if diff > 0 else "#ff8787" if diff < 0 else "#8a8a8a"),
+            bar(cb, top, 8, P.warning),
+            Text(f"{diff:+.3f}", style=P.success if diff > 0 else P.error if diff < 0 else P.muted),
         )
     table.add_row(
         Text("total", style="bold"), Text(f"{a.score:.3f}", style="bold"), "",
         Text(f"{b.score:.3f}", style="bold"), "", Text(f"{a.score - b.score:+.3f}", style="bold"),
     )
     heading = Text.assemble(
-        ("A ", "bold #87d787"), entry_heading(a), "\n", ("B ", "bold #ffaf5f"), entry_heading(b)
+        ("A ", f"bold {P.success}"), entry_heading(a), "\n", ("B ", f"bold {P.warning}"), entry_heading(b)
     )
     return Group(heading, Text(""), comparison_sentence(a, b), Text(""), table)
 
@@ -122,10 +123,10 @@ def comparison_sentence(a: EntryExplanation, b: EntryExplanation) -> Text:
     out = Text(f"A is above B by {a.score - b.score:.3f}", style="bold italic")
     if gains_a:
         out.append(". A gains from ", style="italic")
-        out.append(", ".join(text for _, text in sorted(gains_a, reverse=True)), style="italic #87d787")
+        out.append(", ".join(text for _, text in sorted(gains_a, reverse=True)), style=f"italic {P.success}")
     if gains_b:
         out.append("; B gains from " if gains_a else ". B gains from ", style="italic")
-        out.append(", ".join(text for _, text in sorted(gains_b, reverse=True)), style="italic #ffaf5f")
+        out.append(", ".join(text for _, text in sorted(gains_b, reverse=True)), style=f"italic {P.warning}")
         out.append(", but less", style="italic")
     if b.status is Status.BLOCKED:
         out.append(". B is blocked and would not be injected anyway", style="italic")

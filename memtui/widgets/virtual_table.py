@@ -282,6 +282,9 @@ class VirtualTable(ScrollView, can_focus=True):
         style = base
         if self.zebra and row % 2 == 1:
             style = style + self.get_component_rich_style("vtable--even-row")
+        cells: Sequence[Text | str] = self._row_cells(row)
         if row == self.cursor_row:
             style = style + self.get_component_rich_style("vtable--cursor")
-        return self._line(self._row_cells(row), widths, style)
+            # the cursor's own colours: a cell's colour on the cursor background can be unreadable
+            cells = [Text(cell.plain) if isinstance(cell, Text) else cell for cell in cells]
+        return self._line(cells, widths, style)

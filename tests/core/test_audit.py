@@ -12,7 +12,8 @@ import shutil
 import orjson
 import pytest
 
-import memtui_core.storage
+import memtui_core.audit_log
+import memtui_core.recovery
 from memtui_core.errors import ConflictError
 from memtui_core.limits import Limits
 from memtui_core.model import AuditEvent
@@ -184,7 +185,7 @@ def test_late_logging_ignores_backups_older_than_the_last_event(tmp_path, monkey
     store.path.write_bytes(orjson.dumps(document))
     store.remember("fact", "the next write")
     assert [e.op.value for e in store.audit()] == ["add", "add", "add", "restore", "import", "add"]
-    assert memtui_core.storage.LATE_NOTE.startswith("logged late")
+    assert memtui_core.recovery.LATE_NOTE.startswith("logged late")
 
 
 def test_each_write_appends_its_events_in_one_write_call(tmp_path, monkeypatch):
@@ -218,7 +219,8 @@ def test_history_of_an_entry_includes_the_restore_that_brought_it_back(tmp_path)
 
     history = [event.op.value for event in store.audit(entry.id)]
     assert history == ["add", "delete", "restore"]
-    assert entry.id in store.audit(entry.id)[-1].model_extra["added"]
+    assert entry.id in store.audit(entry.id)[-1].added
+    assert entry.id in store.audit(entry.id)[-1].touched_ids()
 
 
 def test_a_change_saved_without_its_audit_events_is_not_reported_as_failed(tmp_path, monkeypatch):
@@ -226,21 +228,21 @@ def test_a_change_saved_without_its_audit_events_is_not_reported_as_failed(tmp_p
     events are missing, and the next write logs them late."""
     store = MemoryStore(tmp_path)
     store.remember("fact", "written and logged as usual")
-    real_write_all = memtui_core.storage._write_all
+    real_write_all = memtui_core.audit_log.write_all
 
     def full_disk(fd, data):
         if os.readlink(f"/proc/self/fd/{fd}").endswith("audit.jsonl"):
             raise OSError(errno.ENOSPC, "No space left on device")
         real_write_all(fd, data)
 
-    monkeypatch.setattr(memtui_core.storage, "_write_all", full_disk)
+    monkeypatch.setattr(memtui_core.audit_log, "write_all", full_disk)
     saved = store.remember("lesson", "saved while the disk was full").entry
     assert saved.id in [e.id for e in MemoryStore(tmp_path).entries()]
     assert [e.op.value for e in store.audit()] == ["add"]
-    assert any("could not be written" in w for w in store.health().warnings)
+    assert any("could not be written" in w.text for w in store.health().warnings)
 
-    monkeypatch.setattr(memtui_core.storage, "_write_all", real_write_all)
+    monkeypatch.setattr(memtui_core.audit_log, "write_all", real_write_all)
     store.remember("fact", "the disk has room again")
     events = [(e.op.value, e.id) for e in store.audit()]
     assert ("add", saved.id) in events and len(events) == 3
-    assert not any("could not be written" in w for w in store.health().warnings)
+    assert not any("could not be written" in w.text for w in store.health().warnings)

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import memtui_core.storage
+import memtui_core.fileio
 from memtui_core.errors import BackupNotFound
 from memtui_core.limits import Limits
 from memtui_core.store import MemoryStore
@@ -51,7 +51,7 @@ def test_backups_are_listed_newest_first_with_what_they_hold(tmp_path):
         path = tmp_path / "backups" / backup.name
         assert backup.name.startswith("memory-") and backup.name.endswith(".json")
         assert backup.path == str(path) and backup.size == path.stat().st_size and backup.valid
-        stamp = backup.name[len("memory-"):-len(".json")]
+        stamp = backup.name[len("memory-"):].split("-")[0]
         assert abs(backup.at - datetime.strptime(stamp, "%Y%m%dT%H%M%S.%fZ").replace(tzinfo=timezone.utc).timestamp()) < 1e-6
     assert [e.text for e in store.backup_entries(listed[0].name)] == [f"a fact worth keeping, number {i}" for i in range(3)]
 
@@ -84,11 +84,11 @@ def test_retention_keeps_the_newest_30_and_one_per_day_for_14_days(tmp_path, mon
             name = f"memory-{utc_stamp(at.timestamp())}.json"
             (backups / name).write_text('{"entries": []}')
             crafted.append((at, name))
-    monkeypatch.setattr(memtui_core.storage, "now", lambda: now.timestamp())
+    monkeypatch.setattr(memtui_core.fileio, "now", lambda: now.timestamp())
     store.remember("fact", "the write that prunes")
 
     newest_first = [name for _, name in sorted(crafted, reverse=True)]
-    own = f"memory-{utc_stamp(now.timestamp())}.json"
+    own = f"memory-{utc_stamp(now.timestamp())}-s1.json"  # numbered after the unnumbered ones
     ranked = [own] + newest_first
     expected = set(ranked[:30])
     for days_ago in range(14):  # the newest backup of each of the last 14 days, today included

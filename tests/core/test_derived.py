@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui_core import derived
+from memtui_core import derived, fileio
 from memtui_core.limits import Limits
 from memtui_core.ranking import Index, document_tokens
 from memtui_core.records import parse_document
@@ -66,16 +66,16 @@ def truth(directory: Path, limits: Limits | None = None) -> dict:
 
     with tempfile.TemporaryDirectory() as clean:
         shutil.copy(directory / "memory.json", Path(clean) / "memory.json")
-        saved, warn = Storage._atomic_write, derived.warn_once
+        saved, warn = fileio.atomic_write, derived.warn_once
         try:
-            Storage._atomic_write = _refuse  # type: ignore[method-assign]
+            fileio.atomic_write = _refuse
             derived.warn_once = lambda message: None
             return answers(Path(clean), limits)
         finally:
-            Storage._atomic_write, derived.warn_once = saved, warn  # type: ignore[method-assign]
+            fileio.atomic_write, derived.warn_once = saved, warn
 
 
-def _refuse(self, target, data, sync_dir=True):
+def _refuse(target, data, sync_dir=True):
     raise OSError(errno.EROFS, "Read-only file system", str(target))
 
 
@@ -194,7 +194,7 @@ def test_a_read_only_store_keeps_the_index_in_memory_and_warns_once(home, monkey
     """A directory the reader cannot write (simulated at the write itself: root ignores modes)."""
     derived._warned.clear()
 
-    monkeypatch.setattr(Storage, "_atomic_write", _refuse)
+    monkeypatch.setattr(fileio, "atomic_write", _refuse)
     first = check(home)
     check(home, first)
     assert not index_file(home).exists()

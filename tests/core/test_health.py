@@ -34,7 +34,8 @@ def test_counts_backups_and_cap(tmp_path):
     health = store.health()
     assert (health.exists, health.entries, health.max_entries) == (True, 9, 10)
     assert health.last_backup == store.backups()[0].name
-    assert health.warnings == ["store is nearly full (9/10); the oldest facts are evicted first"]
+    assert [(w.code, w.text) for w in health.warnings] == [
+        ("nearly-full", "store is nearly full (9/10); the oldest facts are evicted first")]
     assert not health.ok
 
 
@@ -52,7 +53,7 @@ def test_invalid_entries_are_reported_and_kept_by_writes(tmp_path):
     assert [(i.index, i.error) for i in health.invalid] == [
         (1, "unknown kind 'opinion'"), (2, "empty text"), (3, "entry is a str, not an object")]
     assert health.invalid[0].raw == entries[1]
-    assert "3 invalid entries kept but not searched" in health.warnings
+    assert "3 invalid entries kept but not searched" in [w.text for w in health.warnings]
 
     store.remember("fact", "a new valid entry")
     written = json.loads(store.path.read_text())
@@ -67,7 +68,7 @@ def test_blocked_entries_are_reported_until_approved(tmp_path):
     blocked = store.remember("fact", HOSTILE).entry
     health = store.health()
     assert health.blocked == [blocked.id]
-    assert "1 entry blocked by the threat scan, awaiting approval" in health.warnings
+    assert "1 entry blocked by the threat scan, awaiting approval" in [w.text for w in health.warnings]
     store.approve(blocked.id)
     assert store.health().blocked == [] and store.health().ok
 
@@ -116,7 +117,7 @@ def test_health_never_fails_on_audit_lines_another_program_wrote(tmp_path, odd):
     assert health.entries == 1
     [q] = health.quarantined
     assert isinstance(q.error, str) and (q.restored_from is None or isinstance(q.restored_from, str))
-    assert any("memory.json.broken-20250101T000000.000000Z" in w for w in health.warnings)
+    assert any("memory.json.broken-20250101T000000.000000Z" in w.text for w in health.warnings)
 
 
 def test_a_store_over_its_limit_says_how_many_entries_the_next_add_evicts(tmp_path):
@@ -126,6 +127,32 @@ def test_a_store_over_its_limit_says_how_many_entries_the_next_add_evicts(tmp_pa
     for i in range(5):
         store.remember("fact", f"fact number {i} about the build")
     over = MemoryStore(tmp_path, Limits(max_entries=3))
-    assert over.health().warnings == [
-        "store is over the limit (5/3): the next add evicts 3 entries, facts first, oldest first"
+    assert [(w.code, w.text) for w in over.health().warnings] == [
+        ("over-limit", "store is over the limit (5/3): the next add evicts 3 entries, facts first, oldest first")
     ]
+
+
+def test_health_needs_only_the_storage_and_the_limits_and_does_not_import_the_store(tmp_path):
+    import subprocess
+    import sys
+
+    from memtui_core.health import health
+
+    store = MemoryStore(tmp_path, limits=Limits(max_entries=2))
+    store.remember("fact", "one fact about the build")
+    store.remember("fact", "another fact about the deploy")
+    report = health(store.storage, Limits(max_entries=2))
+    assert report.codes() == ["nearly-full"] and report.warnings[0].fix
+    code = "import sys, memtui_core.health; print('memtui_core.store' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+def test_every_warning_has_a_stable_code_and_a_fix(tmp_path):
+    store = MemoryStore(tmp_path, limits=Limits(max_entries=1))
+    store.remember("fact", "an ordinary entry")
+    store.remember("fact", HOSTILE)
+    (tmp_path / "memory.json.broken-20250101T000000.000000Z").write_bytes(b"{")
+    health = MemoryStore(tmp_path, limits=Limits(max_entries=1)).health()
+    assert health.codes() == ["nearly-full", "blocked", "quarantined"]
+    assert all(w.fix for w in health.warnings)
+    assert all(isinstance(w["code"], str) for w in health.model_dump(mode="json")["warnings"])

@@ -216,7 +216,8 @@ def test_memory_save_accepts_keywords(tmp_path):
     from memtui_core.tools import SAVE_TOOL, run_tool, tool_schemas
 
     schema = next(t for t in tool_schemas() if t["function"]["name"] == SAVE_TOOL)["function"]["parameters"]
-    assert schema["properties"]["keywords"]["type"] == "array" and "keywords" not in schema["required"]
+    # strict mode: every property is required, and null stands for "no keywords"
+    assert schema["properties"]["keywords"]["type"] == ["array", "null"] and "keywords" in schema["required"]
     store = MemoryStore(tmp_path / "s")
     answer = run_tool(SAVE_TOOL, {"kind": "fact", "text": "CI runs on Python 3.11",
                                   "keywords": ["continuous integration", "持续集成", 3]}, store)

@@ -91,7 +91,7 @@ def test_corrupt_file_is_quarantined_and_the_newest_backup_restored(history, tmp
     if case == "truncated mid-way":
         assert "column" in q.error
     assert health.recovered is not None and health.recovered.restored_from == newest
-    assert any(broken.name in w and newest in w for w in health.warnings)
+    assert any(broken.name in w.text and newest in w.text for w in health.warnings)
 
     quarantine, restore = reader.audit()[-2:]
     assert (quarantine.op.value, restore.op.value) == ("quarantine", "restore")
@@ -141,12 +141,12 @@ def test_without_any_backup_the_store_is_empty_but_says_so(tmp_path):
     assert not health.ok
     [q] = health.quarantined
     assert q.restored_from is None and "line 1 column" in q.error
-    assert any("no backup could be restored" in w for w in health.warnings)
+    assert any("no backup could be restored" in w.text for w in health.warnings)
     assert [e.op.value for e in store.audit()] == ["quarantine"]
 
     store.remember("fact", "a fresh start next to the kept broken file")
     assert broken.read_bytes() == corrupt
-    assert any("no backup could be restored" in w for w in store.health().warnings)
+    assert any("no backup could be restored" in w.text for w in store.health().warnings)
 
 
 def test_a_file_corrupted_before_its_first_backup_is_rebuilt_from_the_audit_log(tmp_path):
@@ -186,7 +186,7 @@ def test_a_corrupt_file_is_not_recovered_while_the_lock_is_held_but_reads_still_
         assert "dry-run" in reader.retrieve_block("部署脚本")
         assert time.monotonic() - started < 2.0  # the reader's lock timeout is 10 s: it did not wait
         assert history.path.read_bytes() == b"{ oops" and broken_files(tmp_path) == []
-        warning = reader.health().warnings[0]
+        warning = reader.health().warnings[0].text
         assert "corrupt" in warning and names[0] in warning
     assert [e.text for e in reader.entries()] == [A, B, C]
     assert len(broken_files(tmp_path)) == 1
@@ -203,7 +203,7 @@ def test_a_corrupt_file_in_a_read_only_store_is_shown_from_backup_and_left_alone
     with pytest.raises(StoreUnwritable):
         reader.remember("fact", "cannot be saved anywhere")
     assert history.path.read_bytes() == b"[]" and broken_files(tmp_path) == []
-    assert any("not yet recovered" in w for w in reader.health().warnings)
+    assert any("not yet recovered" in w.text for w in reader.health().warnings)
 
 
 READER = r"""
@@ -372,7 +372,7 @@ def test_a_recovery_that_cannot_be_written_puts_the_corrupt_file_back(history, t
     reader = MemoryStore(tmp_path)
     assert [e.text for e in reader.entries()] == [A, B, C]  # shown from the backup and the log
     assert history.path.read_bytes() == b"[]" and broken_files(tmp_path) == []
-    assert "No space left" in reader.health().warnings[0]
+    assert "No space left" in reader.health().warnings[0].text
     monkeypatch.setattr(os, "replace", real_replace)
     assert [e.text for e in reader.entries()] == [A, B, C]
-    assert len(broken_files(tmp_path)) == 1 and reader.health().warnings[0].startswith("a corrupt memory file")
+    assert len(broken_files(tmp_path)) == 1 and reader.health().warnings[0].text.startswith("a corrupt memory file")

@@ -201,6 +201,16 @@ def test_plural_folding_finds_the_stores_form():
     assert fold_plurals(["tests"], {"tests", "test"}) == ["tests"]  # a word the store holds is kept
 
 
+def test_plural_folding_never_lands_on_a_function_word_or_a_bare_stem():
+    """"notes" is not "not", "bus" has no singular "bu", and only sibilant endings take -es."""
+    from memtui_core.stopwords import DEFAULT_STOPWORDS
+
+    vocabulary = {"not", "bu", "note", "match", "box", "class", "tim"}
+    assert fold_plurals(["notes", "bus", "matches", "boxes", "classes", "times"], vocabulary, DEFAULT_STOPWORDS) == [
+        "note", "bus", "match", "box", "class", "times"]
+    assert fold_plurals(["notes"], {"not"}, DEFAULT_STOPWORDS) == ["notes"]
+
+
 def test_plural_folding_in_the_store_and_explain(store_dir):
     store = MemoryStore(store_dir)
     hits = store.search("which tests")

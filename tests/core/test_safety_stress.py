@@ -21,6 +21,7 @@ import pytest
 from filelock import FileLock
 
 from memtui_core.errors import ConflictError, EntryNotFound, LockTimeout, StoreUnwritable
+from memtui_core.fileio import atomic_write
 from memtui_core.limits import Limits
 from memtui_core.records import parse_document
 from memtui_core.store import MemoryStore
@@ -154,7 +155,7 @@ def test_atomic_replace_from_many_threads_never_mixes_two_writes(tmp_path):
     def work(n: int) -> None:
         try:
             for _ in range(40):
-                storage._atomic_write(target, payloads[n])
+                atomic_write(target, payloads[n])
                 seen.add(orjson.loads(target.read_bytes())["writer"])
         except BaseException as exc:
             errors.append(exc)
@@ -395,7 +396,7 @@ def test_store_under_a_regular_file_cannot_be_written_but_reads_work(tmp_path):
     assert store.search("anything") == []
     health = store.health()
     assert health.writable is False and health.exists is False
-    assert any("not writable" in w for w in health.warnings)
+    assert any("not writable" in w.text for w in health.warnings)
 
 
 def test_read_only_store_directory(populated, tmp_path, monkeypatch):
@@ -419,7 +420,7 @@ def test_read_only_store_directory(populated, tmp_path, monkeypatch):
     assert "dry-run" in populated.retrieve_block("部署")
     health = populated.health()
     assert health.writable is False
-    assert any("not writable" in w for w in health.warnings)
+    assert any("not writable" in w.text for w in health.warnings)
 
 
 def test_retrieve_block_never_fails(tmp_path):
@@ -429,7 +430,7 @@ def test_retrieve_block_never_fails(tmp_path):
     unreadable = MemoryStore(tmp_path / "dir-store")
     assert unreadable.retrieve_block("部署") == ""
     assert unreadable.entries() == []
-    assert "cannot read" in unreadable.health().warnings[0]
+    assert "cannot read" in unreadable.health().warnings[0].text
 
 
 # ---------------------------------------------------------------------------------------------

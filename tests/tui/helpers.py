@@ -37,10 +37,10 @@ async def wait_for_text(pilot: Pilot, text: str, timeout: float = 3.0) -> str:
     return screen_text(pilot.app)
 
 
-async def wait_loaded(pilot: Pilot) -> None:
+async def wait_loaded(pilot: Pilot, timeout: float = 3.0) -> None:
     """Until the first load (entries, health and audit) has reached the app."""
     await wait_until(pilot, lambda: pilot.app.snapshot is not None and pilot.app.history is not None,
-                     what="the store to load")
+                     timeout=timeout, what="the store to load")
 
 
 async def type_text(pilot: Pilot, text: str) -> None:

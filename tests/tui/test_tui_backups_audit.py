@@ -41,8 +41,8 @@ async def test_preview_and_restore_a_backup(seeded):
         await wait_until(pilot, lambda: table.row_count == len(MemoryStore(seeded.dir).backups()))
         # newest first: the backup taken just before the edit still has the deleted entry
         await pilot.press("down")
-        await wait_for_text(pilot, "bring back 1, remove 0 and change 1")
         preview = screen.query_one("#preview-body")
+        await wait_until(pilot, lambda: shows(preview, "bring back 1, remove 0 and change 1"), what="the preview")
         assert shows(preview, "Comes back (1)") and shows(preview, text_of_gone)  # with its text
         assert shows(preview, "Changes (1)")
         assert shows(preview, "回答尽量简短，先给结论，然后列出依据\n回答尽量简短，先给结论")  # now → restored
@@ -123,3 +123,21 @@ async def test_history_key_opens_the_audit_log_of_the_selected_entry(seeded):
         every = len(seeded.store().audit())
         await wait_until(pilot, lambda: len(app.screen.shown) == every, what="every event")
         assert app.screen.query_one("#audit-id").value == ""
+
+
+async def test_each_backup_names_the_change_it_was_taken_before(seeded):
+    from memtui.screens.backups import BackupsScreen, change_after
+
+    store = MemoryStore(seeded.dir, actor="mcp")
+    doomed = seeded.id_of("Vite")
+    store.delete(doomed)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BackupsScreen))
+        text = await wait_for_text(pilot, f"delete {doomed[:4]}… by mcp")
+        newest = store.backups()[0]
+        event = change_after(newest, store.audit())
+        assert (str(event.op), event.id, event.actor) == ("delete", doomed, "mcp")
+        assert f"add {seeded.id_of('部署前')[:4]}… by api" in text  # every backup is labelled

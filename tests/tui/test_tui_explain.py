@@ -17,6 +17,8 @@ async def open_explain(pilot, query: str) -> ExplainScreen:
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, ExplainScreen)
+    # `w` pins the entry selected in Browse (tested on its own); these tests start from the top row
+    screen.pinned = screen._select_after = None
     await type_text(pilot, query)
     await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.query == query,
                      what=f"the explanation of {query!r}")

@@ -1,0 +1,41 @@
+"""The health warning: `Warning(code, text, fix)`, and every code it can carry.
+
+Its own module, without imports, so the pydantic models, the health check and the app can all
+use it without importing each other. docs/storage.md lists every code with its fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
+    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SYMLINK", "UNREADABLE", "UNWRITABLE", "Warning",
+]
+
+AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
+UNREADABLE = "unreadable"  # memory.json could not be read, or is corrupt and not yet recovered
+RECOVERED = "recovered"  # this process found memory.json corrupt and recovered it
+QUARANTINED = "quarantined"  # a corrupt memory file is set aside in the store directory
+NEARLY_FULL = "nearly-full"
+OVER_LIMIT = "over-limit"
+INVALID = "invalid"  # items of entries that are not valid entries
+BLOCKED = "blocked"  # entries held back by the threat scan
+UNWRITABLE = "unwritable"
+NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
+SYMLINK = "symlink"  # a store file is a symbolic link: refused
+PERMISSIONS = "permissions"  # other users can write to the store directory
+DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
+JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
+
+
+@dataclass(frozen=True)
+class Warning:  # noqa: A001 -- the name the health model uses; shadows the builtin only here
+    """One problem: a stable `code` to switch on, the `text` to show, and a `fix` to run."""
+
+    code: str
+    text: str
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        return self.text

@@ -1,0 +1,181 @@
+"""`memtui probe`: keep retrieval regression tests and run them.
+
+    memtui probe add "部署怎么跑" --expect 0123456789ab     the query must inject this entry
+    memtui probe add "What is the capital of Australia?" --expect-nothing
+    memtui probe run [--json]                              exit 1 when any probe fails
+    memtui probe list [--json]
+    memtui probe rm ID
+
+The probes live in `<store dir>/probes.json`; see docs/probes.md.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+HELP = "retrieval regression tests: a query and the entries it must inject, or nothing"
+
+
+def add_probe_commands(parser: argparse.ArgumentParser, parents: list, formatter, epilog: str) -> None:
+    """`probe add|run|list|rm` under `parser` (the `probe` command); `parents` give --dir and --json."""
+    sub = parser.add_subparsers(dest="probe_command", metavar="ACTION", title="actions", required=True)
+
+    def action(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, parents=parents, formatter_class=formatter,
+                              epilog=epilog)
+
+    p = action("add", "keep a probe: QUERY must inject the entries given, or nothing (a probe with the "
+                      "same query is replaced)")
+    p.add_argument("query", metavar="QUERY", help="the user's message (`-` reads it from stdin)")
+    expectation = p.add_mutually_exclusive_group(required=True)
+    expectation.add_argument("--expect", nargs="+", action="extend", metavar="ID",
+                             help="entry ids the query must inject (several, or the option repeated)")
+    expectation.add_argument("--expect-nothing", action="store_true", help="the query must inject no entry")
+    p.set_defaults(handler=cmd_probe_add)
+
+    p = action("run", "run every probe: hit rate, false recall and each failure with its reason "
+                      "(exit 1 when any fails)")
+    p.set_defaults(handler=cmd_probe_run)
+
+    p = action("list", "the probes, in file order")
+    p.set_defaults(handler=cmd_probe_list)
+
+    p = action("rm", "delete a probe")
+    p.add_argument("id", metavar="ID", help="a probe id, as `memtui probe list` shows it")
+    p.set_defaults(handler=cmd_probe_rm)
+
+
+def _warn_about(args: argparse.Namespace, probe_file) -> None:
+    """What reading probes.json found: a corrupt file moved aside now, or left aside earlier."""
+    from memtui.cli import PROG, _stderr
+
+    if probe_file.quarantined:
+        _stderr(f"{PROG}: warning: {probe_file.path} was corrupt ({probe_file.error}): moved it to "
+                f"{probe_file.quarantined}; no probe was lost, fix that file and move it back")
+    older = [name for name in probe_file.broken if name != probe_file.quarantined]
+    if older:
+        files = "file" if len(older) == 1 else "files"
+        _stderr(f"{PROG}: warning: {len(older)} corrupt probes {files} set aside in {args.store.dir} "
+                f"(newest {older[-1]}); fix and move it back to probes.json, or delete it")
+    for item in probe_file.invalid:
+        _stderr(f"{PROG}: warning: probes.json item {item.index} is not a probe ({item.error}); kept as it is, "
+                f"not run")
+
+
+def _expectation(probe) -> str:
+    return "nothing" if probe.expects_nothing else " ".join(probe.expect)
+
+
+def _quoted(query: str, width: int = 60) -> str:
+    from memtui.render import clean, truncate
+
+    return "“" + truncate(clean(query), width) + "”"
+
+
+def cmd_probe_add(args: argparse.Namespace) -> int:
+    from memtui.cli import _emit_json, _echo, _open, _query, _text
+    from memtui_core.probes import add_probe, evaluate, load_probes
+
+    query = _query(args.query)
+    expect = None if args.expect_nothing else [_text(value, "ID") for value in args.expect]
+    store = _open(args)
+    _warn_about(args, load_probes(store))  # a corrupt file is moved aside and said so before the write
+    probe, outcome = add_probe(store, query, expect)
+    result = evaluate(probe, store.explain(probe.query))
+    if args.json:
+        return _emit_json({"outcome": outcome, "probe": probe.model_dump(mode="json"),
+                           "result": result.model_dump(mode="json")})
+    from memtui.render import Style
+
+    style = Style()
+    verb = {"added": "added", "updated": "updated", "unchanged": "already kept as"}[outcome]
+    _echo(f"{verb} probe {style.bold(probe.id)}: {_quoted(probe.query)} must inject {_expectation(probe)}")
+    if result.passed:
+        _echo(style.green("  it passes now"))
+    else:
+        _echo(style.yellow("  it fails now (`memtui probe run` shows this every time until it passes):"))
+        _echo(*_miss_lines(result, style))
+    return 0
+
+
+def _miss_lines(result, style) -> list[str]:
+    from memtui.render import clean, truncate
+
+    lines = []
+    for miss in result.misses:
+        where = f" #{miss.rank}" if miss.rank else ""
+        text = f"  {truncate(clean(miss.text), 40)}" if miss.text else ""
+        lines.append(f"    {miss.id}{where} {style.yellow(miss.status)}: {clean(miss.reason)}" + style.dim(text))
+    return lines
+
+
+def _ratio(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
+def cmd_probe_run(args: argparse.Namespace) -> int:
+    from memtui.cli import _emit_json, _echo, _open
+    from memtui_core.probes import load_probes, run_probes
+
+    store = _open(args)
+    probe_file = load_probes(store)
+    _warn_about(args, probe_file)
+    run = run_probes(store, probe_file)
+    if args.json:
+        _emit_json(run.model_dump(mode="json"))
+        return 0 if run.ok else 1
+    from memtui.render import Style
+
+    style = Style()
+    total = run.passed + run.failed
+    if not total:
+        _echo(style.dim(f"no probes in {probe_file.path} (`memtui probe add QUERY --expect ID` keeps one)"))
+        return 0 if run.ok else 1
+    summary = (f"{run.passed} of {total} probes pass · hit rate {_ratio(run.hits, run.expected)} · "
+               f"false recall {_ratio(run.recalled, run.nothing_probes)}")
+    if run.others_per_probe is not None:
+        summary += f" · {run.others_per_probe:.2f} other entries per probe beside the expected ones"
+    _echo(style.bold(summary) if run.failed == 0 else style.red(summary))
+    for result in run.results:
+        if result.passed:
+            continue
+        _echo(f"FAIL {style.bold(result.probe.id)} {_quoted(result.probe.query)} must inject "
+              f"{_expectation(result.probe)}")
+        _echo(*_miss_lines(result, style))
+    return 0 if run.ok else 1
+
+
+def cmd_probe_list(args: argparse.Namespace) -> int:
+    from memtui.cli import _emit_json, _echo, _open
+    from memtui_core.probes import load_probes
+
+    store = _open(args)
+    probe_file = load_probes(store)
+    _warn_about(args, probe_file)
+    if args.json:
+        return _emit_json([probe.model_dump(mode="json") for probe in probe_file.probes])
+    from memtui.render import Style, age, clean, table, terminal_width
+
+    style = Style()
+    rows = [[probe.id, age(probe.ts), _expectation(probe), clean(probe.query)] for probe in probe_file.probes]
+    if rows:
+        _echo(*table(["ID", "AGE", "EXPECT", "QUERY"], rows, width=terminal_width(), style=style,
+                     styles=[style.bold, style.dim, style.cyan, None]))
+    _echo(style.dim(f"{len(rows)} probes in {probe_file.path}"))
+    return 0
+
+
+def cmd_probe_rm(args: argparse.Namespace) -> int:
+    from memtui.cli import _emit_json, _echo, _open, _text
+
+    from memtui_core.probes import load_probes, remove_probe
+
+    store = _open(args)
+    _warn_about(args, load_probes(store))
+    probe = remove_probe(store, _text(args.id, "ID"))
+    if args.json:
+        return _emit_json(probe.model_dump(mode="json"))
+    _echo(f"deleted probe {probe.id}: {_quoted(probe.query)} (it expected {_expectation(probe)})")
+    return 0

@@ -1,0 +1,274 @@
+"""Probes: every retrieval regression test a person keeps, passing or failing as memories change.
+
+The probes are run again whenever the store changes (the app's own poll notices an agent's or the
+CLI's write too) and whenever probes.json changes; `r` runs them now, `d` deletes the selected one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from memtui_core.probes import ProbeResult, ProbeRun
+
+from ..modals.confirm import ConfirmModal
+from ..widgets.fmt import clip, one_line
+from ..widgets.status_bar import StatusBar
+from ..widgets.virtual_table import Column, VirtualTable
+
+PASS_STYLE = "bold #1c1c1c on #87d787"
+FAIL_STYLE = "bold #ffffff on #d7005f"
+COLUMNS = [
+    Column("result", "result", 6),
+    Column("id", "probe", 8),
+    Column("expect", "expects", 14),
+    Column("query", "query", None),
+]
+EMPTY = ("No probes yet. In explain (w), type a query, select the entry it must inject and press s "
+         "(S: it must inject nothing); or `memtui probe add QUERY --expect ID`.")
+
+
+@dataclass
+class ProbesRan(Message):
+    run: ProbeRun | None
+    error: str | None
+    state: object
+
+
+class ProbesScreen(Screen):
+    """Each probe's result now, and why a failing one fails (explain's status and reason)."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="probes.back", tooltip="Back to the entries"),
+        Binding("r", "run", "Run", id="probes.run", tooltip="Run every probe again now"),
+        Binding("d", "delete", "Delete", id="probes.delete", tooltip="Delete the selected probe (asks first)"),
+        Binding("enter", "explain", "Explain", id="probes.explain",
+                tooltip="Open the selected probe's query in explain"),
+    ]
+
+    SCOPED_CSS = False  # the width breakpoint classes are set on the screen itself
+    DEFAULT_CSS = """
+    ProbesScreen #probes-summary { height: auto; padding: 0 1; }
+    ProbesScreen #probes-main { height: 1fr; }
+    ProbesScreen #probe-list { width: 3fr; height: 1fr; }
+    ProbesScreen #probe-detail { width: 2fr; height: 1fr; border-left: vkey $primary 40%; padding: 0 1; }
+    ProbesScreen.-narrow #probes-main { layout: vertical; }
+    ProbesScreen.-narrow #probe-list { width: 1fr; height: 1fr; }
+    ProbesScreen.-narrow #probe-detail { width: 1fr; height: 1fr; border-left: none; border-top: hkey $primary 40%; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_run: ProbeRun | None = None
+        self._results: dict[str, ProbeResult] = {}
+        self._order: list[ProbeResult] = []
+        self._file_state: object = None
+        self._store: object = None
+        self.runs = 0  # how many runs reached the screen (tests wait on it)
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("Probes")
+        yield Static(Text("Running the probes…", style="dim italic"), id="probes-summary")
+        with Horizontal(id="probes-main"):
+            yield VirtualTable(COLUMNS, empty=EMPTY, id="probe-list")
+            with VerticalScroll(id="probe-detail"):
+                yield Static(id="probe-why")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#probe-list", VirtualTable).focus()
+        self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
+        self.set_interval(getattr(self.app, "POLL_SECONDS", 1.0), self._poll_file)
+
+    def on_screen_resume(self) -> None:
+        self.action_run()
+
+    # ------------------------------------------------------------------ running
+
+    def _probes_state(self) -> object:
+        import os
+
+        from memtui_core.probes import probes_path
+
+        try:
+            st = os.lstat(probes_path(self.app.store))  # type: ignore[attr-defined]
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _poll_file(self) -> None:
+        # probes.json changed, or the app now ranks with another profile (a new store object)
+        if self.is_current and (self._probes_state() != self._file_state or self.app.store is not self._store):  # type: ignore[attr-defined]
+            self.action_run()
+
+    def _snapshot_changed(self, _snapshot: object) -> None:
+        self.action_run()
+
+    def action_run(self) -> None:
+        self._file_state = self._probes_state()
+        self._store = self.app.store  # type: ignore[attr-defined]
+        self._run_probes(self._file_state)
+
+    @work(thread=True, exclusive=True, group="probes", exit_on_error=False)
+    def _run_probes(self, state: object) -> None:
+        from memtui_core.probes import load_probes, run_probes
+
+        store = self.app.store  # type: ignore[attr-defined]
+        try:
+            probe_file = load_probes(store)
+            run = run_probes(store, probe_file)
+        except Exception as exc:
+            self.post_message(ProbesRan(None, one_line(str(exc)) or type(exc).__name__, state))
+            return
+        self.post_message(ProbesRan(run, None, state))
+
+    def on_probes_ran(self, message: ProbesRan) -> None:
+        self.runs += 1
+        summary = self.query_one("#probes-summary", Static)
+        if message.run is None:
+            summary.update(Text(f"Could not run the probes: {message.error}", style="bold #ff5f5f"))
+            return
+        run = self.last_run = message.run
+        if run.quarantined:
+            self.notify(f"probes.json was corrupt ({run.error}); it was moved to {run.quarantined}, "
+                        "nothing was lost", title="Probes set aside", severity="warning", timeout=10, markup=False)
+        self._order = run.results
+        self._results = {result.probe.id: result for result in run.results}
+        table = self.query_one("#probe-list", VirtualTable)
+        table.set_rows([result.probe.id for result in run.results], self._cells)
+        summary.update(self._summary(run))
+        self._show_why()
+
+    def _summary(self, run: ProbeRun) -> Text:
+        total = run.passed + run.failed
+        text = Text(no_wrap=False)
+        if not total:
+            text.append("No probes to run.", style="#8a8a8a")
+        else:
+            text.append(f"{run.passed} of {total} pass", style="bold #87d787" if not run.failed else "bold #ff5f87")
+            text.append(" │ hit rate ", style="#8a8a8a")
+            text.append(_ratio(run.hits, run.expected), style="bold")
+            text.append(" │ false recall ", style="#8a8a8a")
+            text.append(_ratio(run.recalled, run.nothing_probes), style="bold")
+            text.append(" │ rerun as memories change", style="#8a8a8a")
+            profile = getattr(self.app.store.limits, "profile_name", "default")  # type: ignore[attr-defined]
+            if profile != "default":
+                text.append(f" │ profile {profile}", style="bold #d7afff")
+        if run.broken:
+            text.append(f"\n⚠ {len(run.broken)} corrupt probes file(s) set aside in the store (newest "
+                        f"{run.broken[-1]}): fix and move back to probes.json, or delete", style="bold #ffd75f")
+        if run.invalid:
+            text.append(f"\n⚠ {len(run.invalid)} item(s) of probes.json are not probes; kept as they are, not run",
+                        style="bold #ffd75f")
+        return text
+
+    def _cells(self, index: int) -> list[Text]:
+        result = self._order[index]
+        probe = result.probe
+        badge = Text(" pass ", style=PASS_STYLE) if result.passed else Text(" FAIL ", style=FAIL_STYLE)
+        expects = "nothing" if probe.expects_nothing else " ".join(probe.expect)
+        return [badge, Text(probe.id, style="#8a8a8a"), Text(expects, style="#5fafff"), Text(one_line(probe.query))]
+
+    def selected(self) -> ProbeResult | None:
+        key = self.query_one("#probe-list", VirtualTable).selected_key()
+        return self._results.get(key) if key else None
+
+    @on(VirtualTable.Selected, "#probe-list")
+    async def _selected(self) -> None:
+        await self.action_explain()
+
+    @on(VirtualTable.Highlighted, "#probe-list")
+    def _show_why(self) -> None:
+        pane = self.query_one("#probe-why", Static)
+        result = self.selected()
+        if result is None:
+            pane.update(Text("Select a probe to see why it passes or fails.", style="dim italic")
+                        if self._order else Text(EMPTY, style="dim italic"))
+            return
+        probe = result.probe
+        parts: list = [
+            Text.assemble(("probe ", "bold"), (probe.id, "bold #d7afff"), ("  ", ""),
+                          (" pass ", PASS_STYLE) if result.passed else (" FAIL ", FAIL_STYLE)),
+            Text.assemble(("query: ", "bold"), probe.query),
+            Text.assemble(("must inject: ", "bold"),
+                          "nothing" if probe.expects_nothing else ", ".join(probe.expect)),
+            Text.assemble(("injects now: ", "bold"), ", ".join(result.injected) or "nothing"),
+            Text(""),
+        ]
+        for miss in result.misses:
+            head = "injected" if probe.expects_nothing else "expected"
+            rank = f" #{miss.rank}" if miss.rank else ""
+            parts.append(Text.assemble((f"{head} {miss.id}{rank} ", "bold"), (miss.status, "bold #ffd75f")))
+            if miss.text:
+                line = clip(miss.text, 70, "italic")
+                line.end = "\n"
+                parts.append(line)
+            parts.append(Text.assemble(("why: ", "bold"), (miss.reason, "#ffd75f")))
+            parts.append(Text(""))
+        if result.passed:
+            parts.append(Text("Passes: retrieval does what this probe expects.", style="#87d787"))
+        elif not probe.expects_nothing:
+            parts.append(Text("enter opens the query in explain; select the expected entry there and press K "
+                              "to add the terms it lacks to its keywords.", style="dim italic"))
+        pane.update(Group(*parts))
+
+    # ------------------------------------------------------------------ actions
+
+    def action_back(self) -> None:
+        self.app.action_show("browse")  # type: ignore[attr-defined]
+
+    async def action_explain(self) -> None:
+        result = self.selected()
+        if result is None:
+            return
+        from textual.widgets import Input
+
+        from .explain import ExplainScreen
+
+        await self.app.switch_mode("explain")
+        screen = self.app.screen
+        if isinstance(screen, ExplainScreen):
+            misses = [miss.id for miss in result.misses if miss.status != "missing"]
+            screen.select_when_ranked(misses[0] if misses else None)
+            screen.query_one("#query", Input).value = result.probe.query
+            screen.query_one("#ranked", VirtualTable).focus()  # the keys (K, s, space) act on the ranking
+
+    def action_delete(self) -> None:
+        result = self.selected()
+        if result is None:
+            return
+        probe = result.probe
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(probe.id)
+
+        body = Text.assemble(("query: ", "bold"), probe.query, "\n",
+                             ("must inject: ", "bold"), "nothing" if probe.expects_nothing else ", ".join(probe.expect))
+        self.app.push_screen(ConfirmModal(f"Delete probe {probe.id}?", body, yes="Delete", danger=True), answered)
+
+    @work(thread=True, group="probe-delete", exit_on_error=False)
+    def _delete(self, probe_id: str) -> None:
+        from memtui_core.probes import remove_probe
+
+        try:
+            remove_probe(self.app.store, probe_id)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.app.call_from_thread(self.notify, one_line(str(exc)), title="Not deleted", severity="error",
+                                  markup=False)
+            return
+        self.app.call_from_thread(self.notify, f"Deleted probe {probe_id}", title="Deleted", timeout=4)
+        self.app.call_from_thread(self.action_run)
+
+
+def _ratio(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "–"

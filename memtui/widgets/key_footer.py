@@ -1,0 +1,57 @@
+"""The footer: the keys of the screen, as many as fit on one line, the most useful first.
+
+Textual's footer shows every key and cuts the line at the terminal's edge, so at 80 columns the last
+keys were lost mid-word. This one leaves out the key of the screen you are on (it does nothing
+there) and, when the line is still too long, drops keys in `DROP_ORDER` until it fits. Every key
+still works, and `?` lists them all.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual.app import ComposeResult
+from textual.events import Resize
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+# the actions (by name) to leave out first when the line is too long: the palette, quit and history are a
+# key away in `?` and ctrl+p; the screen keys go last
+DROP_ORDER = ("command_palette", "quit", "history", "tokens", "focus_query", "focus_op", "help")
+
+
+class KeyFooter(Footer):
+    """A compact footer that never cuts a key in half."""
+
+    def __init__(self) -> None:
+        super().__init__(compact=True)
+        self._width = 0
+
+    def compose(self) -> ComposeResult:
+        keys = list(super().compose())
+        current = f"show('{self.app.current_mode}')"
+        keys = [key for key in keys if not (isinstance(key, FooterKey) and key.action == current)]
+        room = self.app.size.width
+        for name in DROP_ORDER:
+            if _width(keys) <= room:
+                break
+            keys = [key for key in keys if not _is(key, name)]
+        self.styles.grid_size_columns = max(1, len(keys))
+        self._width = room
+        yield from keys
+
+    def on_resize(self, event: Resize) -> None:
+        if self.app.size.width != self._width:
+            self.call_after_refresh(self.recompose)
+
+
+def _is(key: object, action: str) -> bool:
+    return isinstance(key, FooterKey) and key.action == action
+
+
+def _width(keys: list) -> int:
+    """Cells the footer needs: each key is `KEY DESCRIPTION` plus a space."""
+    total = 0
+    for key in keys:
+        if isinstance(key, FooterKey):
+            total += cell_len(key.key_display) + 1 + cell_len(key.description) + 1
+    return total

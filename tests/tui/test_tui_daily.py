@@ -1,0 +1,164 @@
+"""The bugs found using the app as a daily tool (issue 15), each pressed through with real keys."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, TextArea
+
+from memtui_core.store import MemoryStore
+from memtui.app import MemtuiApp
+from memtui.modals.confirm import ConfirmModal
+from memtui.modals.conflict import ConflictModal
+from memtui.modals.edit import EditModal
+from memtui.screens.audit import AuditScreen
+from memtui.screens.browse import BrowseScreen
+from memtui.screens.explain import ExplainScreen
+
+from .helpers import file_entries, file_entry, paste, screen_text, type_text, wait_for_text, wait_loaded, wait_until
+from .test_tui_curate import select
+
+
+async def test_a_paste_into_a_new_memory_lands_in_the_text(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        pasted = "CI 的缓存目录是 ~/.cache/ci，清理前先确认没有运行中的任务"
+        await paste(pilot, pasted)  # the focus starts on the kinds
+        area = app.screen.query_one("#edit-text", TextArea)
+        await wait_until(pilot, lambda: area.text == pasted, what="the pasted text")
+        assert app.screen.focused is area
+        await wait_for_text(pilot, f"{len(pasted)}/400 characters")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: any(e["text"] == pasted for e in file_entries(seeded.dir)), what="the save")
+
+
+async def test_explain_reopened_starts_in_the_query_so_typing_is_not_a_shortcut(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
+        await type_text(pilot, "部署")
+        await pilot.press("down")  # into the ranked list
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
+        await pilot.pause(0.1)
+        await type_text(pilot, "can we deploy on Friday afternoon?")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, ExplainScreen)  # not Audit (a) or Keys (?)
+        assert app.screen.query_one("#query", Input).value == "can we deploy on Friday afternoon?"
+
+
+async def test_audit_reopened_starts_in_the_table_so_x_clears(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
+        await pilot.press("slash")
+        await type_text(pilot, "fd64")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
+        await pilot.pause(0.1)
+        await pilot.press("x")
+        box = app.screen.query_one("#audit-id", Input)
+        await wait_until(pilot, lambda: box.value == "", what="the filter to clear")
+        await wait_for_text(pilot, f"{len(seeded.ids)} of {len(seeded.ids)} events")
+
+
+async def test_the_empty_store_hint_names_the_store_it_was_opened_with(tmp_path):
+    store = MemoryStore(tmp_path / "elsewhere", actor="tui")
+    app = MemtuiApp(store, command=f"memtui --dir {tmp_path / 'elsewhere'}")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        text = await wait_for_text(pilot, "No memories yet")
+        assert f"memtui --dir {tmp_path / 'elsewhere'} add preference" in "".join(text.split("\n"))
+
+
+async def test_the_footer_fits_80_columns_without_a_cut_key(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.pause(0.2)
+        footer = screen_text(app).rstrip("\n").splitlines()[-1]
+        for key in ("/ Filter", "n Add", "e Edit", "d Delete", "? Keys", "w Explain", "b Backups", "a Audit"):
+            assert key in footer, footer
+        assert "Commandsp" not in footer and not footer.rstrip().endswith(("Exp", "Comm"))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
+        await pilot.pause(0.2)
+        footer = screen_text(app).rstrip("\n").splitlines()[-1]
+        assert "a Audit" not in footer  # the key of the screen you are on does nothing there
+        assert "x Clear" in footer and "m Browse" not in footer
+
+
+async def test_cancel_in_the_conflict_dialog_keeps_the_warning_and_asks_again(seeded):
+    entry_id = seeded.id_of("数据库")
+    theirs = "数据库是 PostgreSQL 16，连接池用 pgbouncer"
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, "数据库")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await type_text(pilot, " 备库在上海")
+        MemoryStore(seeded.dir, actor="cli").update(entry_id, text=theirs)
+        await wait_for_text(pilot, "changed on disk while you were editing")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConflictModal), what="the conflict dialog")
+        await pilot.press("escape")  # cancel: back to my text
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal), what="the editor again")
+        text = await wait_for_text(pilot, "changed on disk while you were editing")
+        assert "备库在上海" in text
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConflictModal), what="the question again")
+        assert file_entry(seeded.dir, entry_id)["text"] == theirs  # nothing was overwritten
+
+
+async def test_escape_in_the_editor_asks_before_discarding_typed_text(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await type_text(pilot, "先写测试再改代码")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        assert "Discard" in screen_text(app)
+        await pilot.press("n")  # no: keep editing
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        assert app.screen.query_one("#edit-text", TextArea).text == "先写测试再改代码"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        # an untouched editor closes at once
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen), what="a plain close")
+    assert not any("先写测试" in e["text"] for e in file_entries(seeded.dir))
+
+
+async def test_a_single_cjk_character_is_explained_and_the_terms_shown_on_demand(seeded):
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, "数据库")
+        await pilot.press("w")  # opens on the selected entry
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
+        await type_text(pilot, "库")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.selected_row() is not None and screen.selected_row().text.startswith("数据库"),
+                         what="the pinned entry selected")
+        text = await wait_for_text(pilot, "bigrams")
+        assert "missing:库" in "".join(text.split())
+        await pilot.press("down")
+        await pilot.press("T")
+        text = "".join((await wait_for_text(pilot, "its terms")).split())
+        assert "据库" in text and "库是" in text and "postgresql" in text
