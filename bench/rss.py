@@ -2,7 +2,8 @@
 
 WHO is `ours` (MemoryStore + one query), `bm25s`, `rank_bm25`, `fts5-memory` or `fts5-disk`
 (each indexing the same tokens), or `baseline` (python + orjson + the file parsed).
-Prints the peak resident set size in MiB (resource.getrusage, kilobytes on Linux).
+Prints the peak resident set size in MiB: VmHWM of /proc/self/status on Linux (getrusage's
+ru_maxrss would carry the high-water mark of the parent that spawned us), else ru_maxrss.
 """
 
 from __future__ import annotations
@@ -54,7 +55,18 @@ def main() -> None:
             peers.fts5_query(db, tokens)
         else:
             raise SystemExit(f"unknown: {who}")
-    print(f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}")
+    print(f"{peak_mib():.1f}")
+
+
+def peak_mib() -> float:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 if __name__ == "__main__":
