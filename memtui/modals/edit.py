@@ -232,12 +232,12 @@ class EditModal(ModalScreen[EditResult | None]):
                 what = f"it expects nothing and {who} would be injected"
             else:
                 what = f"it expects {miss.id if miss else probe.expect[0]}, which would be {miss.status if miss else 'missed'}"
-            line = Text(f"⚠ breaks probe {probe.id} “", style="#ffaf5f")
-            line.append_text(clip(probe.query, 30, "italic #ffaf5f"))
-            line.append(f"”: {what}", style="#ffaf5f")
+            line = Text(f"⚠ breaks probe {probe.id} “", style=f"{P.warning}")
+            line.append_text(clip(probe.query, 30, f"italic {P.warning}"))
+            line.append(f"”: {what}", style=f"{P.warning}")
             lines.append(line)
         if len(self.probe_breaks) > 3:
-            lines.append(Text(f"⚠ and {len(self.probe_breaks) - 3} more probes (P shows them all)", style="#ffaf5f"))
+            lines.append(Text(f"⚠ and {len(self.probe_breaks) - 3} more probes (P shows them all)", style=f"{P.warning}"))
         return lines
 
     @on(TextArea.Changed, "#edit-text")
@@ -290,9 +290,9 @@ class EditModal(ModalScreen[EditResult | None]):
             return []
         kept, lines, _refused = self.keyword_check()
         limit = self.app.store.limits.max_keywords  # type: ignore[attr-defined]
-        head = Text(f"{len(kept)}/{limit} keywords", style="#8a8a8a")
+        head = Text(f"{len(kept)}/{limit} keywords", style=f"{P.muted}")
         if kept != typed:
-            head.append(" stored: ", style="#8a8a8a")
+            head.append(" stored: ", style=f"{P.muted}")
             head.append(", ".join(kept) or "none")
         return [head, *lines]
 

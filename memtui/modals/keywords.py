@@ -22,6 +22,7 @@ from memtui_core.keywords import clean_keywords
 from memtui_core.limits import Limits
 from memtui_core.model import Entry
 
+from ..widgets.palette import P
 from ..widgets.fmt import clip
 
 
@@ -40,8 +41,8 @@ def keyword_effects(typed: list[str], limits: Limits) -> tuple[list[str], list[T
     try:
         kept, refused = clean_keywords(typed, limits, strict=False)
     except InvalidInput as exc:
-        return [], [Text(f"✗ {exc}", style="#ff5f5f")], True
-    lines = [Text(f"✗ {reason} — saving would be refused", style="#ff5f5f") for reason in refused]
+        return [], [Text(f"✗ {exc}", style=f"{P.error}")], True
+    lines = [Text(f"✗ {reason} — saving would be refused", style=f"{P.error}") for reason in refused]
     seen: set[str] = set()
     duplicates, function_words = [], []
     for keyword in typed:
@@ -53,10 +54,10 @@ def keyword_effects(typed: list[str], limits: Limits) -> tuple[list[str], list[T
             duplicates.append(keyword)
         seen.add(folded)
     if duplicates:
-        lines.append(Text("· dropped as duplicates: " + ", ".join(duplicates), style="#8a8a8a"))
+        lines.append(Text("· dropped as duplicates: " + ", ".join(duplicates), style=f"{P.muted}"))
     if function_words:
         lines.append(Text("· dropped, only function words or nothing searchable: " + ", ".join(function_words),
-                          style="#8a8a8a"))
+                          style=f"{P.muted}"))
     return kept, lines, bool(refused)
 
 
@@ -94,13 +95,13 @@ class KeywordsModal(ModalScreen[list[str] | None]):
         text.end = "\n"
         lines = [
             text,
-            Text.assemble(("keywords now: ", "#8a8a8a"), has),
+            Text.assemble(("keywords now: ", f"{P.muted}"), has),
             Text.assemble(("the query's terms it lacks are filled in; keywords find it, they are never "
-                           "shown to the model", "#8a8a8a")),
+                           "shown to the model", f"{P.muted}")),
         ]
         if not self.app.store.limits.keyword_weight:  # type: ignore[attr-defined]
             lines.append(Text("this ranking profile ignores keywords: they are saved, but the rank changes only "
-                              "under the default profile", style="#ffd75f"))
+                              "under the default profile", style=f"{P.warning}"))
         return Group(*lines)
 
     def on_mount(self) -> None:
@@ -120,8 +121,8 @@ class KeywordsModal(ModalScreen[list[str] | None]):
         limits = self.app.store.limits  # type: ignore[attr-defined]
         kept, lines, _blocking = keyword_effects(list(self.entry.keywords) + typed, limits)
         new = [keyword for keyword in kept if keyword not in self.entry.keywords]
-        head = Text.assemble(("adds: ", "#8a8a8a"), (", ".join(new) or "nothing new", "bold"),
-                             (f"   ({len(kept)}/{limits.max_keywords} keywords)", "#8a8a8a"))
+        head = Text.assemble(("adds: ", f"{P.muted}"), (", ".join(new) or "nothing new", "bold"),
+                             (f"   ({len(kept)}/{limits.max_keywords} keywords)", f"{P.muted}"))
         self.query_one("#keywords-effects", Static).update(Group(head, *lines))
 
     @on(Input.Submitted, "#keywords-input")

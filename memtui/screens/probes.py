@@ -21,12 +21,11 @@ from textual.widgets import Footer, Static
 from memtui_core.probes import ProbeResult, ProbeRun
 
 from ..modals.confirm import ConfirmModal
+from ..widgets.palette import P
 from ..widgets.fmt import clip, one_line
 from ..widgets.status_bar import StatusBar
 from ..widgets.virtual_table import Column, VirtualTable
 
-PASS_STYLE = "bold #1c1c1c on #87d787"
-FAIL_STYLE = "bold #ffffff on #d7005f"
 COLUMNS = [
     Column("result", "result", 6),
     Column("id", "probe", 8),
@@ -135,7 +134,7 @@ class ProbesScreen(Screen):
         self.runs += 1
         summary = self.query_one("#probes-summary", Static)
         if message.run is None:
-            summary.update(Text(f"Could not run the probes: {message.error}", style="bold #ff5f5f"))
+            summary.update(Text(f"Could not run the probes: {message.error}", style=f"bold {P.error}"))
             return
         run = self.last_run = message.run
         if run.quarantined:
@@ -152,31 +151,31 @@ class ProbesScreen(Screen):
         total = run.passed + run.failed
         text = Text(no_wrap=False)
         if not total:
-            text.append("No probes to run.", style="#8a8a8a")
+            text.append("No probes to run.", style=f"{P.muted}")
         else:
-            text.append(f"{run.passed} of {total} pass", style="bold #87d787" if not run.failed else "bold #ff5f87")
-            text.append(" │ hit rate ", style="#8a8a8a")
+            text.append(f"{run.passed} of {total} pass", style=f"bold {P.success}" if not run.failed else f"bold {P.error}")
+            text.append(" │ hit rate ", style=f"{P.muted}")
             text.append(_ratio(run.hits, run.expected), style="bold")
-            text.append(" │ false recall ", style="#8a8a8a")
+            text.append(" │ false recall ", style=f"{P.muted}")
             text.append(_ratio(run.recalled, run.nothing_probes), style="bold")
-            text.append(" │ rerun as memories change", style="#8a8a8a")
+            text.append(" │ rerun as memories change", style=f"{P.muted}")
             profile = getattr(self.app.store.limits, "profile_name", "default")  # type: ignore[attr-defined]
             if profile != "default":
-                text.append(f" │ profile {profile}", style="bold #d7afff")
+                text.append(f" │ profile {profile}", style=f"bold {P.pin}")
         if run.broken:
             text.append(f"\n⚠ {len(run.broken)} corrupt probes file(s) set aside in the store (newest "
-                        f"{run.broken[-1]}): fix and move back to probes.json, or delete", style="bold #ffd75f")
+                        f"{run.broken[-1]}): fix and move back to probes.json, or delete", style=f"bold {P.warning}")
         if run.invalid:
             text.append(f"\n⚠ {len(run.invalid)} item(s) of probes.json are not probes; kept as they are, not run",
-                        style="bold #ffd75f")
+                        style=f"bold {P.warning}")
         return text
 
     def _cells(self, index: int) -> list[Text]:
         result = self._order[index]
         probe = result.probe
-        badge = Text(" pass ", style=PASS_STYLE) if result.passed else Text(" FAIL ", style=FAIL_STYLE)
+        badge = Text(" pass ", style="bold " + P.on_success) if result.passed else Text(" FAIL ", style="bold " + P.on_error)
         expects = "nothing" if probe.expects_nothing else " ".join(probe.expect)
-        return [badge, Text(probe.id, style="#8a8a8a"), Text(expects, style="#5fafff"), Text(one_line(probe.query))]
+        return [badge, Text(probe.id, style=f"{P.muted}"), Text(expects, style=f"{P.primary}"), Text(one_line(probe.query))]
 
     def selected(self) -> ProbeResult | None:
         key = self.query_one("#probe-list", VirtualTable).selected_key()
@@ -196,8 +195,8 @@ class ProbesScreen(Screen):
             return
         probe = result.probe
         parts: list = [
-            Text.assemble(("probe ", "bold"), (probe.id, "bold #d7afff"), ("  ", ""),
-                          (" pass ", PASS_STYLE) if result.passed else (" FAIL ", FAIL_STYLE)),
+            Text.assemble(("probe ", "bold"), (probe.id, f"bold {P.pin}"), ("  ", ""),
+                          (" pass ", "bold " + P.on_success) if result.passed else (" FAIL ", "bold " + P.on_error)),
             Text.assemble(("query: ", "bold"), probe.query),
             Text.assemble(("must inject: ", "bold"),
                           "nothing" if probe.expects_nothing else ", ".join(probe.expect)),
@@ -207,15 +206,15 @@ class ProbesScreen(Screen):
         for miss in result.misses:
             head = "injected" if probe.expects_nothing else "expected"
             rank = f" #{miss.rank}" if miss.rank else ""
-            parts.append(Text.assemble((f"{head} {miss.id}{rank} ", "bold"), (miss.status, "bold #ffd75f")))
+            parts.append(Text.assemble((f"{head} {miss.id}{rank} ", "bold"), (miss.status, f"bold {P.warning}")))
             if miss.text:
                 line = clip(miss.text, 70, "italic")
                 line.end = "\n"
                 parts.append(line)
-            parts.append(Text.assemble(("why: ", "bold"), (miss.reason, "#ffd75f")))
+            parts.append(Text.assemble(("why: ", "bold"), (miss.reason, f"{P.warning}")))
             parts.append(Text(""))
         if result.passed:
-            parts.append(Text("Passes: retrieval does what this probe expects.", style="#87d787"))
+            parts.append(Text("Passes: retrieval does what this probe expects.", style=f"{P.success}"))
         elif not probe.expects_nothing:
             parts.append(Text("enter opens the query in explain; select the expected entry there and press K "
                               "to add the terms it lacks to its keywords.", style="dim italic"))
