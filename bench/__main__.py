@@ -1,6 +1,20 @@
-"""memtui benchmarks: `python -m bench [--quick] [--sizes 500,10000] [--skip-tui]`.
+"""memtui benchmarks: `python -m bench [--quick] [--sizes 500,2000,10000] [--big] [--skip-tui]`.
 
-Prints medians (milliseconds) and ratios. Stores are generated deterministically in a temp dir.
+Measured the way agents pay for memory, and always next to a peer in the same run (the machine
+may be loaded: compare the ratios, not the absolute times). Medians in milliseconds.
+
+- per turn, a new process: `memtui inject QUERY` from spawn to exit, `.pyc` present, against
+  `python -c "import orjson"` and against a process querying SQLite FTS5 with its index on disk;
+  the commands run interleaved after a warm-up.
+- a long-running agent: `retrieve_block` in one process with a query whose terms were never
+  queried before (each query new), next to one of 8 repeated queries; the same token lists
+  scored by bm25s, rank_bm25 and FTS5 (in memory and on disk).
+- cold in-process: a new MemoryStore in a warm interpreter (what the app pays on a reload).
+- RSS: peak resident memory of a process holding the store ready to answer, each peer in its
+  own process (`python -m bench.rss`).
+The corpus (bench/corpus.py, `make_realistic_entries`): 20-400 characters, 60% Chinese-dominant,
+fullwidth punctuation and forms, ￥ ％ ℃, emoji with variation selectors, URLs, paths, digits.
+100k entries are measured with `--big` (building and scoring it takes minutes).
 """
 
 from __future__ import annotations
@@ -16,7 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.corpus import QUERIES, write_store
+from bench.corpus import QUERIES, fresh_queries, write_realistic_store
+
+TOP_K = 4
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -34,119 +50,107 @@ def limits_for(count: int):
     return Limits(max_entries=max(500, count))
 
 
-def bench_retrieve(directory: Path, count: int, repeat: int) -> dict[str, float]:
-    from memtui_core import MemoryStore
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # .pyc present, as in an installed package
+    return env
 
-    limits = limits_for(count)
 
-    def cold(i: int) -> None:
-        MemoryStore(directory, limits).retrieve_block(QUERIES[i % len(QUERIES)])
+def bench_process(directory: Path, runs: int, query: str) -> dict[str, float]:
+    """Whole processes, interleaved: orjson import (the floor), FTS5 on disk, memtui inject."""
+    import orjson
 
-    store = MemoryStore(directory, limits)
-    store.retrieve_block(QUERIES[0])
+    from bench import peers
+    from memtui_core.ranking import document_tokens
+    from memtui_core.kinds import Kind
+    from memtui_core.tokenize import tokenize
 
-    def warm(i: int) -> None:
-        store.retrieve_block(QUERIES[i % len(QUERIES)])
-
-    return {
-        "cold": median_ms(cold, max(3, repeat // 10)),
-        "warm": median_ms(warm, repeat),
+    entries = orjson.loads((directory / "memory.json").read_bytes())["entries"]
+    docs = [document_tokens(e["text"], Kind(e["kind"]).label, e["kind"]) for e in entries]
+    db_path = directory / "fts5.db"
+    peers.fts5_build(docs, db_path).close()
+    match = peers.fts5_match(tokenize(query))
+    exe = Path(sys.executable)
+    script = exe.with_name("memtui")
+    commands = {
+        "orjson": [sys.executable, "-c", "import orjson"],
+        "fts5_disk": [sys.executable, "-c",
+                      "import sqlite3,sys;db=sqlite3.connect(sys.argv[1]);"
+                      "print(db.execute('SELECT rowid FROM m WHERE m MATCH ? ORDER BY bm25(m) LIMIT 4',"
+                      "(sys.argv[2],)).fetchall())", str(db_path), match],
+        "inject": ([str(script)] if script.exists() else [sys.executable, "-m", "memtui"])
+        + ["--dir", str(directory), "inject", query],
     }
-
-
-def bench_injection_log(directory: Path, count: int, repeat: int) -> dict[str, float]:
-    """Warm retrieve_block with the injection log off and on, interleaved so drift hits both alike."""
-    from memtui_core import MemoryStore
-
-    limits = limits_for(count)
-    off = MemoryStore(directory, limits.replace(injection_log=0))
-    on = MemoryStore(directory, limits)
-    off.retrieve_block(QUERIES[0])
-    on.retrieve_block(QUERIES[0])
-    times: dict[str, list[float]] = {"off": [], "on": []}
-    for i in range(repeat * 5):
-        for name, store in (("off", off), ("on", on)) if i % 2 else (("on", on), ("off", off)):
+    env = _env()
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for name, cmd in commands.items():  # warm-up: .pyc written, page cache filled
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    for _ in range(runs):
+        for name, cmd in commands.items():
             start = time.perf_counter()
-            store.retrieve_block(QUERIES[i % len(QUERIES)])
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
             times[name].append(time.perf_counter() - start)
+    db_path.unlink()
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
-def bench_explain(directory: Path, count: int, repeat: int) -> float:
+def bench_queries(directory: Path, count: int, repeat: int) -> dict[str, float]:
+    """Warm queries in one process: ours (repeated and never-seen terms) and the peers."""
+    from bench import peers
     from memtui_core import MemoryStore
-
-    store = MemoryStore(directory, limits_for(count))
-    store.explain(QUERIES[0])
-    return median_ms(lambda i: store.explain(QUERIES[i % len(QUERIES)]), max(3, repeat // 10))
-
-
-def bench_libraries(directory: Path, count: int, repeat: int) -> dict[str, float]:
-    """Our index vs bm25s and rank_bm25 on identical document tokens."""
-    import numpy as np
-
-    from memtui_core import MemoryStore
-    from memtui_core.ranking import Index, document_tokens
+    from memtui_core.ranking import document_tokens
     from memtui_core.tokenize import tokenize
 
-    store = MemoryStore(directory, limits_for(count))
-    docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in store.entries()]
-    queries = [tokenize(q) for q in QUERIES]
-    top_k = 4
+    limits = limits_for(count)
     out: dict[str, float] = {}
+    out["cold_inprocess"] = median_ms(lambda i: MemoryStore(directory, limits).retrieve_block(QUERIES[i % 8]),
+                                      3 if count >= 50000 else 5)
+    store = MemoryStore(directory, limits)
+    entries = store.entries()
+    texts = [e.text for e in entries]
+    fresh = fresh_queries(texts, repeat * 3)
+    for q in QUERIES:
+        store.retrieve_block(q)
+    out["ours_repeated"] = median_ms(lambda i: store.retrieve_block(QUERIES[i % 8]), repeat)
+    out["ours_fresh"] = median_ms(lambda i: store.retrieve_block(fresh[i]), repeat)
 
-    def ours_query(index: Index, i: int):
-        return index.top(queries[i % len(queries)], top_k)
-
-    out["ours_index"] = median_ms(lambda i: ours_query(Index(docs), i), 3)
-    index = Index(docs)
-    out["ours_query"] = median_ms(lambda i: ours_query(index, i), repeat)
-
+    docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in entries]
+    fresh_tokens = [tokenize(q) for q in fresh[repeat:]]
     try:
-        import bm25s
-
-        def bm25s_index():
-            retriever = bm25s.BM25(method="atire", idf_method="lucene", k1=1.2, b=0.75, dtype="float64")
-            retriever.index(docs, show_progress=False)
-            return retriever
-
-        def bm25s_query(retriever, i: int):
-            scores = retriever.get_scores(queries[i % len(queries)])
-            top = np.argpartition(-scores, top_k)[:top_k]
-            return top[np.argsort(-scores[top])]
-
-        out["bm25s_index"] = median_ms(lambda i: bm25s_query(bm25s_index(), i), 3)
-        retriever = bm25s_index()
-        out["bm25s_query"] = median_ms(lambda i: bm25s_query(retriever, i), repeat)
+        retriever = peers.bm25s_build(docs)
+        out["bm25s"] = median_ms(lambda i: peers.bm25s_query(retriever, fresh_tokens[i]), repeat)
+        del retriever
     except ImportError:
         pass
-    try:
-        from rank_bm25 import BM25Okapi
-
-        out["rank_bm25_index"] = median_ms(
-            lambda i: np.argsort(-BM25Okapi(docs, k1=1.2, b=0.75).get_scores(queries[i % len(queries)]))[:top_k], 3
-        )
-        okapi = BM25Okapi(docs, k1=1.2, b=0.75)
-        out["rank_bm25_query"] = median_ms(
-            lambda i: np.argsort(-okapi.get_scores(queries[i % len(queries)]))[:top_k], max(3, repeat // 20)
-        )
-    except ImportError:
-        pass
+    if count <= 10000:  # rank_bm25 scores every document in Python: minutes at 100k
+        try:
+            okapi = peers.rank_bm25_build(docs)
+            out["rank_bm25"] = median_ms(lambda i: peers.rank_bm25_query(okapi, fresh_tokens[i]), max(5, repeat // 10))
+            del okapi
+        except ImportError:
+            pass
+    db = peers.fts5_build(docs)
+    out["fts5_memory"] = median_ms(lambda i: peers.fts5_query(db, fresh_tokens[i]), repeat)
+    db.close()
+    db = peers.fts5_build(docs, directory / "fts5.db")
+    out["fts5_disk"] = median_ms(lambda i: peers.fts5_query(db, fresh_tokens[i]), repeat)
+    db.close()
+    (directory / "fts5.db").unlink()
     return out
 
 
-def bench_process(directory: Path, runs: int) -> dict[str, float]:
-    """Whole-process `memtui inject` against `python -c "import orjson"`."""
-    exe = Path(sys.executable)
-    script = exe.with_name("memtui")
-    inject = [str(script)] if script.exists() else [sys.executable, "-m", "memtui"]
-    inject += ["--dir", str(directory), "inject", QUERIES[0]]
-    baseline = [sys.executable, "-c", "import orjson"]
-
-    def run(cmd):
-        return lambda i: subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-
-    run(inject)(0)
-    return {"orjson": median_ms(run(baseline), runs), "inject": median_ms(run(inject), runs)}
+def bench_rss(directory: Path, count: int) -> dict[str, float]:
+    out = {}
+    whos = ["baseline", "ours", "bm25s", "fts5-memory", "fts5-disk"] + (["rank_bm25"] if count <= 10000 else [])
+    for who in whos:
+        done = subprocess.run([sys.executable, "-m", "bench.rss", who, str(directory)], capture_output=True,
+                              text=True, env=_env(), check=False)
+        try:
+            out[who] = float(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            out[who] = float("nan")
+    (directory / "fts5.db").unlink(missing_ok=True)
+    return out
 
 
 def bench_doctor(root: Path, count: int = 5000, runs: int = 3) -> float:
@@ -184,21 +188,48 @@ def bench_tui(directory: Path, count: int) -> dict[str, float]:
     return out
 
 
+def _f(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def bench_injection_log(directory: Path, count: int, repeat: int) -> dict[str, float]:
+    """Warm retrieve_block with the injection log off and on, interleaved so drift hits both alike."""
+    from memtui_core import MemoryStore
+
+    limits = limits_for(count)
+    off = MemoryStore(directory, limits.replace(injection_log=0))
+    on = MemoryStore(directory, limits)
+    off.retrieve_block(QUERIES[0])
+    on.retrieve_block(QUERIES[0])
+    times: dict[str, list[float]] = {"off": [], "on": []}
+    for i in range(repeat * 5):
+        for name, store in (("off", off), ("on", on)) if i % 2 else (("on", on), ("off", off)):
+            start = time.perf_counter()
+            store.retrieve_block(QUERIES[i % len(QUERIES)])
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="500,2000,10000,100000", help="store sizes (comma separated)")
-    parser.add_argument("--repeat", type=int, default=200, help="repetitions of fast measurements")
-    parser.add_argument("--quick", action="store_true", help="sizes 500,10000 and fewer repetitions")
+    parser.add_argument("--sizes", default="500,2000,10000", help="store sizes (comma separated)")
+    parser.add_argument("--big", action="store_true", help="add 100000 entries (takes minutes)")
+    parser.add_argument("--repeat", type=int, default=200, help="repetitions of in-process measurements")
+    parser.add_argument("--runs", type=int, default=20, help="runs of each whole-process command")
+    parser.add_argument("--quick", action="store_true", help="sizes 500,10000, fewer repetitions, no TUI")
     parser.add_argument("--skip-tui", action="store_true", help="skip the Textual measurements")
-    parser.add_argument("--skip-process", action="store_true", help="skip the whole-process inject measurement")
+    parser.add_argument("--skip-rss", action="store_true", help="skip the RSS measurements")
+    parser.add_argument("--doctor", action="store_true", help="add the whole-process doctor measurement")
     parser.add_argument("--only-doctor", action="store_true", help="only the whole-process doctor measurement")
     args = parser.parse_args(argv)
     sizes = [500, 10000] if args.quick else [int(s) for s in args.sizes.split(",")]
-    repeat = 50 if args.quick else args.repeat
+    if args.big and 100000 not in sizes:
+        sizes.append(100000)
+    repeat = 40 if args.quick else args.repeat
+    runs = 8 if args.quick else args.runs
 
     print(f"# memtui benchmark — Python {platform.python_version()}, {platform.machine()}, "
-          f"{os.cpu_count()} cores, {platform.platform(terse=True)}")
-    print("# medians in milliseconds")
+          f"{os.cpu_count()} cores, {platform.platform(terse=True)}; medians in ms; realistic corpus")
     root = Path(tempfile.mkdtemp(prefix="memtui-bench-"))
     if args.only_doctor:
         sizes = []
@@ -206,13 +237,24 @@ def main(argv: list[str] | None = None) -> int:
         dirs = {}
         for count in sizes:
             dirs[count] = root / f"s{count}"
-            write_store(dirs[count], count)
+            write_realistic_store(dirs[count], count)
 
-        print("\n## retrieve_block (cold = first call in a process, reading the file; warm = file unchanged)")
-        print(f"{'entries':>8} {'cold':>9} {'warm':>9}")
+        print("\n## per turn, a new process: `memtui inject` vs `python -c 'import orjson'` and FTS5 on disk")
+        print(f"{'entries':>8} {'orjson':>8} {'fts5':>8} {'inject':>8} {'inj/orjson':>11} {'inj/fts5':>9}")
         for count in sizes:
-            r = bench_retrieve(dirs[count], count, repeat)
-            print(f"{count:>8} {r['cold']:>9.3f} {r['warm']:>9.3f}")
+            p = bench_process(dirs[count], max(3, runs // 4) if count >= 50000 else runs, QUERIES[0])
+            print(f"{count:>8} {p['orjson']:>8.1f} {p['fts5_disk']:>8.1f} {p['inject']:>8.1f} "
+                  f"{p['inject'] / p['orjson']:>10.2f}x {p['inject'] / p['fts5_disk']:>8.2f}x")
+
+        print("\n## a long-running agent: warm queries in one process (never-seen terms unless marked)")
+        print(f"{'entries':>8} {'cold':>9} {'repeated':>9} {'fresh':>9} | {'bm25s':>8} {'rank':>8} "
+              f"{'fts5 mem':>8} {'fts5 disk':>9} | {'fresh/bm25s':>11}")
+        for count in sizes:
+            r = bench_queries(dirs[count], count, repeat if count < 50000 else max(10, repeat // 4))
+            ratio = f"{r['ours_fresh'] / r['bm25s']:.2f}x" if "bm25s" in r else "-"
+            print(f"{count:>8} {r['cold_inprocess']:>9.2f} {r['ours_repeated']:>9.3f} {r['ours_fresh']:>9.3f} | "
+                  f"{_f(r.get('bm25s')):>8} {_f(r.get('rank_bm25')):>8} {_f(r.get('fts5_memory')):>8} "
+                  f"{_f(r.get('fts5_disk')):>9} | {ratio:>11}")
 
         print("\n## injection log: warm retrieve_block with the log off and on (goal: <= 5% more)")
         for count in sizes:
@@ -220,39 +262,20 @@ def main(argv: list[str] | None = None) -> int:
                 r = bench_injection_log(dirs[count], count, repeat)
                 print(f"{count:>8}   off {r['off']:.3f}   on {r['on']:.3f}   cost {(r['on'] / r['off'] - 1) * 100:+.1f}%")
 
-        print("\n## explain (one query, every entry explained)")
-        for count in sizes:
-            if count <= 10000:
-                print(f"{count:>8} {bench_explain(dirs[count], count, repeat):>9.3f}")
+        if not args.skip_rss:
+            print("\n## peak RSS (MiB) of a process holding the store ready to answer")
+            print(f"{'entries':>8} {'baseline':>9} {'ours':>8} {'bm25s':>8} {'rank':>8} {'fts5 mem':>9} {'fts5 disk':>9}")
+            for count in sizes:
+                m = bench_rss(dirs[count], count)
+                print(f"{count:>8} {_f(m.get('baseline'), 1):>9} {_f(m.get('ours'), 1):>8} "
+                      f"{_f(m.get('bm25s'), 1):>8} {_f(m.get('rank_bm25'), 1):>8} "
+                      f"{_f(m.get('fts5-memory'), 1):>9} {_f(m.get('fts5-disk'), 1):>9}")
 
-        print("\n## BM25 libraries on identical tokens")
-        print("# build = index the corpus + one query; query = score + top 4 on a built index;")
-        print("# ratios are the library's time over ours (above 1 means we are faster)")
-        print(f"{'entries':>8} | {'ours':>8} {'bm25s':>8} {'rank':>8} {'bm25s/us':>9} {'rank/us':>8} | "
-              f"{'ours q':>8} {'bm25s q':>8} {'rank q':>8} {'bm25s/us':>9} {'rank/us':>8}")
-        for count in sizes:
-            r = bench_libraries(dirs[count], count, repeat)
-
-            def ratio(key: str, ours: str) -> str:
-                return f"{r[key] / r[ours]:.2f}x" if key in r else "-"
-
-            print(f"{count:>8} | {r['ours_index']:>8.2f} {r.get('bm25s_index', float('nan')):>8.2f} "
-                  f"{r.get('rank_bm25_index', float('nan')):>8.2f} {ratio('bm25s_index', 'ours_index'):>9} "
-                  f"{ratio('rank_bm25_index', 'ours_index'):>8} | {r['ours_query']:>8.3f} "
-                  f"{r.get('bm25s_query', float('nan')):>8.3f} {r.get('rank_bm25_query', float('nan')):>8.3f} "
-                  f"{ratio('bm25s_query', 'ours_query'):>9} {ratio('rank_bm25_query', 'ours_query'):>8}")
-
-        if not args.skip_process and 500 in dirs:
-            print("\n## `memtui inject QUERY` as a whole process, 500 entries")
-            p = bench_process(dirs[500], 10 if args.quick else 30)
-            print(f"python -c 'import orjson': {p['orjson']:.1f} ms   memtui inject: {p['inject']:.1f} ms   "
-                  f"ratio {p['inject'] / p['orjson']:.2f}x (target <= 3x)")
-
-        if not args.skip_process or args.only_doctor:
+        if args.only_doctor or args.doctor:
             print("\n## `memtui doctor` as a whole process, 5000 near-identical notes (target <= 1 s)")
             print(f"memtui doctor: {bench_doctor(root):.0f} ms")
 
-        if not args.skip_tui and not args.only_doctor:
+        if not (args.skip_tui or args.quick or args.only_doctor):
             print("\n## TUI (App.run_test, headless)")
             for count in sizes:
                 if count <= 10000:

@@ -56,6 +56,9 @@ class Kind(str, enum.Enum):
             return value
         if not isinstance(value, str):
             return None
+        exact = _BY_VALUE.get(value)  # the common case, as written by memtui: one dict lookup per entry read
+        if exact is not None:
+            return exact
         key = "_".join(value.strip(_WRAPPERS).lower().replace("-", " ").split())
         name = _ALIASES.get(key)
         return cls(name) if name else None
@@ -97,3 +100,6 @@ _LABELS_ZH = {
     Kind.FACT: "事实",
 }
 _RANKS = {kind: rank for rank, kind in enumerate(Kind)}
+
+
+_BY_VALUE: dict[str, Kind] = {kind.value: kind for kind in Kind}

@@ -17,8 +17,12 @@ do that with numpy when it is installed (the `fast` extra), imported only then.
 from __future__ import annotations
 
 import math
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
+
+from itertools import accumulate, chain, groupby
 
 from .tokenize import tokenize
 
@@ -99,31 +103,97 @@ def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str]) 
     return first and second
 
 
+def build_parts(docs: Iterable[Sequence[str]]) -> tuple[list[str], array, array, list[int]]:
+    """The full inverted index of `docs` in one pass, as compact arrays: the terms in first-seen
+    order; for each term, where its run starts in `ids`; `ids`, each term's documents in store
+    order with a document repeated once per extra occurrence (most terms occur once in a document,
+    so 4 bytes per token carry both the postings and the term frequencies); and document lengths.
+    A query with terms never asked before then costs its own postings, not a scan of the store,
+    and no per-document dictionary is kept."""
+    occurrences: dict[str, list[int]] = {}
+    get = occurrences.get
+    doc_lens: list[int] = []
+    for doc_id, tokens in enumerate(docs):
+        doc_lens.append(len(tokens))
+        for term in tokens:
+            bucket = get(term)
+            if bucket is None:
+                occurrences[term] = [doc_id]
+            else:
+                bucket.append(doc_id)
+    starts = array("i", [0])
+    starts.extend(accumulate(map(len, occurrences.values())))
+    ids = array("i", chain.from_iterable(occurrences.values()))
+    return list(occurrences), starts, ids, doc_lens
+
+
+class Vocabulary:
+    """The terms of an index: those of the texts and kinds, and of the keywords."""
+
+    __slots__ = ("_text", "_keywords")
+
+    def __init__(self, text: dict[str, int], keywords: dict[str, list[int]]) -> None:
+        self._text = text
+        self._keywords = keywords
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._text or term in self._keywords
+
+    def __iter__(self):
+        yield from self._text
+        yield from (term for term in self._keywords if term not in self._text)
+
+    def __len__(self) -> int:
+        return len(self._text) + sum(1 for term in self._keywords if term not in self._text)
+
+
+class DocCounts:
+    """How often each term occurs in one document, as a read-only mapping looked up term by term."""
+
+    __slots__ = ("_index", "_doc_id")
+
+    def __init__(self, index: Index, doc_id: int) -> None:
+        self._index = index
+        self._doc_id = doc_id
+
+    def get(self, term: str, default: int = 0) -> int:
+        return self._index.tf(term, self._doc_id) or default
+
+    def __getitem__(self, term: str) -> int:
+        return self._index.tf(term, self._doc_id)
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self._index.tf(term, self._doc_id) > 0
+
+
 class Index:
     """Postings and lengths for a list of documents (each a list of tokens), and optionally the
     keywords of each document (a list of keywords, each a list of tokens)."""
 
     __slots__ = (
-        "n", "avg_len", "doc_lens", "k1", "b", "vectorized", "keyword_weight", "keyword_only_terms",
-        "_counts", "_keywords", "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
+        "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms",
+        "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_keywords",
+        "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
         "_df", "_keyword_matches",
     )
 
     def __init__(
         self,
-        docs: Iterable[Sequence[str]],
+        docs: Iterable[Sequence[str]] = (),
         k1: float = 1.2,
         b: float = 0.75,
         vectorized: bool | None = None,
         keywords: Iterable[Sequence[Sequence[str]]] | None = None,
         keyword_weight: float = 0.0,
         keyword_only_terms: int = 1,
+        parts: tuple[list[str], array, array, Sequence[int]] | None = None,
     ) -> None:
-        counts: list[Counter[str]] = []
-        doc_lens: list[float] = []
-        for tokens in docs:
-            counts.append(Counter(tokens))
-            doc_lens.append(len(tokens))
+        terms, starts, ids, lengths = build_parts(docs) if parts is None else parts
+        # The full inverted index (see `build_parts`): a term's slot, where its ids start in `_ids`.
+        self._slot: dict[str, int] = dict(zip(terms, range(len(terms))))
+        self._starts = starts
+        self._ids = ids
+        doc_lens: list[float] = list(lengths)
         self.keyword_weight = keyword_weight
         self.keyword_only_terms = keyword_only_terms
         # Per document, its keywords as (distinct tokens, token counts); None when keywords are ignored.
@@ -139,7 +209,6 @@ class Index:
                     self._keyword_postings.setdefault(term, []).append(doc_id)
             if self._keyword_postings:  # a store without any keyword ranks as plain BM25
                 self._keywords = parsed_docs
-        self._counts = counts
         self.n = len(doc_lens)
         self.avg_len = sum(doc_lens) / self.n if self.n else 0.0
         self.doc_lens = doc_lens
@@ -150,27 +219,51 @@ class Index:
         self._norm = [k1 * (1.0 - b + b * length / denom) for length in doc_lens]
         self._tfn: dict[str, tuple[list[int], list[float]]] = {}
         self._vectors: dict[str, tuple[object, object]] = {}
-        # A term's postings are found by scanning the per-document counts the first time a query
-        # asks for it, then cached: far cheaper than inverting every term of the store up front.
-        self._postings: dict[str, list[tuple[int, int]]] = {}
-        self._vocabulary: frozenset[str] | None = None
+        self._postings: dict[str, list[tuple[int, int]]] = {}  # (doc_id, tf) lists, made on first use
+        self._vocabulary: Vocabulary | None = None
         self._df: dict[str, int] = {}
         # term -> [(doc_id, occurrences in one-word keywords, [(words, occurrences) of longer keywords])]
         self._keyword_matches: dict[str, list[tuple[int, int, list[tuple[frozenset[str], int]]]]] = {}
-        self.vectorized = self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized
-        if self._keywords is not None:
-            self.vectorized = False  # keyword matches depend on the whole query; such stores are past max_entries
-        if self.vectorized:
-            try:
-                import numpy  # noqa: F401
-            except ImportError:  # numpy is the optional `fast` extra: score in pure Python
-                self.vectorized = False
+        # numpy is the optional `fast` extra, imported only when first used. It pays for itself over
+        # many queries of a big store, not for one: left to itself (`vectorized=None`) the index
+        # answers its first query in pure Python, so a one-shot `memtui inject` never imports it.
+        # Keyword matches depend on the whole query: stores with keywords score in pure Python.
+        self._want_vectors = (self.n >= VECTOR_MIN_DOCS if vectorized is None else vectorized) and (
+            self._keywords is None
+        )
+        self._vectorized: bool | None = None
+        self._served = 1 if vectorized else 0
+
+    @property
+    def vectorized(self) -> bool:
+        """Whether queries after the first are scored with numpy arrays (imports numpy if so)."""
+        if self._vectorized is None:
+            self._vectorized = False
+            if self._want_vectors:
+                try:
+                    import numpy  # noqa: F401
+                except ImportError:  # score in pure Python
+                    pass
+                else:
+                    self._vectorized = True
+        return self._vectorized
+
+    def _arrays(self) -> bool:
+        """Whether this query is scored with numpy (see `vectorized`)."""
+        served = self._served
+        self._served = served + 1
+        return served > 0 and self._want_vectors and self.vectorized
 
     def posting(self, term: str) -> list[tuple[int, int]]:
         """(doc_id, tf) for every document whose text (and kind) holds `term`, in store order."""
         bucket = self._postings.get(term)
         if bucket is None:
-            bucket = [(doc_id, counts[term]) for doc_id, counts in enumerate(self._counts) if term in counts]
+            slot = self._slot.get(term)
+            if slot is None:
+                bucket = []
+            else:
+                ids = self._ids[self._starts[slot] : self._starts[slot + 1]]
+                bucket = [(doc_id, len(list(run))) for doc_id, run in groupby(ids)]
             self._postings[term] = bucket
         return bucket
 
@@ -180,19 +273,17 @@ class Index:
         return self._keywords is not None
 
     @property
-    def vocabulary(self) -> frozenset[str]:
-        """Every term of the store's texts, kinds and (when used) keywords; built on first use."""
+    def vocabulary(self) -> Vocabulary:
+        """Every term of the store's texts, kinds and (when used) keywords, as a membership test
+        over the index itself (no set of all terms is built)."""
         if self._vocabulary is None:
-            words: set[str] = set()
-            for counts in self._counts:
-                words.update(counts)
-            words.update(self._keyword_postings)
-            self._vocabulary = frozenset(words)
+            self._vocabulary = Vocabulary(self._slot, self._keyword_postings)
         return self._vocabulary
 
-    def counts(self, doc_id: int) -> Counter[str]:
-        """Term frequencies of a document's text and kind tokens."""
-        return self._counts[doc_id]
+    def counts(self, doc_id: int) -> DocCounts:
+        """Term frequencies of a document's text and kind tokens, read from the postings of the
+        terms asked about."""
+        return DocCounts(self, doc_id)
 
     def keyword_tf(self, term: str, doc_id: int, query: Collection[str]) -> int:
         """How often `term` occurs in the document's keywords that the query holds whole: a keyword
@@ -247,7 +338,11 @@ class Index:
         return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
 
     def tf(self, term: str, doc_id: int) -> int:
-        return self._counts[doc_id].get(term, 0)
+        slot = self._slot.get(term)
+        if slot is None:
+            return 0
+        lo, hi = self._starts[slot], self._starts[slot + 1]
+        return bisect_right(self._ids, doc_id, lo, hi) - bisect_left(self._ids, doc_id, lo, hi)
 
     # ------------------------------------------------------------------ scoring
 
@@ -275,12 +370,15 @@ class Index:
 
     def scores(self, tokens: Sequence[str]) -> dict[int, float]:
         """Score of every document holding at least one query term (others score 0)."""
-        if self.vectorized:
+        if self._arrays():
             array = self._score_array(tokens)
             import numpy as np
 
             hits = np.flatnonzero(array)
             return dict(zip(hits.tolist(), array[hits].tolist()))
+        return self._python_scores(tokens)
+
+    def _python_scores(self, tokens: Sequence[str]) -> dict[int, float]:
         if self._keywords is not None:
             return self.term_scores(query_terms(tokens))[0]
         scores: dict[int, float] = {}
@@ -323,7 +421,7 @@ class Index:
             for doc_id, text_weight in zip(ids, weights):
                 scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * text_weight)
             for doc_id, keyword_tf in matched.items():
-                tf = self._counts[doc_id].get(term, 0)
+                tf = self.tf(term, doc_id)
                 part = qtf * self.contribution(idf, tf + weight * keyword_tf, doc_id)
                 via_keywords.setdefault(doc_id, {})[term] = (tf, keyword_tf, part)
                 if tf:  # replace the text-only contribution added above by the combined one
@@ -351,18 +449,15 @@ class Index:
 
     def ranked(self, tokens: Sequence[str]) -> list[tuple[int, float]]:
         """(doc_id, score) for every document scoring above 0: best first, ties in store order."""
-        return sorted(
-            ((doc_id, score) for doc_id, score in self.scores(tokens).items() if score > 0.0),
-            key=lambda pair: (-pair[1], pair[0]),
-        )
+        return _best_first(self.scores(tokens))
 
     def top(self, tokens: Sequence[str], k: int, excluded: Collection[int] = ()) -> list[tuple[int, float]]:
         """The best `k` hits that are not in `excluded`, as `ranked` would order them."""
         if k <= 0:
             return []
-        if not self.vectorized:
+        if not self._arrays():
             picked = []
-            for doc_id, score in self.ranked(tokens):
+            for doc_id, score in _best_first(self._python_scores(tokens)):
                 if doc_id not in excluded:
                     picked.append((doc_id, score))
                     if len(picked) == k:
@@ -371,16 +466,28 @@ class Index:
         import numpy as np
 
         array = self._score_array(tokens)
-        if excluded:
-            array[np.fromiter(excluded, dtype=np.int64)] = 0.0
-        if self.n > k:
-            # The k-th best score; every hit at or above it is kept so store order can break ties.
-            kth = np.partition(array, self.n - k)[self.n - k]
-            hits = np.flatnonzero(array >= kth) if kth > 0.0 else np.flatnonzero(array > 0.0)
-        else:
-            hits = np.flatnonzero(array > 0.0)
-        order = sorted(zip(hits.tolist(), array[hits].tolist()), key=lambda pair: (-pair[1], pair[0]))
-        return order[:k]
+        hits = np.flatnonzero(array > 0.0)
+        scores = array[hits]
+        # `excluded` is asked only about the best hits, never iterated: whether an entry is excluded
+        # (blocked) may take a threat scan. Candidates are every hit scoring at least the m-th best
+        # score (ties included), ordered as `ranked` orders them; m grows until k are picked.
+        want = k + 16
+        while True:
+            if want < len(hits):
+                kth = np.partition(scores, len(hits) - want)[len(hits) - want]
+                chosen = np.flatnonzero(scores >= kth)
+                candidates, values = hits[chosen], scores[chosen]
+            else:
+                candidates, values = hits, scores
+            picked = []
+            for doc_id, score in _best_first(dict(zip(candidates.tolist(), values.tolist()))):
+                if doc_id not in excluded:
+                    picked.append((doc_id, score))
+                    if len(picked) == k:
+                        return picked
+            if want >= len(hits):
+                return picked
+            want *= 4
 
 
 # ---------------------------------------------------------------------- the relevance gate
@@ -543,3 +650,7 @@ def _gated(
             if len(picked) == k:
                 return picked, True
     return picked, complete
+
+
+def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:
+    return sorted(((doc_id, score) for doc_id, score in scores.items() if score > 0.0), key=lambda pair: (-pair[1], pair[0]))

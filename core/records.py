@@ -74,7 +74,7 @@ class Record:
     entries out of five hundred scans the few it considers, not the whole store. An approval
     verifies only with the store's key (`key`, handed over by Storage)."""
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "key")
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "key", "_scanned")
 
     def __init__(
         self,
@@ -99,21 +99,34 @@ class Record:
         self.raw: dict | None = None  # the object as read from the file, if it was (see `id_given`)
         self._threats: list[str] | None = None
         self._blocked = False
+        self._scanned: list[str] | None = None
 
     def judge(self) -> None:
         """Forget the judgement, after the text or the flags changed; it is made again on next use."""
         self._threats = None
+        self._scanned = None
         self._norm = None
 
     def _judge(self) -> list[str]:
-        findings = [f for f in scan_text(self.text) if f.category != "secret"]
-        threats = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+        """Judge the entry. What the threat scan finds in this exact text may be known already
+        (`_scanned`, from a derived index of the file, derived.py): then the scan is skipped."""
+        scanned = self._scanned
+        if scanned is None:
+            findings = [f for f in scan_text(self.text) if f.category != "secret"]
+            scanned = [flag[7:] for flag in threat_flags(findings) if flag.startswith("threat:")]
+            self._scanned = scanned
+        threats = list(scanned)
         self._blocked = "blocked" in self.flags or (bool(threats) and not self.approved)
         for flag in self.flags:
             if flag.startswith("threat:") and flag[7:] not in threats:
                 threats.append(flag[7:])
         self._threats = threats
         return threats
+
+    @property
+    def scanned(self) -> list[str] | None:
+        """What the threat scan finds in the text, if known (None: not scanned yet)."""
+        return self._scanned
 
     @property
     def threats(self) -> list[str]:
@@ -282,9 +295,11 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items", "duplicate_keys")
+    __slots__ = ("top", "items", "duplicate_keys", "key", "derived")
 
     def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
+        self.key: str | None = None  # derived.content_key of the bytes it was read from
+        self.derived = None  # the derived index read for those bytes, if one could be trusted
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
         self.duplicate_keys = 0  # how many top-level `entries` keys the file had, when more than one
@@ -336,8 +351,10 @@ def dumps(value: object, indent: bool = False) -> bytes:
         return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
-def parse_document(data: bytes) -> Document:
-    """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one."""
+def parse_document(data: bytes, verdicts: list[list[str] | None] | None = None) -> Document:
+    """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one.
+    `verdicts`: what the threat scan found in each valid entry in order (None: not known), from a
+    derived index of these exact bytes, so those entries are not scanned again."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     error: Exception | None = None
@@ -384,6 +401,11 @@ def parse_document(data: bytes) -> Document:
         )
         record.raw = raw
         items.append(record)
+    if verdicts is not None and len(verdicts) == len(taken):
+        records = (item for item in items if isinstance(item, Record))
+        for record, scanned in zip(records, verdicts):
+            if scanned is not None:
+                record._scanned = list(scanned)  # judged when first needed, without a scan
     doc = Document(top, items)
     doc.duplicate_keys = len(repeated) if len(repeated) > 1 else 0
     return doc

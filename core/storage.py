@@ -21,6 +21,7 @@ from .backup_files import BACKUP_RE, Backups
 from .errors import LockTimeout, StoreUnwritable
 from .folder import StoreFolder
 from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps, stamp_time, utc_stamp
+from . import derived
 from .limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
@@ -130,7 +131,7 @@ class Storage:
             self.read_error = f"cannot read {self.path}: {exc.strerror or exc}"
             return Document()
         try:
-            doc = parse_document(data)
+            doc = derived.parse(self, data)
         except Corrupt as error:
             self.not_a_store = self.folder.foreign_reason(data, str(error))
             if self.not_a_store is not None:  # someone else's file: never touch it
@@ -197,7 +198,7 @@ class Storage:
             doc, current, prelude, self.recovery = found
             return current, doc.use_key(self.approval_key()), prelude
         try:
-            doc = parse_document(current).use_key(self.approval_key())
+            doc = derived.parse(self, current).use_key(self.approval_key())
         except Corrupt as exc:
             doc, current, prelude, self.recovery = self._recovery.quarantine(current, str(exc))
             return current, doc.use_key(self.approval_key()), prelude
@@ -228,6 +229,12 @@ class Storage:
                 finally:
                     os.close(fd)
                 fsync_dir(self.dir)
+                # the derived index of what was just written, refreshed while the lock is held
+                doc.key, doc.derived = derived.content_key(data), None
+                try:
+                    derived.ensure(self, doc)
+                except Exception:  # an optimisation only: the change is saved, the next reader derives it
+                    doc.derived = None
         except BaseException:
             if pending:  # the recovery happened even though the change did not
                 try:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 TYPE_CHECKING = False
 
+from . import derived
 from .errors import ConflictError, EntryNotFound, InvalidInput
 from .inject import render_lines
 from .kinds import Kind
@@ -55,13 +56,17 @@ class _Blocked:
     """The blocked entries' positions, judged only when asked about: whether an entry is blocked
     takes a threat scan, and a query meets only the entries it matches."""
 
-    __slots__ = ("records",)
+    __slots__ = ("records", "judged")
 
     def __init__(self, records: list[Record]) -> None:
         self.records = records
+        self.judged: list[int] = []  # positions judged (scanned) while answering, for the derived index
 
     def __contains__(self, doc_id: object) -> bool:
-        return self.records[doc_id].blocked  # type: ignore[index]
+        record = self.records[doc_id]  # type: ignore[index]
+        if record.scanned is None:
+            self.judged.append(doc_id)  # type: ignore[arg-type]
+        return record.blocked
 
     def __iter__(self):
         return (i for i, record in enumerate(self.records) if record.blocked)
@@ -73,10 +78,12 @@ class _Blocked:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "_index", "_entries", "limits")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept")
 
-    def __init__(self, doc: Document, limits: Limits) -> None:
+    def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
+        self.storage = storage
+        self.verdicts_kept = False
         self.records = doc.records
         self.limits = limits
         self._index: Index | None = None
@@ -92,13 +99,23 @@ class _Snapshot:
     def index(self) -> Index:
         if self._index is None:
             weight = self.limits.keyword_weight
+            found = derived.ensure(self.storage, self.doc) if self.storage is not None else None
+            if found is not None and len(found.doc_lens) == len(self.records):
+                parts = (found.terms, found.starts, found.ids, found.doc_lens)
+                keywords = found.keywords if weight else None
+                docs = ()
+            else:
+                parts = None
+                keywords = ([tokenize(k) for k in r.keywords] for r in self.records) if weight else None
+                docs = (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records)
             self._index = Index(
-                (document_tokens(r.text, r.kind.label, r.kind.value) for r in self.records),
+                docs,
                 self.limits.k1,
                 self.limits.b,
-                keywords=([tokenize(k) for k in r.keywords] for r in self.records) if weight else None,
+                keywords=keywords,
                 keyword_weight=weight,
                 keyword_only_terms=self.limits.keyword_only_terms,
+                parts=parts,
             )
         return self._index
 
@@ -138,7 +155,7 @@ class MemoryStore:
     def _snap(self) -> _Snapshot:
         doc = self._storage.load()
         if self._snapshot is None or self._snapshot.doc is not doc:
-            self._snapshot = _Snapshot(doc, self.limits)
+            self._snapshot = _Snapshot(doc, self.limits, self._storage)
         return self._snapshot
 
     def state(self) -> tuple | None:
@@ -171,9 +188,28 @@ class MemoryStore:
             return []
         limits = self.limits
         k = limits.top_k if top_k is None else top_k
-        hits = pick(snap.index, tokenize(query), k, _Blocked(snap.records), limits.stopwords, limits.min_coverage,
+        blocked = _Blocked(snap.records)
+        hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
                     limits.relative_floor, bool(limits.fold_plurals))
+        if blocked.judged and not snap.verdicts_kept:
+            snap.verdicts_kept = True  # once per file state: a long-running process keeps them in memory
+            self._keep_verdicts(snap, blocked.judged)
         return [(snap.records[doc_id], score) for doc_id, score in hits]
+
+    def _keep_verdicts(self, snap: _Snapshot, judged: list[int]) -> None:
+        """Add the verdicts of the entries this query had scanned to the saved derived index, so
+        the next turn (a new process) does not scan them again: the index fills turn by turn."""
+        found = snap.doc.derived
+        if found is None or len(found.verdicts) != len(snap.records):
+            return
+        for doc_id in judged:
+            scanned = snap.records[doc_id].scanned
+            if scanned is not None:
+                found.verdicts[doc_id] = list(scanned)
+        try:
+            derived.save(self._storage, found)
+        except Exception:  # an optimisation only
+            pass
 
     def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         from .model import Hit
