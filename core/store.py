@@ -134,7 +134,10 @@ class MemoryStore:
         self.limits = limits or DEFAULT_LIMITS
         self.actor = actor
         # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else zh
-        self.lang = configured_lang(lang)
+        # The nanohermes profile keeps the original block byte for byte, so $MEMTUI_LANG does not
+        # change it; an explicit `lang` still does.
+        original = lang is None and self.limits.profile_name == "nanohermes"
+        self.lang = "zh" if original else configured_lang(lang)
         self._storage = Storage(self.dir, self.limits, actor)
         self._snapshot: _Snapshot | None = None
         self._injection_log = None

@@ -88,3 +88,14 @@ def test_detect_lang(text, lang):
 @given(st.text())
 def test_detect_lang_never_fails(text):
     assert detect_lang(text) in ("zh", "en")
+
+
+def test_the_nanohermes_profile_keeps_the_chinese_block_whatever_memtui_lang_says(tmp_path, monkeypatch):
+    from memtui_core import Limits, MemoryStore
+
+    MemoryStore(tmp_path).remember("preference", "回复用中文，代码注释用英文")
+    monkeypatch.setenv("MEMTUI_LANG", "en")
+    original = MemoryStore(tmp_path, Limits.nanohermes()).retrieve_block("回复用中文")
+    assert "长期记忆" in original or "记忆" in original.splitlines()[1]
+    assert MemoryStore(tmp_path, Limits.nanohermes()).retrieve_block("回复用中文", lang="zh") == original
+    assert MemoryStore(tmp_path).retrieve_block("回复用中文") != original  # the default profile follows the variable
