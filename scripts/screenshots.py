@@ -116,6 +116,16 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         path.write_text(fix_svg(app.export_screenshot()), encoding="utf-8")
         saved.append(path)
 
+    # probes a person keeps (one passes; one expects a memory the query misses), and a few turns
+    # an agent took, so the probes and injections screens have something to show
+    from memtui_core.probes import add_probe
+
+    add_probe(store, "部署脚本怎么跑", [entry_with(store, "部署脚本默认先")])
+    add_probe(store, "What is the capital of Australia?", None)
+    add_probe(store, "which language should replies be in", [store.entries()[0].id])
+    for query in ("部署脚本怎么跑", "数据库连接池满了怎么办", "How do I center a div in CSS?"):
+        store.retrieve_block(query)
+
     app = MemtuiApp(store, demo=True)
     async with app.run_test(size=size) as pilot:
         await wait_loaded(pilot)
@@ -192,6 +202,20 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         screen.query_one("#audit-table", VirtualTable).cursor_row = edit_index
         await settle(pilot)
         save(app, "audit")
+        await pilot.press("escape")
+        await settle(pilot, 0.2)
+
+        # P: the probes, pass and fail with explain's reason
+        await pilot.press("P")
+        await settle(pilot, 1.0)
+        save(app, "probes")
+        await pilot.press("escape")
+        await settle(pilot, 0.2)
+
+        # i: the injections the agent's turns made
+        await pilot.press("i")
+        await settle(pilot, 1.0)
+        save(app, "injections")
 
     # a narrow terminal with a full-length Chinese entry
     long_text = ("长期记忆的难点不在“存”，而在“下一次用得上”：检索要准，注入要省，淘汰要有依据。" * 12)[:400]
