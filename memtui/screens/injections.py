@@ -13,9 +13,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..widgets.fmt import one_line
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
 from ..widgets.virtual_table import Column, VirtualTable
 
@@ -71,7 +72,7 @@ class InjectionsScreen(Screen):
             yield VirtualTable(INJECTION_COLUMNS, empty="No injections logged yet.", id="injections-table")
             with VerticalScroll(id="injections-detail"):
                 yield Static(id="injections-detail-body")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#injections-table", VirtualTable).focus()

@@ -16,13 +16,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from memtui_core.probes import ProbeResult, ProbeRun
 
 from ..modals.confirm import ConfirmModal
 from ..widgets.palette import P
 from ..widgets.fmt import clip, one_line
+from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
 from ..widgets.virtual_table import Column, VirtualTable
 
@@ -81,7 +82,7 @@ class ProbesScreen(Screen):
             yield VirtualTable(COLUMNS, empty=EMPTY, id="probe-list")
             with VerticalScroll(id="probe-detail"):
                 yield Static(id="probe-why")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#probe-list", VirtualTable).focus()

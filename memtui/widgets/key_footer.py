@@ -16,7 +16,7 @@ from textual.widgets._footer import FooterKey
 
 # the actions (by name) to leave out first when the line is too long: the palette, quit and history are a
 # key away in `?` and ctrl+p; the screen keys go last
-DROP_ORDER = ("command_palette", "quit", "history", "tokens", "focus_query", "focus_op", "help")
+DROP_ORDER = ("command_palette", "quit", "history", "tokens", "focus_query", "focus_op", "usage_order", "help")
 
 
 class KeyFooter(Footer):
@@ -35,6 +35,8 @@ class KeyFooter(Footer):
             if _width(keys) <= room:
                 break
             keys = [key for key in keys if not _is(key, name)]
+        while _width(keys) > room and len(keys) > 1:  # keys this list does not name: the last ones go, whole
+            keys.pop()
         self.styles.grid_size_columns = max(1, len(keys))
         self._width = room
         yield from keys

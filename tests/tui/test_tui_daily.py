@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, TextArea
 
 from memtui_core.store import MemoryStore
@@ -162,3 +163,18 @@ async def test_a_single_cjk_character_is_explained_and_the_terms_shown_on_demand
         await pilot.press("T")
         text = "".join((await wait_for_text(pilot, "its terms")).split())
         assert "据库" in text and "库是" in text and "postgresql" in text
+
+
+@pytest.mark.parametrize("key", ["m", "w", "b", "a", "P", "i"])
+async def test_every_screens_footer_ends_on_a_whole_key_at_80_columns(seeded, key):
+    """The footer drops whole keys, never half of one, whatever keys a screen adds later."""
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        if key != "m":
+            await pilot.press(key)
+        await pilot.pause(0.5)
+        footer = screen_text(app).rstrip("\n").splitlines()[-1].rstrip()
+        labels = {binding.binding.description for binding in app.screen.active_bindings.values()}
+        labels |= {"Commands"}
+        assert footer.endswith(tuple(label for label in labels if label)), footer
