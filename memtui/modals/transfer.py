@@ -12,6 +12,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..widgets.palette import P
+
 
 def export_format(path: str) -> str:
     """The export format a file name asks for: .jsonl, .json, MEMORY.md / USER.md (Hermes), else Markdown."""
@@ -62,7 +64,7 @@ class TransferModal(ModalScreen[str | None]):
     def _submitted(self, event: Input.Submitted) -> None:
         path = os.path.expanduser(event.value.strip())
         if not path:
-            self._body(Text("Type a path first.", style="#ffd75f"))
+            self._body(Text("Type a path first.", style=f"{P.warning}"))
             return
         if self.mode == "export":
             self._export(path)
@@ -79,7 +81,7 @@ class TransferModal(ModalScreen[str | None]):
             data = export_bytes(store, fmt, file_name=path)
             written = write_export(store, data, path)
         except (MemtuiError, OSError) as exc:
-            self._body(Text(str(exc), style="#ff8787"))
+            self._body(Text(str(exc), style=f"{P.error}"))
             return
         self.dismiss(f"Exported to {written} ({fmt}, {len(data):,} bytes)")
 
@@ -96,16 +98,16 @@ class TransferModal(ModalScreen[str | None]):
         except MemtuiError as exc:
             self.plan = None
             button.disabled = True
-            self._body(Text(str(exc), style="#ff8787"))
+            self._body(Text(str(exc), style=f"{P.error}"))
             return
         self.previewed_path = path
         lines = plan_lines(self.plan, dry_run=True)
         body = Text("\n".join(lines[:-1]))
         if self.plan.evicted:
             body.append(f"\n\nImporting evicts {len(self.plan.evicted)} entries (listed above): y confirms it.",
-                        style="bold #ff8787")
+                        style=f"bold {P.error}")
         else:
-            body.append("\n\nNothing is written until you press y.", style="#8a8a8a")
+            body.append("\n\nNothing is written until you press y.", style=f"{P.muted}")
         self._body(body)
         button.disabled = False
         button.focus()
@@ -126,7 +128,7 @@ class TransferModal(ModalScreen[str | None]):
             # the person saw the preview, evictions included, and confirmed it
             plan = import_file(store, self.previewed_path, allow_evict=True)
         except MemtuiError as exc:
-            self._body(Text(str(exc), style="#ff8787"))
+            self._body(Text(str(exc), style=f"{P.error}"))
             return
         self.dismiss("Imported " + plan.summary)
 

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from ..widgets.fmt import one_line
 from ..widgets.key_footer import KeyFooter
+from ..widgets.palette import P
 from ..widgets.status_bar import StatusBar
 from ..widgets.virtual_table import Column, VirtualTable
 
@@ -32,7 +33,11 @@ UNUSED_COLUMNS = [
     Column("kind", "kind", 10),
     Column("text", "never injected in the window", None),
 ]
-STATUS_STYLE = {"unchanged": "#87d787", "changed": "#ffd75f", "deleted": "#ff8787"}
+
+
+def _status_style(status: str) -> str:
+    """The colour of an injected entry's state today: unchanged, changed or deleted."""
+    return {"unchanged": P.success, "changed": P.warning, "deleted": P.error}.get(status, "")
 
 
 class InjectionsScreen(Screen):
@@ -121,10 +126,10 @@ class InjectionsScreen(Screen):
     def _cells(self, index: int) -> list[Text]:
         line = self.lines[index]
         query = line.get("q")
-        shown = Text(one_line(query)) if query is not None else Text(f"(hash {line['qh']})", style="#8a8a8a")
+        shown = Text(one_line(query)) if query is not None else Text(f"(hash {line['qh']})", style=f"{P.muted}")
         return [
             Text(str(line["n"]), style="bold"),
-            Text(datetime.fromtimestamp(line["at"]).strftime("%m-%d %H:%M:%S"), style="#8a8a8a"),
+            Text(datetime.fromtimestamp(line["at"]).strftime("%m-%d %H:%M:%S"), style=f"{P.muted}"),
             Text(one_line(line["actor"])),
             Text(str(len(line["hits"]))),
             shown,
@@ -132,7 +137,7 @@ class InjectionsScreen(Screen):
 
     def _unused_cells(self, index: int) -> list[Text]:
         entry = self.unused[index]
-        return [Text(entry.id, style="#8a8a8a"), Text(entry.kind.value), Text(one_line(entry.text))]
+        return [Text(entry.id, style=f"{P.muted}"), Text(entry.kind.value), Text(one_line(entry.text))]
 
     def selected_line(self) -> dict | None:
         table = self.query_one("#injections-table", VirtualTable)
@@ -178,13 +183,13 @@ class InjectionsScreen(Screen):
             parts.append(Text("  nothing matched", style="dim"))
         for row in rows:
             entry = Text(f"  #{row['rank']} {row['id']} ", style="bold")
-            entry.append(row["status"], style=STATUS_STYLE.get(row["status"], ""))
-            entry.append(f"  score {row['score']}, {row['chars']} chars", style="#8a8a8a")
+            entry.append(row["status"], style=_status_style(row["status"]))
+            entry.append(f"  score {row['score']}, {row['chars']} chars", style=f"{P.muted}")
             parts.append(entry)
             text = row.get("text")
             parts.append(Text("    " + (one_line(text) if text is not None else "(text no longer kept anywhere)")))
             if row.get("today"):
-                parts.append(Text("    today: " + one_line(row["today"]), style="#ffd75f"))
+                parts.append(Text("    today: " + one_line(row["today"]), style=f"{P.warning}"))
         result = self.replayed.get(line["n"])
         if result is not None:
             parts += [Text(""), *replay_lines(result)]
@@ -220,9 +225,9 @@ class InjectionsScreen(Screen):
 def replay_lines(result) -> list[Text]:
     out = [Text("Replayed today", style="bold")]
     if result.same:
-        out.append(Text("  the same entries, in the same order", style="#87d787"))
-    for label, ids, style in (("no longer injected", result.dropped, "#ff8787"),
-                              ("newly injected", result.added, "#87d787"),
+        out.append(Text("  the same entries, in the same order", style=f"{P.success}"))
+    for label, ids, style in (("no longer injected", result.dropped, f"{P.error}"),
+                              ("newly injected", result.added, f"{P.success}"),
                               ("still injected", result.kept, "")):
         if ids and not result.same:
             out.append(Text(f"  {label}: " + " ".join(ids), style=style))
@@ -231,5 +236,5 @@ def replay_lines(result) -> list[Text]:
     if not result.now:
         out.append(Text("  nothing would be injected today", style="dim"))
     if result.note:
-        out.append(Text(f"  {result.note}", style="italic #8a8a8a"))
+        out.append(Text(f"  {result.note}", style=f"italic {P.muted}"))
     return out

@@ -85,10 +85,10 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
 def usage_text(entry: Entry, snapshot: StoreSnapshot, now: float) -> Text:
     """How often the injection log saw this entry injected, and when last."""
     if not snapshot.usage_logged:
-        return Text("unknown: the injection log is off", style="#8a8a8a")
+        return Text("unknown: the injection log is off", style=f"{P.muted}")
     count, last = snapshot.usage.get(entry.id, (0, 0.0))
     if not count:
-        return Text(f"never in the last {snapshot.usage_days} days", style="#ffd75f")
+        return Text(f"never in the last {snapshot.usage_days} days", style=f"{P.warning}")
     times = "once" if count == 1 else f"{count} times"
     return Text(f"{times} in the last {snapshot.usage_days} days, last {timestamp(last)} ({ago(last, now)})")
 

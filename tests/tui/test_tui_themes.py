@@ -145,3 +145,20 @@ def test_a_symlinked_settings_file_is_not_followed(tmp_path):
     settings = Settings.load(path)
     settings.set("theme", "nord")
     assert target.read_text() == "{}" and "symlink" in (settings.problem or "")
+
+
+def test_no_screen_or_widget_draws_with_a_literal_colour():
+    """Colours come from the theme (widgets/palette.py); a literal hex colour is unreadable on some
+    theme, and the contrast test above only sees the screens it visits."""
+    import re
+    from pathlib import Path
+
+    import memtui
+
+    root = Path(memtui.__file__).parent
+    literal = re.compile(r"#[0-9a-fA-F]{6}\b")
+    offenders = [f"{path.relative_to(root)}:{number}"
+                 for path in sorted(root.rglob("*.py")) if path.name != "palette.py"
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if literal.search(line)]
+    assert offenders == []
