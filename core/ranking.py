@@ -20,7 +20,7 @@ import math
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Container, Iterable, Sequence
 
 from itertools import accumulate, chain, groupby
 
@@ -451,7 +451,7 @@ class Index:
         """(doc_id, score) for every document scoring above 0: best first, ties in store order."""
         return _best_first(self.scores(tokens))
 
-    def top(self, tokens: Sequence[str], k: int, excluded: Collection[int] = ()) -> list[tuple[int, float]]:
+    def top(self, tokens: Sequence[str], k: int, excluded: Container[int] = ()) -> list[tuple[int, float]]:
         """The best `k` hits that are not in `excluded`, as `ranked` would order them."""
         if k <= 0:
             return []
@@ -595,7 +595,7 @@ def pick(
     index: Index,
     tokens: Sequence[str],
     k: int,
-    excluded: Collection[int],
+    excluded: Container[int],
     stopwords: Collection[str],
     min_coverage: float = 0.0,
     relative_floor: float = 0.0,

@@ -54,7 +54,8 @@ def default_dir() -> Path:
 
 class _Blocked:
     """The blocked entries' positions, judged only when asked about: whether an entry is blocked
-    takes a threat scan, and a query meets only the entries it matches."""
+    takes a threat scan, and a query meets only the entries it matches. Deliberately not
+    iterable, so nothing can scan the whole store through it by accident."""
 
     __slots__ = ("records", "judged")
 
@@ -67,12 +68,6 @@ class _Blocked:
         if record.scanned is None:
             self.judged.append(doc_id)  # type: ignore[arg-type]
         return record.blocked
-
-    def __iter__(self):
-        return (i for i, record in enumerate(self.records) if record.blocked)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 class _Snapshot:
