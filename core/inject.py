@@ -7,6 +7,7 @@ become spaces, invisible and control characters go (the terminal never gets ESC 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .kinds import Kind
 from .threats import redact, strip_invisible
@@ -47,8 +48,11 @@ if TYPE_CHECKING:
         text: str
 
 
+@lru_cache(maxsize=1024)
 def clean_for_block(text: str) -> str:
-    """Text as it may appear on one line of the block."""
+    """Text as it may appear on one line of the block. Remembered for the last texts cleaned: a
+    long-running agent injects the same few memories turn after turn, and cleaning one runs the
+    secret rules over it."""
     text, _ = redact(text)
     # Line breaks first: some of them (NEL, VT, FF) are control characters strip_invisible drops.
     text = strip_invisible(_LINE_BREAKS.sub(" ", text))

@@ -174,7 +174,7 @@ class Index:
         "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms",
         "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_keywords",
         "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
-        "_df", "_keyword_matches",
+        "_df", "_keyword_matches", "_last_scores",
     )
 
     def __init__(
@@ -233,6 +233,7 @@ class Index:
         )
         self._vectorized: bool | None = None
         self._served = 1 if vectorized else 0
+        self._last_scores: tuple[tuple[str, ...], object] | None = None
 
     @property
     def vectorized(self) -> bool:
@@ -337,6 +338,10 @@ class Index:
             return 0.0
         return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
 
+    def holders(self, term: str) -> list[int]:
+        """The documents whose text (or kind) holds `term`, in store order."""
+        return self._term(term)[0]
+
     def tf(self, term: str, doc_id: int) -> int:
         slot = self._slot.get(term)
         if slot is None:
@@ -438,6 +443,12 @@ class Index:
         return scores, via_keywords
 
     def _score_array(self, tokens: Sequence[str]):
+        """Every document's score as a numpy array (read-only: the last one is kept, since the
+        gate may ask `top` again for more hits of the same query)."""
+        key = tuple(tokens)
+        last = self._last_scores
+        if last is not None and last[0] == key:
+            return last[1]
         import numpy as np
 
         array = np.zeros(self.n, dtype=np.float64)
@@ -445,6 +456,8 @@ class Index:
             ids, weighted = self._term_vector(term)
             if ids.size:
                 array[ids] += weighted if qtf == 1 else qtf * weighted
+        array.flags.writeable = False
+        self._last_scores = (key, array)
         return array
 
     def ranked(self, tokens: Sequence[str]) -> list[tuple[int, float]]:
@@ -480,7 +493,8 @@ class Index:
             else:
                 candidates, values = hits, scores
             picked = []
-            for doc_id, score in _best_first(dict(zip(candidates.tolist(), values.tolist()))):
+            order = np.lexsort((candidates, -values))  # best first, ties in store order
+            for doc_id, score in zip(candidates[order].tolist(), values[order].tolist()):
                 if doc_id not in excluded:
                     picked.append((doc_id, score))
                     if len(picked) == k:
@@ -520,7 +534,7 @@ class Gate:
     """
 
     __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
-                 "required", "_coverage")
+                 "required", "_coverage", "_holders")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
                  best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
@@ -536,6 +550,7 @@ class Gate:
         self.relative_floor = relative_floor
         self.required = min_coverage
         self._coverage: dict[int, float] = {}
+        self._holders: list[tuple[str, float, frozenset[int]]] | None = None
 
     def settle(self, ranked: Iterable[tuple[int, float]]) -> bool:
         """Lower the coverage required to the best any hit reaching the relative floor has, when
@@ -567,14 +582,25 @@ class Gate:
             return cached
         if not self.mass:
             return 0.0
-        counts = self.index.counts(doc_id)
         keywords = self.via_keywords.get(doc_id, {})
         # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
         # bounds the score, not what the entry is about).
-        held = sum(qtf * self.idf[term] for term, qtf in self.terms.items()
-                   if term in self.idf and (term in counts or term in keywords))
+        held = 0.0
+        for term, weight, holders in self._weighted():
+            if doc_id in holders or term in keywords:
+                held += weight
         self._coverage[doc_id] = held / self.mass
         return self._coverage[doc_id]
+
+    def _weighted(self) -> list[tuple[str, float, frozenset[int]]]:
+        """(term, its share of the mass, the documents whose text holds it) for each term that
+        counts: the holders are made once per query from the postings the scoring read already,
+        so judging a hit costs a set lookup per term, not a search of the postings (a long query
+        over a big store judges hundreds of hits)."""
+        if self._holders is None:
+            self._holders = [(term, qtf * self.idf[term], frozenset(self.index.holders(term)))
+                             for term, qtf in self.terms.items() if term in self.idf]
+        return self._holders
 
     def reason(self, doc_id: int, score: float) -> str | None:
         """Why this hit is held back, in plain words; None if it passes."""

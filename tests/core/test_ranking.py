@@ -223,6 +223,17 @@ def test_top_is_ranked_order_without_excluded(docs, queries, vectorized):
             assert [s for _, s in top] == pytest.approx([s for _, s in ranked[:k]], abs=1e-9)
 
 
+def test_queries_asked_in_turn_each_get_their_own_scores(docs, queries):
+    # The vectorized index keeps the last query's score array (the gate asks `top` again for more
+    # hits): another query, or the first one again, must never be answered from the wrong array.
+    index = Index(docs, vectorized=True)
+    reference = Index(docs, vectorized=False)
+    asked = [tokenize(q) for q in queries[:6]]
+    for tokens in asked + asked[::-1] + [asked[0], asked[0][:1], asked[0]]:
+        assert [d for d, _ in index.top(tokens, 5)] == [d for d, _ in reference.ranked(tokens)[:5]]
+        assert index.scores(tokens) == pytest.approx(reference.scores(tokens), abs=1e-9)
+
+
 def test_top_breaks_ties_at_the_cut_in_store_order():
     # Eight equal documents: whichever way scores are computed, the first k in store order win.
     docs = [["alpha", "fact"]] * 8 + [["beta", "fact"]]
