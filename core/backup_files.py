@@ -20,7 +20,7 @@ import os
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import NamedTuple
+from collections import namedtuple
 
 from .errors import BackupNotFound
 from . import fileio
@@ -32,9 +32,10 @@ __all__ = ["BACKUP_RE", "BackupName", "Backups"]
 BACKUP_RE = re.compile(r"memory-(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?(?:-s(\d+))?(-removal)?\.json\Z")
 
 
-class BackupName(NamedTuple):
+class BackupName(namedtuple("BackupName", "seq stamp n removal")):
     """A parsed backup file name. Tuples order oldest first: by sequence, then stamp, then suffix."""
 
+    __slots__ = ()
     seq: int
     stamp: str
     n: int

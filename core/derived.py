@@ -31,7 +31,7 @@ import orjson
 
 __all__ = ["FORMAT", "INDEX_SUFFIX", "Derived", "content_key", "derive", "ensure", "index_path", "parse", "read", "save"]
 
-FORMAT = 1
+FORMAT = 2
 INDEX_SUFFIX = ".index"
 MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
@@ -45,7 +45,7 @@ class Derived:
     None for an entry not judged when it was saved: the scan runs when it is needed) and the parts
     of `ranking.Index`, with each entry's keywords as tokens."""
 
-    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens")
+    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical")
 
     def __init__(
         self,
@@ -56,9 +56,14 @@ class Derived:
         starts: array,
         ids: array,
         doc_lens: array,
+        plain: list[bool | None] | None = None,
+        canonical: bool = False,
     ) -> None:
         self.key = key
         self.verdicts = verdicts
+        # per entry, whether its text goes into the block as it is (records.Record.plain; None: not known yet)
+        self.plain: list[bool | None] = plain if plain is not None else [None] * len(verdicts)
+        self.canonical = canonical  # the file is in memtui's own form (records.Document.canonical)
         self.keywords = keywords  # per entry, the tokens of each of its keywords (the second field)
         self.terms = terms
         self.starts = starts
@@ -67,7 +72,10 @@ class Derived:
 
 
 def _hash(data: bytes | memoryview) -> str:
-    from hashlib import blake2b
+    try:  # the built-in BLAKE2: `hashlib` would load OpenSSL first, milliseconds of every turn
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter built without it
+        from hashlib import blake2b
 
     return blake2b(data, digest_size=20).hexdigest()
 
@@ -80,7 +88,7 @@ def code_fingerprint() -> str:
         from importlib import import_module
 
         parts = [f"{FORMAT}", unicodedata.unidata_version, f"{sys.version_info[0]}.{sys.version_info[1]}"]
-        for name in ("threats", "tokenize", "ranking", "kinds", "records"):
+        for name in ("threats", "scan_views", "inject", "tokenize", "ranking", "kinds", "records"):
             module = import_module(f".{name}", __package__)
             try:
                 parts.append(_hash(Path(module.__file__ or "").read_bytes()))
@@ -158,6 +166,12 @@ def decode(data: bytes, key: str) -> Derived | None:
             return None
         if not all(v is None or isinstance(v, list) and all(isinstance(c, str) for c in v) for v in verdicts):
             return None
+        plain = header["plain"]
+        if not (isinstance(plain, list) and len(plain) == n_docs and all(p is None or p is True or p is False for p in plain)):
+            return None
+        canonical = header["canonical"]
+        if not isinstance(canonical, bool):
+            return None
         keywords = header["keywords"]
         if not (isinstance(keywords, list) and len(keywords) == n_docs) or not all(
             isinstance(kws, list) and all(isinstance(kw, list) and all(isinstance(t, str) for t in kw) for kw in kws)
@@ -180,7 +194,7 @@ def decode(data: bytes, key: str) -> Derived | None:
         or len(starts) != n_terms + 1 or starts[0] != 0 or starts[-1] != n_ids
     ):
         return None
-    return Derived(key, verdicts, keywords, terms, starts, ids, doc_lens)
+    return Derived(key, verdicts, keywords, terms, starts, ids, doc_lens, plain, canonical)
 
 
 def encode(derived: Derived) -> bytes:
@@ -197,6 +211,8 @@ def encode(derived: Derived) -> bytes:
             "terms": len(derived.terms),
             "ids": len(derived.ids),
             "verdicts": derived.verdicts,
+            "plain": derived.plain,
+            "canonical": derived.canonical,
             "keywords": derived.keywords,
         }
     )
@@ -229,15 +245,17 @@ def save(storage, derived: Derived) -> bool:
     return True
 
 
-def derive(records: list, key: str) -> Derived:
-    """The derived index of these records (as parsed from the bytes `key` names)."""
+def derive(records: list, key: str, canonical: bool = False) -> Derived:
+    """The derived index of these records (as parsed from the bytes `key` names, which are
+    `canonical` or not: records.Document.canonical)."""
     from .ranking import build_parts, document_tokens
     from .tokenize import tokenize
 
     terms, starts, ids, lengths = build_parts(document_tokens(r.text, r.kind.label, r.kind.value) for r in records)
     verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
     keywords = [[tokenize(k) for k in r.keywords] for r in records]
-    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths))
+    plain = [r.plain for r in records]
+    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical)
 
 
 def parse(storage, data: bytes):
@@ -247,7 +265,10 @@ def parse(storage, data: bytes):
 
     key = content_key(data)
     found = read(index_path(storage.path), key)
-    doc = parse_document(data, found.verdicts if found is not None else None)
+    if found is None:
+        doc = parse_document(data)
+    else:
+        doc = parse_document(data, found.verdicts, found.plain, found.canonical)
     doc.key = key
     if found is not None and len(found.doc_lens) == len(found.verdicts) == len(doc.records):
         doc.derived = found
@@ -257,6 +278,6 @@ def parse(storage, data: bytes):
 def ensure(storage, doc) -> Derived | None:
     """The document's derived index: the one read with it, or derived now and saved if possible."""
     if doc.derived is None and doc.key is not None:
-        doc.derived = derive(doc.records, doc.key)
+        doc.derived = derive(doc.records, doc.key, doc.canonical)
         save(storage, doc.derived)
     return doc.derived

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False
 
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from .kinds import Kind
-from .threats import redact, strip_invisible
+from .threats import redact, strip_controls, strip_invisible
 
 __all__ = [
     "BLOCK_START",
@@ -55,11 +55,33 @@ def clean_for_block(text: str) -> str:
     secret rules over it."""
     text, _ = redact(text)
     # Line breaks first: some of them (NEL, VT, FF) are control characters strip_invisible drops.
-    text = strip_invisible(_LINE_BREAKS.sub(" ", text))
+    return _defuse(strip_invisible(_LINE_BREAKS.sub(" ", text)))
+
+
+def _defuse(text: str) -> str:
     while any(marker in text for marker in _MARKERS):
         for marker in _MARKERS:
             text = text.replace(marker, marker.replace("===", "=="))
     return text
+
+
+def _simple_clean(text: str) -> str:
+    """`clean_for_block` of a text that holds no secret and nothing invisible but control
+    characters: no secret rule runs and no Unicode property table is loaded."""
+    return _defuse(strip_controls(_LINE_BREAKS.sub(" ", text)))
+
+
+def clean_text(entry: _HasKindAndText) -> str:
+    """`clean_for_block(entry.text)`, told apart cheaply for an entry whose `plain` is known (a
+    Record remembers it, and the derived index keeps it for the next process: a fresh `memtui
+    inject` then neither compiles the secret rules nor loads the Unicode tables for its hits)."""
+    known = getattr(entry, "plain", None)
+    if known:
+        return _simple_clean(entry.text)
+    cleaned = clean_for_block(entry.text)
+    if known is None and hasattr(entry, "plain"):
+        entry.plain = cleaned == _simple_clean(entry.text)  # type: ignore[attr-defined]
+    return cleaned
 
 
 def line_for(kind: Kind, text: str, lang: str = "zh") -> str:
@@ -81,7 +103,7 @@ def render_lines(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: s
     lines: list[str] = []
     used = 0
     for entry in entries:
-        line = line_for(entry.kind, entry.text, lang)
+        line = "\n- [" + entry.kind.label_for(lang) + "] " + clean_text(entry)
         if used + len(line) > budget:
             break
         lines.append(line)

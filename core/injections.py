@@ -113,10 +113,19 @@ def _flusher() -> None:
             pass
 
 
-def text_hash(text: str) -> str:
-    import hashlib
+def _sha256(data: bytes) -> str:
+    try:  # the built-in SHA-256: `hashlib` would load OpenSSL first, milliseconds of every turn
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.12 and later name it _sha2; or an interpreter without it
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found]
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data).hexdigest()
 
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+def text_hash(text: str) -> str:
+    return _sha256(text.encode("utf-8", "surrogatepass"))[:12]
 
 
 def entry_lines(block: str) -> list[str]:
@@ -126,9 +135,7 @@ def entry_lines(block: str) -> list[str]:
 
 
 def query_hash(query: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return _sha256(query.encode("utf-8", "surrogatepass"))[:16]
 
 
 def mode_from_env(limits) -> tuple[bool, bool]:

@@ -25,8 +25,8 @@ DEFAULT_LANG = "zh"
 ENV_VAR = "MEMTUI_LANG"
 
 # Han, kana and hangul: a CJK message gets the Chinese block (its labels are Han characters).
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
+_CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_LATIN_WORD = "[A-Za-z\u00c0-\u024f]+"
 _SAMPLE = 500
 
 
@@ -55,8 +55,9 @@ def detect_lang(text: object) -> str:
     if not isinstance(text, str):
         return DEFAULT_LANG
     sample = text[:_SAMPLE]
-    cjk = len(_CJK.findall(sample))
-    words = len(_LATIN_WORD.findall(sample))
+    # compiled on first use (`re` keeps them): a process that never meets `auto` never compiles them
+    cjk = len(re.findall(_CJK, sample))
+    words = len(re.findall(_LATIN_WORD, sample))
     return "en" if words > cjk else "zh"
 
 

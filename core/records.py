@@ -11,7 +11,7 @@ import re
 
 import orjson
 
-from .kinds import Kind
+from .kinds import _BY_VALUE, Kind
 from .threats import scan_text, threat_flags
 
 __all__ = [
@@ -74,7 +74,7 @@ class Record:
     entries out of five hundred scans the few it considers, not the whole store. An approval
     verifies only with the store's key (`key`, handed over by Storage)."""
 
-    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "key", "_scanned")
+    __slots__ = ("id", "kind", "text", "source", "ts", "flags", "extra", "_threats", "_blocked", "_norm", "raw", "key", "_scanned", "plain")
 
     def __init__(
         self,
@@ -100,12 +100,17 @@ class Record:
         self._threats: list[str] | None = None
         self._blocked = False
         self._scanned: list[str] | None = None
+        # Whether the text goes into the block as it is, but for line breaks, control characters and
+        # fence markers (no secret to redact, nothing invisible to strip): None until known
+        # (inject.clean_text works it out; a derived index of the file may know it already).
+        self.plain: bool | None = None
 
     def judge(self) -> None:
         """Forget the judgement, after the text or the flags changed; it is made again on next use."""
         self._threats = None
         self._scanned = None
         self._norm = None
+        self.plain = None
 
     def _judge(self) -> list[str]:
         """Judge the entry. What the threat scan finds in this exact text may be known already
@@ -295,7 +300,7 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items", "duplicate_keys", "key", "derived")
+    __slots__ = ("top", "items", "duplicate_keys", "key", "derived", "canonical")
 
     def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
         self.key: str | None = None  # derived.content_key of the bytes it was read from
@@ -303,6 +308,10 @@ class Document:
         self.top = top if top is not None else {"entries": []}
         self.items: list[Record | Invalid] = items if items is not None else []
         self.duplicate_keys = 0  # how many top-level `entries` keys the file had, when more than one
+        # Whether the bytes it was read from are in the form memtui writes: every item a valid entry
+        # with its own id, a kind by its name, nothing orjson cannot read exactly, one `entries`.
+        # A derived index of such bytes says so, and the next parse of them skips the checks.
+        self.canonical = False
 
     @property
     def records(self) -> list[Record]:
@@ -351,10 +360,18 @@ def dumps(value: object, indent: bool = False) -> bytes:
         return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
-def parse_document(data: bytes, verdicts: list[list[str] | None] | None = None) -> Document:
+def parse_document(
+    data: bytes,
+    verdicts: list[list[str] | None] | None = None,
+    plain: list[bool | None] | None = None,
+    canonical: bool = False,
+) -> Document:
     """Parse the bytes of a memory file; raise `Corrupt` with a one-line reason if they are not one.
     `verdicts`: what the threat scan found in each valid entry in order (None: not known), from a
-    derived index of these exact bytes, so those entries are not scanned again."""
+    derived index of these exact bytes, so those entries are not scanned again; `plain`: likewise,
+    whether each text goes into the block without redaction or stripping (`Record.plain`).
+    `canonical`: a derived index of these exact bytes found them canonical (`Document.canonical`),
+    so each entry is taken as it is without being checked again."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     error: Exception | None = None
@@ -381,9 +398,10 @@ def parse_document(data: bytes, verdicts: list[list[str] | None] | None = None) 
         top["entries"] = kept
     if not isinstance(top["entries"], list):
         raise Corrupt(f"entries is a {_json_type(top['entries'])}, not a list")
-    items: list[Record | Invalid] = []
-    taken: set[str] = set()
-    for raw in top["entries"]:
+    fast = _canonical_items(top["entries"]) if canonical and not lenient and not repeated else None
+    items: list[Record | Invalid] = fast if fast is not None else []
+    taken: set[str] = set() if fast is None else {item.id for item in fast}  # type: ignore[union-attr]
+    for raw in top["entries"] if fast is None else ():
         fields, error = _check(raw)
         if fields is not None and lenient and _has_lone_surrogate(raw):
             fields, error = None, "holds a lone surrogate escape, which is not valid Unicode text"
@@ -406,9 +424,49 @@ def parse_document(data: bytes, verdicts: list[list[str] | None] | None = None) 
         for record, scanned in zip(records, verdicts):
             if scanned is not None:
                 record._scanned = list(scanned)  # judged when first needed, without a scan
+    if plain is not None and len(plain) == len(taken):
+        records = (item for item in items if isinstance(item, Record))
+        for record, known in zip(records, plain):
+            record.plain = known
     doc = Document(top, items)
     doc.duplicate_keys = len(repeated) if len(repeated) > 1 else 0
+    doc.canonical = fast is not None or not lenient and not repeated and all(
+        isinstance(item, Record) and item.raw is not None and item.raw.get("id") == item.id
+        and item.raw.get("kind") == item.kind.value for item in items
+    )
     return doc
+
+
+def written_canonical(doc: Document, data: bytes) -> bool:
+    """Whether `data`, written by `doc.to_bytes()`, is canonical (see `Document.canonical`): every
+    item a record (they are written with their ids and kinds' names), and nothing that orjson
+    would read otherwise (an integer beyond 64 bits, a lone surrogate's escape)."""
+    return all(isinstance(item, Record) for item in doc.items) and not _may_hold_a_big_integer(data) and (
+        b"\\u" not in data
+    )
+
+
+def _canonical_items(entries: list) -> list[Record | Invalid] | None:
+    """The records of entries a derived index found canonical, without checking each field again;
+    None (check them all) if anything is not as it said, e.g. an index of other bytes."""
+    items: list[Record | Invalid] = []
+    append = items.append
+    known = _KNOWN
+    id_ok = _ID.match
+    try:
+        for raw in entries:
+            if not id_ok(raw["id"]) or raw["text"].isspace() or not raw["text"]:
+                return None
+            record = Record(raw["id"], _BY_VALUE[raw["kind"]], raw["text"], raw.get("source") or "",
+                            int(raw.get("ts", 0)), raw.get("flags"),
+                            {k: v for k, v in raw.items() if k not in known})
+            record.raw = raw
+            append(record)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if len({item.id for item in items}) != len(items):  # type: ignore[union-attr]
+        return None
+    return items
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

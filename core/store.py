@@ -180,7 +180,9 @@ class MemoryStore:
         """Valid entries in the order eviction would remove them: first is next."""
         return [_entry(record) for record in _eviction_order(self._snap().records)]
 
-    def _top(self, query: str, top_k: int | None) -> list[tuple[Record, float]]:
+    def _top(self, query: str, top_k: int | None, render: bool = False) -> list[tuple[Record, float]]:
+        """The hits of `query`; with `render`, each hit's `plain` is worked out too (the block is
+        made of them), so what this turn learnt is kept for the next in one save."""
         snap = self._snap()
         if not isinstance(query, str) or not snap.records:
             return []
@@ -189,21 +191,33 @@ class MemoryStore:
         blocked = _Blocked(snap.records)
         hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
                     limits.relative_floor, bool(limits.fold_plurals))
-        if blocked.judged and not snap.verdicts_kept:
+        learnt = blocked.judged
+        if render:
+            from .inject import clean_text
+
+            for doc_id, _score in hits:
+                record = snap.records[doc_id]
+                if record.plain is None:
+                    clean_text(record)
+                    learnt.append(doc_id)
+        if learnt and not snap.verdicts_kept:
             snap.verdicts_kept = True  # once per file state: a long-running process keeps them in memory
-            self._keep_verdicts(snap, blocked.judged)
+            self._keep_verdicts(snap, learnt)
         return [(snap.records[doc_id], score) for doc_id, score in hits]
 
-    def _keep_verdicts(self, snap: _Snapshot, judged: list[int]) -> None:
-        """Add the verdicts of the entries this query had scanned to the saved derived index, so
-        the next turn (a new process) does not scan them again: the index fills turn by turn."""
+    def _keep_verdicts(self, snap: _Snapshot, learnt: list[int]) -> None:
+        """Add what this query learnt about entries (the verdicts of those it had scanned, whether
+        the texts of its hits are plain) to the saved derived index, so the next turn (a new
+        process) does not work it out again: the index fills turn by turn."""
         found = snap.doc.derived
         if found is None or len(found.verdicts) != len(snap.records):
             return
-        for doc_id in judged:
-            scanned = snap.records[doc_id].scanned
-            if scanned is not None:
-                found.verdicts[doc_id] = list(scanned)
+        for doc_id in learnt:
+            record = snap.records[doc_id]
+            if record.scanned is not None:
+                found.verdicts[doc_id] = list(record.scanned)
+            if record.plain is not None:
+                found.plain[doc_id] = record.plain
         try:
             derived.save(self._storage, found)
         except Exception:  # an optimisation only
@@ -225,7 +239,7 @@ class MemoryStore:
         Its header and labels follow `lang` (zh, en or auto), else the store's language. Each call
         is logged to `injections.jsonl` (see `injections.py`); logging never fails it."""
         try:
-            hits = self._top(query, None)
+            hits = self._top(query, None, render=True)
             lang = self.language(query, lang)
             block = render_lines([record for record, _ in hits], self.limits.char_budget, lang).block
         except Exception:

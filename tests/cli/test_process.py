@@ -102,6 +102,17 @@ def test_the_agent_path_imports_only_what_it_uses(store_dir):
         assert "rich.cells" in loaded and _loaded(loaded, *unwanted_for_people) == [], args
 
 
+def test_the_next_turn_loads_neither_unicode_tables_nor_openssl(store_dir):
+    # The first turn works out whether its hits' texts are plain and keeps that in the derived
+    # index; a later turn with those hits then renders them without the `regex` module's Unicode
+    # tables, and hashes (the index key, the injection log) without loading OpenSSL.
+    args = ["--dir", str(store_dir), "inject", "部署 dry-run"]
+    assert run_memtui("inject", "部署 dry-run", store=store_dir).out.startswith("=== Long-term memory")
+    again = _modules_after(args, store_dir)
+    assert "memtui_core.store" in again
+    assert _loaded(again, "regex", "hashlib", "_hashlib", "typing") == []
+
+
 def test_importing_the_packages_is_cheap():
     done = subprocess.run(
         [sys.executable, "-c",

@@ -283,9 +283,9 @@ def test_every_profile_ranks_the_same_from_the_saved_index(home, profile):
         assert first["how do we deploy"][0]
 
 
-def per_turn(directory: Path) -> dict:
+def per_turn(directory: Path, more: list[str] | None = None) -> dict:
     """Each query by a new store, as a new `memtui inject` process per turn would."""
-    return {q: MemoryStore(directory, Limits(max_entries=1000)).retrieve_block(q) for q in QUERIES}
+    return {q: MemoryStore(directory, Limits(max_entries=1000)).retrieve_block(q) for q in QUERIES + (more or [])}
 
 
 def test_entries_a_turn_scanned_are_not_scanned_again_by_the_next(home, monkeypatch):
@@ -299,3 +299,93 @@ def test_entries_a_turn_scanned_are_not_scanned_again_by_the_next(home, monkeypa
 
     monkeypatch.setattr(records, "scan_text", lambda text: pytest.fail("scanned an entry already judged"))
     assert per_turn(home) == first
+
+
+SECRET = "the staging key is sk-ant-api03-" + "Abc1" * 12 + " keep it safe"
+HIDDEN = "部署\u200b脚本 先 dry-run\u2066 再执行"
+
+
+def test_whether_a_hit_is_plain_is_kept_for_the_next_turn_which_renders_the_same(home, monkeypatch):
+    data = json.loads((home / "memory.json").read_text("utf-8"))
+    data["entries"] += [
+        {"id": "a" * 12, "kind": "fact", "text": SECRET + " zebracorn", "source": "test", "ts": 1},
+        {"id": "b" * 12, "kind": "fact", "text": HIDDEN + " zebracorn", "source": "test", "ts": 2},
+    ]
+    (home / "memory.json").write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    first = per_turn(home, ["zebracorn"])
+    block = first["zebracorn"]
+    assert "[REDACTED:" in block and "sk-ant-api03" not in block
+    assert "\u200b" not in block  # the text with invisible characters is blocked (a threat), not stripped here
+    saved = derived.read(index_file(home), derived.content_key((home / "memory.json").read_bytes()))
+    assert saved is not None and True in saved.plain
+    doc = parse_document((home / "memory.json").read_bytes())
+    by_id = {r.id: i for i, r in enumerate(doc.records)}
+    assert saved.plain[by_id["a" * 12]] is False  # a secret to redact: never plain
+    assert saved.plain[by_id["b" * 12]] is None  # blocked, so never rendered
+
+    import memtui_core.inject as inject
+
+    # The next turn cleans with the secret rules only the hits not known to be plain.
+    real = inject.clean_for_block
+    plain_texts = {doc.records[i].text for i, p in enumerate(saved.plain) if p}
+    monkeypatch.setattr(inject, "clean_for_block",
+                        lambda text: pytest.fail("cleaned a plain text again") if text in plain_texts else real(text))
+    assert per_turn(home, ["zebracorn"]) == first
+
+
+def test_a_text_changed_in_place_forgets_that_it_was_plain():
+    from memtui_core.inject import clean_for_block, clean_text
+    from memtui_core.kinds import Kind
+    from memtui_core.records import Record
+
+    record = Record("c" * 12, Kind.FACT, "部署脚本 dry-run ⚠️ 先确认")
+    assert clean_text(record) == clean_for_block(record.text) and record.plain is True
+    record.set_text("部署脚本 " + SECRET, [])  # as an edit does (the store itself redacts on write)
+    assert record.plain is None
+    assert clean_text(record) == clean_for_block(record.text) and "[REDACTED:" in clean_text(record)
+    assert record.plain is False
+
+
+def canonical_entries() -> list[dict]:
+    out = entries()
+    out[3]["flags"] = ["secret-redacted"]
+    out[4]["extra_field"] = {"kept": [1, 2]}
+    out[5]["source"] = ""
+    return out
+
+
+@pytest.mark.parametrize("change, canonical", [
+    (None, True),
+    (lambda es: es[2].update(ts=1.5e9), True),  # read as the whole number either way
+    (lambda es: es[2].update(source=None), True),  # read as "" either way
+    (lambda es: es[2].pop("id"), False),  # an id given on load
+    (lambda es: es[2].update(kind="偏好"), False),  # a kind by its alias
+    (lambda es: es.append({"kind": "nope", "text": "x"}), False),  # an invalid item
+    (lambda es: es.append(dict(es[0])), False),  # a duplicated id
+    (lambda es: es[2].update(text=es[2]["text"] + " 12345678901234567890"), False),  # read by the standard library
+])
+def test_the_parse_of_a_file_an_index_found_canonical_equals_the_full_parse(tmp_path, change, canonical):
+    items = canonical_entries()
+    if change is not None:
+        change(items)
+    data = json.dumps({"entries": items, "other": 1}, ensure_ascii=False).encode()
+    full = parse_document(data)
+    assert full.canonical is canonical
+    for claimed in (True, False):  # an index only says canonical for bytes it found so: either way, the same records
+        fast = parse_document(data, canonical=claimed)
+        assert [(type(i).__name__, getattr(i, "raw", None)) for i in fast.items] == \
+            [(type(i).__name__, getattr(i, "raw", None)) for i in full.items]
+        assert [r.view() for r in fast.records] == [r.view() for r in full.records]
+        assert [(r.id, r.kind, r.text, r.source, r.ts, r.flags, r.extra) for r in fast.records] == \
+            [(r.id, r.kind, r.text, r.source, r.ts, r.flags, r.extra) for r in full.records]
+        assert fast.to_bytes() == full.to_bytes()
+
+
+def test_a_file_memtui_wrote_is_canonical_and_its_index_says_so(home):
+    store = MemoryStore(home, Limits(max_entries=1000))
+    store.remember("fact", "数据库迁移前先备份 rollback")
+    data = (home / "memory.json").read_bytes()
+    saved = derived.read(index_file(home), derived.content_key(data))
+    assert saved is not None and saved.canonical
+    assert parse_document(data).canonical
+    assert answers(home) == truth(home)
