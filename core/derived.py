@@ -31,7 +31,7 @@ import orjson
 
 __all__ = ["FORMAT", "INDEX_SUFFIX", "Derived", "content_key", "derive", "ensure", "index_path", "parse", "read", "save"]
 
-FORMAT = 2
+FORMAT = 3
 INDEX_SUFFIX = ".index"
 MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
@@ -45,7 +45,7 @@ class Derived:
     None for an entry not judged when it was saved: the scan runs when it is needed) and the parts
     of `ranking.Index`, with each entry's keywords as tokens."""
 
-    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical")
+    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans")
 
     def __init__(
         self,
@@ -58,12 +58,16 @@ class Derived:
         doc_lens: array,
         plain: list[bool | None] | None = None,
         canonical: bool = False,
+        spans: array | None = None,
     ) -> None:
         self.key = key
         self.verdicts = verdicts
         # per entry, whether its text goes into the block as it is (records.Record.plain; None: not known yet)
         self.plain: list[bool | None] = plain if plain is not None else [None] * len(verdicts)
         self.canonical = canonical  # the file is in memtui's own form (records.Document.canonical)
+        # of a canonical file: where each entry's object starts and ends in its bytes (start, end, ...),
+        # so a query parses only the entries it meets (lean.py)
+        self.spans = spans
         self.keywords = keywords  # per entry, the tokens of each of its keywords (the second field)
         self.terms = terms
         self.starts = starts
@@ -141,6 +145,9 @@ def read(path: Path, key: str) -> Derived | None:
     return decode(b"".join(chunks), key)
 
 
+_SECTIONS = ("terms", "term_ends", "starts", "ids", "doc_lens", "spans")
+
+
 def decode(data: bytes, key: str) -> Derived | None:
     """Parse an index file's bytes; None if they are not a complete index of this format for `key`."""
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
@@ -158,65 +165,140 @@ def decode(data: bytes, key: str) -> Derived | None:
         return None  # stale, or written by another format (newer or older): derive again
     body = memoryview(data)[at + size :]
     try:
-        if header["body"] != _hash(body) or header["byteorder"] != sys.byteorder:
+        from zlib import crc32
+
+        if header["body"] != crc32(body) or header["byteorder"] != sys.byteorder:
             return None
-        n_terms_bytes, n_docs, n_terms, n_ids = (int(header[k]) for k in ("terms_bytes", "docs", "terms", "ids"))
-        verdicts = header["verdicts"]
+        n_docs, n_terms, n_ids, canonical = (header[k] for k in ("docs", "terms", "ids", "canonical"))
+        if not all(type(n) is int and n >= 0 for n in (n_docs, n_terms, n_ids)) or not isinstance(canonical, bool):
+            return None
+        verdicts, plain, keywords = header["verdicts"], header["plain"], header["keywords"]
         if not (isinstance(verdicts, list) and len(verdicts) == n_docs):
             return None
         if not all(v is None or isinstance(v, list) and all(isinstance(c, str) for c in v) for v in verdicts):
             return None
-        plain = header["plain"]
         if not (isinstance(plain, list) and len(plain) == n_docs and all(p is None or p is True or p is False for p in plain)):
             return None
-        canonical = header["canonical"]
-        if not isinstance(canonical, bool):
-            return None
-        keywords = header["keywords"]
         if not (isinstance(keywords, list) and len(keywords) == n_docs) or not all(
             isinstance(kws, list) and all(isinstance(kw, list) and all(isinstance(t, str) for t in kw) for kw in kws)
             for kws in keywords
         ):
             return None
-        pos = n_terms_bytes
-        terms = bytes(body[:pos]).decode("utf-8").split("\n") if n_terms else []
-        arrays = []
-        for count in (n_docs, n_terms + 1, n_ids):
+        counts = {"term_ends": n_terms, "starts": n_terms + 1, "ids": n_ids, "doc_lens": n_docs,
+                  "spans": 2 * n_docs if canonical else 0}
+        pos = 0
+        parts: dict[str, object] = {}
+        for name in _SECTIONS:
+            length = header["sizes"][name]
+            if type(length) is not int or length < 0 or pos + length > len(body):
+                return None
+            chunk = body[pos : pos + length]
+            pos += length
+            if name == "terms":
+                parts[name] = bytes(chunk)
+                continue
             part = array("i")
-            part.frombytes(body[pos : pos + 4 * count])
-            pos += 4 * count
-            arrays.append(part)
-        doc_lens, starts, ids = arrays
-    except (KeyError, TypeError, ValueError, UnicodeDecodeError):
+            part.frombytes(chunk)
+            if len(part) != counts[name]:
+                return None
+            parts[name] = part
+    except (KeyError, TypeError, ValueError):
         return None
-    if (
-        pos != len(body) or len(terms) != n_terms or len(doc_lens) != n_docs
-        or len(starts) != n_terms + 1 or starts[0] != 0 or starts[-1] != n_ids
-    ):
+    starts, ends = parts["starts"], parts["term_ends"]
+    if pos != len(body) or starts[0] != 0 or starts[-1] != n_ids or (n_terms and ends[-1] != len(parts["terms"])):
         return None
-    return Derived(key, verdicts, keywords, terms, starts, ids, doc_lens, plain, canonical)
+    terms = TermTable(parts["terms"], ends)  # type: ignore[arg-type]
+    found = Derived(key, verdicts, keywords, terms, starts, parts["ids"], parts["doc_lens"], plain,  # type: ignore[arg-type]
+                    canonical, parts["spans"] if canonical else None)  # type: ignore[arg-type]
+    return found
 
 
 def encode(derived: Derived) -> bytes:
-    terms = "\n".join(derived.terms).encode("utf-8")
-    body = terms + derived.doc_lens.tobytes() + derived.starts.tobytes() + derived.ids.tobytes()
+    """The index file: the header (JSON), then the body (terms sorted by their UTF-8 bytes, so a
+    reader finds one by bisection without building a dictionary of them all; int32 arrays)."""
+    terms = derived.terms
+    if isinstance(terms, TermTable):  # as read: already in that order
+        blob, ends, starts, ids = terms.blob, terms.ends, derived.starts, derived.ids
+    else:
+        encoded = [term.encode("utf-8") for term in terms]
+        order = sorted(range(len(encoded)), key=encoded.__getitem__)
+        old_starts, old_ids = derived.starts, derived.ids
+        ids = array("i")
+        starts = array("i", [0])
+        ends = array("i")
+        joined = bytearray()
+        for slot in order:
+            joined += encoded[slot]
+            ends.append(len(joined))
+            ids += old_ids[old_starts[slot] : old_starts[slot + 1]]
+            starts.append(len(ids))
+        blob = bytes(joined)
+    canonical = derived.canonical and derived.spans is not None and len(derived.spans) == 2 * len(derived.doc_lens)
+    sections = [blob, ends.tobytes(), starts.tobytes(), ids.tobytes(), derived.doc_lens.tobytes(),
+                derived.spans.tobytes() if canonical else b""]  # type: ignore[union-attr]
+    body = b"".join(sections)
+    from zlib import crc32
+
     header = orjson.dumps(
         {
             "format": FORMAT,
             "key": derived.key,
             "byteorder": sys.byteorder,
-            "body": _hash(body),
-            "terms_bytes": len(terms),
+            "body": crc32(body),
             "docs": len(derived.doc_lens),
-            "terms": len(derived.terms),
-            "ids": len(derived.ids),
+            "terms": len(terms),
+            "ids": len(ids),
+            "sizes": dict(zip(_SECTIONS, map(len, sections))),
+            "canonical": canonical,
             "verdicts": derived.verdicts,
             "plain": derived.plain,
-            "canonical": derived.canonical,
             "keywords": derived.keywords,
         }
     )
     return MAGIC + len(header).to_bytes(4, "little") + header + body
+
+
+class TermTable:
+    """The terms of a saved index, sorted by their UTF-8 bytes in one blob, and the slot of each
+    (its place in that order): a mapping looked up by bisection, never expanded into a dict, so
+    loading it costs a copy of bytes however many terms the store holds."""
+
+    __slots__ = ("blob", "ends")
+
+    def __init__(self, blob: bytes, ends: array) -> None:
+        self.blob = blob
+        self.ends = ends
+
+    def get(self, term: str, default: int | None = None) -> int | None:
+        try:
+            key = term.encode("utf-8")
+        except (UnicodeEncodeError, AttributeError):
+            return default
+        blob, ends = self.blob, self.ends
+        lo, hi = 0, len(ends)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = ends[mid - 1] if mid else 0
+            found = blob[start : ends[mid]]
+            if found < key:
+                lo = mid + 1
+            elif found > key:
+                hi = mid
+            else:
+                return mid
+        return default
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self.get(term) is not None
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __iter__(self):
+        start = 0
+        for end in self.ends:
+            yield self.blob[start:end].decode("utf-8")
+            start = end
 
 
 def save(storage, derived: Derived) -> bool:
@@ -245,9 +327,10 @@ def save(storage, derived: Derived) -> bool:
     return True
 
 
-def derive(records: list, key: str, canonical: bool = False) -> Derived:
+def derive(records: list, key: str, canonical: bool = False, data: bytes | None = None) -> Derived:
     """The derived index of these records (as parsed from the bytes `key` names, which are
-    `canonical` or not: records.Document.canonical)."""
+    `canonical` or not: records.Document.canonical). Given those bytes (`data`) of a canonical
+    file, it also says where each entry is in them, for queries that parse only what they meet."""
     from .ranking import build_parts, document_tokens
     from .tokenize import tokenize
 
@@ -255,16 +338,24 @@ def derive(records: list, key: str, canonical: bool = False) -> Derived:
     verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
     keywords = [[tokenize(k) for k in r.keywords] for r in records]
     plain = [r.plain for r in records]
-    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical)
+    spans = None
+    if canonical and data is not None:
+        from .records import entry_spans
+
+        found = entry_spans(data)
+        spans = array("i", found) if found is not None and len(found) == 2 * len(records) else None
+    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans)
 
 
-def parse(storage, data: bytes):
+def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None):
     """memory.json's bytes as a Document, with the threat verdicts of a saved index of these exact
-    bytes when there is one (`doc.derived`), so the scan is skipped. Raises records.Corrupt."""
+    bytes when there is one (`doc.derived`), so the scan is skipped. Raises records.Corrupt.
+    `known`: the content key and the index already read for these bytes."""
     from .records import parse_document
 
-    key = content_key(data)
-    found = read(index_path(storage.path), key)
+    key, found = known if known is not None else (content_key(data), None)
+    if known is None:
+        found = read(index_path(storage.path), key)
     if found is None:
         doc = parse_document(data)
     else:
@@ -272,12 +363,28 @@ def parse(storage, data: bytes):
     doc.key = key
     if found is not None and len(found.doc_lens) == len(found.verdicts) == len(doc.records):
         doc.derived = found
+    elif doc.canonical:
+        doc.data = data  # kept until the index is derived (`ensure`): where each entry is in them
     return doc
 
 
 def ensure(storage, doc) -> Derived | None:
     """The document's derived index: the one read with it, or derived now and saved if possible."""
     if doc.derived is None and doc.key is not None:
-        doc.derived = derive(doc.records, doc.key, doc.canonical)
+        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data)
+        doc.data = None
         save(storage, doc.derived)
     return doc.derived
+
+
+def lean(storage, data: bytes, approval_key: bytes | None):
+    """memory.json's bytes ready to answer queries without being parsed (lean.LeanDocument), when a
+    saved index of these exact bytes can be trusted and found them canonical; else (None, the
+    content key, the index read or None) for `parse`."""
+    key = content_key(data)
+    found = read(index_path(storage.path), key)
+    if found is None or not found.canonical or found.spans is None:
+        return None, (key, found)
+    from .lean import LeanDocument
+
+    return LeanDocument(data, key, found, approval_key), (key, found)

@@ -615,5 +615,5 @@ class _WhatIf(MemoryStore):
         super().__init__(base.dir, base.limits, actor=base.actor, lang=base.lang)
         self._what_if = _Snapshot(doc, self.limits)
 
-    def _snap(self) -> _Snapshot:  # type: ignore[override]
+    def _snap(self, lean: bool = False) -> _Snapshot:  # type: ignore[override]
         return self._what_if

@@ -190,7 +190,8 @@ class Index:
     ) -> None:
         terms, starts, ids, lengths = build_parts(docs) if parts is None else parts
         # The full inverted index (see `build_parts`): a term's slot, where its ids start in `_ids`.
-        self._slot: dict[str, int] = dict(zip(terms, range(len(terms))))
+        # (`terms` is a list, or a saved index's table of them, looked up without a dict: derived.TermTable)
+        self._slot = dict(zip(terms, range(len(terms)))) if isinstance(terms, list) else terms
         self._starts = starts
         self._ids = ids
         doc_lens: list[float] = list(lengths)

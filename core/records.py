@@ -300,7 +300,7 @@ def _check(raw: object) -> tuple[dict | None, str]:
 class Document:
     """The whole file: top-level object plus its entries, valid or not, in file order."""
 
-    __slots__ = ("top", "items", "duplicate_keys", "key", "derived", "canonical")
+    __slots__ = ("top", "items", "duplicate_keys", "key", "derived", "canonical", "data")
 
     def __init__(self, top: dict | None = None, items: list[Record | Invalid] | None = None) -> None:
         self.key: str | None = None  # derived.content_key of the bytes it was read from
@@ -312,6 +312,7 @@ class Document:
         # with its own id, a kind by its name, nothing orjson cannot read exactly, one `entries`.
         # A derived index of such bytes says so, and the next parse of them skips the checks.
         self.canonical = False
+        self.data: bytes | None = None  # the bytes it was read from, until its derived index is made
 
     @property
     def records(self) -> list[Record]:
@@ -446,22 +447,93 @@ def written_canonical(doc: Document, data: bytes) -> bool:
     )
 
 
+def canonical_record(raw: dict) -> Record:
+    """The record of an entry known to be canonical (see `_canonical_items`), without its checks.
+    Raises KeyError, TypeError or ValueError if it is not even shaped like one."""
+    record = Record(raw["id"], _BY_VALUE[raw["kind"]], raw["text"], raw.get("source") or "", int(raw.get("ts", 0)),
+                    raw.get("flags"), {k: v for k, v in raw.items() if k not in _KNOWN})
+    record.raw = raw
+    return record
+
+
+def entry_spans(data: bytes) -> list[int] | None:
+    """Where each item of the top-level `entries` list starts and ends in `data` (byte offsets:
+    start, end, start, end, ...), read with the standard library's scanner; None if the bytes are
+    not one JSON object holding one `entries` list (or start with a byte-order mark)."""
+    import json
+    from json.decoder import scanstring
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    scan = json.JSONDecoder().scan_once
+    skip = re.compile(r"[ \t\n\r]*").match
+    found: list[int] | None = None
+    try:
+        i = skip(text, 0).end()
+        if text[i] != "{":
+            return None
+        i = skip(text, i + 1).end()
+        while text[i] == '"':
+            name, i = scanstring(text, i + 1)
+            i = skip(text, i).end()
+            if text[i] != ":":
+                return None
+            i = skip(text, i + 1).end()
+            if name == "entries":
+                if found is not None or text[i] != "[":
+                    return None
+                found = []
+                i = skip(text, i + 1).end()
+                if text[i] == "]":
+                    i += 1
+                else:
+                    while True:
+                        _value, end = scan(text, i)
+                        found += (i, end)
+                        i = skip(text, end).end()
+                        if text[i] == "]":
+                            i += 1
+                            break
+                        if text[i] != ",":
+                            return None
+                        i = skip(text, i + 1).end()
+            else:
+                _value, i = scan(text, i)
+            i = skip(text, i).end()
+            if text[i] == ",":
+                i = skip(text, i + 1).end()
+            elif text[i] == "}":
+                break
+            else:
+                return None
+        else:
+            return None
+    except (StopIteration, ValueError, IndexError, RecursionError):
+        return None
+    if found is None or skip(text, i + 1).end() != len(text):
+        return None
+    if len(text) != len(data):  # characters to bytes, one stretch after another
+        at_char = at_byte = 0
+        for n, offset in enumerate(found):
+            at_byte += len(text[at_char:offset].encode("utf-8"))
+            at_char = offset
+            found[n] = at_byte
+    return found
+
+
 def _canonical_items(entries: list) -> list[Record | Invalid] | None:
     """The records of entries a derived index found canonical, without checking each field again;
     None (check them all) if anything is not as it said, e.g. an index of other bytes."""
     items: list[Record | Invalid] = []
     append = items.append
-    known = _KNOWN
     id_ok = _ID.match
     try:
         for raw in entries:
             if not id_ok(raw["id"]) or raw["text"].isspace() or not raw["text"]:
                 return None
-            record = Record(raw["id"], _BY_VALUE[raw["kind"]], raw["text"], raw.get("source") or "",
-                            int(raw.get("ts", 0)), raw.get("flags"),
-                            {k: v for k, v in raw.items() if k not in known})
-            record.raw = raw
-            append(record)
+            append(canonical_record(raw))
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     if len({item.id for item in items}) != len(items):  # type: ignore[union-attr]

@@ -73,6 +73,7 @@ class Storage:
         self._recovery = Recovery(self.path, self.backups, self.audit)
         # (state, document) of the last read, swapped as one value so threads never pair them wrongly
         self._cache: tuple[tuple | None, Document] | None = None
+        self._lean: tuple[tuple, Document] | None = None  # (state, lean.LeanDocument) of the last lean read
         self.recovery: RecoveryReport | None = None  # set when this process quarantined a corrupt file
         self.read_error: str | None = None  # set when the last read could not show the file as it is
         self.audit_error: str | None = None  # set when this process saved a change it could not log
@@ -110,10 +111,14 @@ class Storage:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def load(self) -> Document:
+    def load(self, lean: bool = False) -> Document:
         """The current document, cached while the file is unchanged. Never raises and never waits
         for the lock. A corrupt file is quarantined and recovered at once when the lock is free;
-        otherwise the newest valid backup is shown (not written) and `read_error` says why."""
+        otherwise the newest valid backup is shown (not written) and `read_error` says why.
+
+        `lean`: the document is only queried, so a canonical file whose derived index can be
+        trusted may be returned unparsed (lean.LeanDocument: its records are parsed one by one as
+        a query meets them); a parsed document of the same file state is returned if there is one."""
         try:
             key = self.state()
         except OSError as exc:
@@ -122,6 +127,8 @@ class Storage:
         cached = self._cache
         if cached is not None and key is not None and cached[0] == key:
             return cached[1]
+        if lean and key is not None and self._lean is not None and self._lean[0] == key:
+            return self._lean[1]
         if key is None:
             if self._recovery.quarantined_names() and self._recovery.candidate() is not None:
                 # a recovery was interrupted (or the file removed by hand): finish it
@@ -137,8 +144,15 @@ class Storage:
         except OSError as exc:
             self.read_error = f"cannot read {self.path}: {exc.strerror or exc}"
             return Document()
+        known = None
+        if lean:
+            found, known = derived.lean(self, data, self.approval_key())
+            if found is not None:
+                self.read_error = self.not_a_store = None
+                self._lean = (key, found)
+                return found
         try:
-            doc = derived.parse(self, data)
+            doc = derived.parse(self, data, known)
         except Corrupt as error:
             self.not_a_store = self.folder.foreign_reason(data, str(error))
             if self.not_a_store is not None:  # someone else's file: never touch it
@@ -239,6 +253,7 @@ class Storage:
                 # the derived index of what was just written, refreshed while the lock is held
                 doc.key, doc.derived = derived.content_key(data), None
                 doc.canonical = written_canonical(doc, data)
+                doc.data = data if doc.canonical else None
                 try:
                     derived.ensure(self, doc)
                 except Exception:  # an optimisation only: the change is saved, the next reader derives it

@@ -150,8 +150,9 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ reading
 
-    def _snap(self) -> _Snapshot:
-        doc = self._storage.load()
+    def _snap(self, lean: bool = False) -> _Snapshot:
+        """The snapshot of the current file state; `lean`: only to answer a query (Storage.load)."""
+        doc = self._storage.load(lean)
         if self._snapshot is None or self._snapshot.doc is not doc:
             self._snapshot = _Snapshot(doc, self.limits, self._storage)
         return self._snapshot
@@ -183,7 +184,7 @@ class MemoryStore:
     def _top(self, query: str, top_k: int | None, render: bool = False) -> list[tuple[Record, float]]:
         """The hits of `query`; with `render`, each hit's `plain` is worked out too (the block is
         made of them), so what this turn learnt is kept for the next in one save."""
-        snap = self._snap()
+        snap = self._snap(lean=True)
         if not isinstance(query, str) or not snap.records:
             return []
         limits = self.limits
