@@ -521,3 +521,26 @@ def test_the_doc_lists_every_rule():
     for rule in RULES:
         assert f"`{rule.id}`" in doc and rule.reason in doc, rule.id
     assert "filter, not a guarantee" in doc
+
+
+@given(st.text(alphabet=list("abcdefxyz_-=:/ .0123456789AKIghpsk\n"), max_size=120) | st.text(max_size=120))
+@settings(max_examples=300, deadline=None)
+def test_the_secret_rules_index_picks_what_the_whole_index_picks(text):
+    # Redaction builds an index of the secret rules alone (cheap on the per-turn path): for any text
+    # it must offer the same secret rules, in the same order, as the index of every rule.
+    from memtui_core.threats import _index
+
+    lowered = text.lower()
+    whole = [rule.id for rule in _index("views").candidates(lowered) if rule.category == "secret"]
+    assert [rule.id for rule in _index("secrets").candidates(lowered)] == whole
+
+
+@pytest.mark.parametrize("text", [
+    "OPENAI_API_KEY=sk-proj-" + "a1B2" * 12, "password: hunter2hunter2", "ghp_" + "x" * 36, "AKIAIOSFODNN7EXAMPLE",
+    "token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig'", "nothing secret here 部署脚本",
+])
+def test_the_secret_rules_index_picks_the_whole_index_rules_on_real_secrets(text):
+    from memtui_core.threats import _index
+
+    whole = [rule.id for rule in _index("views").candidates(text.lower()) if rule.category == "secret"]
+    assert [rule.id for rule in _index("secrets").candidates(text.lower())] == whole
