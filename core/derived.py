@@ -132,17 +132,14 @@ def read(path: Path, key: str) -> Derived | None:
         if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             warn_once(f"ignoring {path}: not owned by this user or readable by others (the index is derived in memory)")
             return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        from .fileio import read_fd
+
+        data = read_fd(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return decode(b"".join(chunks), key)
+    return decode(data, key)
 
 
 _SECTIONS = ("terms", "term_ends", "starts", "ids", "doc_lens", "spans")

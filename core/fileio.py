@@ -56,14 +56,24 @@ def read_file(path: Path) -> bytes:
             raise SymlinkRefused(errno.ELOOP, f"refusing to follow a symlink: {path}", str(path)) from None
         raise
     try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
+        return read_fd(fd)
     finally:
         os.close(fd)
+
+
+def read_fd(fd: int) -> bytes:
+    """Everything left to read from `fd`. A regular file comes in one read of its size (joining
+    chunks would hold the file twice at the peak: 90 MiB more for a store of 100,000 entries)."""
+    try:
+        size = os.fstat(fd).st_size
+    except OSError:
+        size = 0
+    chunks = []
+    while True:
+        chunk = os.read(fd, max(size + 1, 1 << 16) if not chunks else 1 << 20)
+        if not chunk:
+            return b"".join(chunks)  # one chunk: the same bytes object, not a copy
+        chunks.append(chunk)
 
 
 def write_all(fd: int, data: bytes) -> None:
