@@ -535,10 +535,11 @@ class Gate:
     """
 
     __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
-                 "required", "_coverage", "_holders")
+                 "required", "_coverage", "_shared")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
-                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
+                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None,
+                 shared: dict | None = None) -> None:
         self.index = index
         self.via_keywords = via_keywords or {}
         self.terms = terms
@@ -551,7 +552,8 @@ class Gate:
         self.relative_floor = relative_floor
         self.required = min_coverage
         self._coverage: dict[int, float] = {}
-        self._holders: list[tuple[str, float, frozenset[int]]] | None = None
+        # what judging hits needs that depends only on the query (shared by the gates of one `pick`)
+        self._shared = shared if shared is not None else {}
 
     def settle(self, ranked: Iterable[tuple[int, float]]) -> bool:
         """Lower the coverage required to the best any hit reaching the relative floor has, when
@@ -583,13 +585,16 @@ class Gate:
             return cached
         if not self.mass:
             return 0.0
-        keywords = self.via_keywords.get(doc_id, {})
-        # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
-        # bounds the score, not what the entry is about).
-        held = 0.0
-        for term, weight, holders in self._weighted():
-            if doc_id in holders or term in keywords:
-                held += weight
+        if not self.via_keywords and self.index._vectorized:
+            held = float(self._held_array()[doc_id])
+        else:
+            keywords = self.via_keywords.get(doc_id, {})
+            # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
+            # bounds the score, not what the entry is about).
+            held = 0.0
+            for term, weight, holders in self._weighted():
+                if doc_id in holders or term in keywords:
+                    held += weight
         self._coverage[doc_id] = held / self.mass
         return self._coverage[doc_id]
 
@@ -598,10 +603,28 @@ class Gate:
         counts: the holders are made once per query from the postings the scoring read already,
         so judging a hit costs a set lookup per term, not a search of the postings (a long query
         over a big store judges hundreds of hits)."""
-        if self._holders is None:
-            self._holders = [(term, qtf * self.idf[term], frozenset(self.index.holders(term)))
-                             for term, qtf in self.terms.items() if term in self.idf]
-        return self._holders
+        weighted = self._shared.get("weighted")
+        if weighted is None:
+            weighted = self._shared["weighted"] = [
+                (term, qtf * self.idf[term], frozenset(self.index.holders(term)))
+                for term, qtf in self.terms.items() if term in self.idf
+            ]
+        return weighted
+
+    def _held_array(self):
+        """Per document, the mass of the counted terms its text holds, as a numpy array made from
+        the postings of the query's terms (a vectorized index): added term by term in the query's
+        order, so each sum is the very one `coverage` adds up in pure Python."""
+        held = self._shared.get("held")
+        if held is None:
+            import numpy as np
+
+            held = np.zeros(self.index.n, dtype=np.float64)
+            for term, qtf in self.terms.items():
+                if term in self.idf:
+                    held[self.index._term_vector(term)[0]] += qtf * self.idf[term]
+            self._shared["held"] = held
+        return held
 
     def reason(self, doc_id: int, score: float) -> str | None:
         """Why this hit is held back, in plain words; None if it passes."""
@@ -643,9 +666,10 @@ def pick(
     # Without keywords, look at the best few hits first (cheap on a big store), and more only if
     # the gate needs them.
     size = max(8 * k, 32)
+    shared: dict = {}
     while True:
         ranked = index.top(kept, size, excluded)
-        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size)
+        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size, shared)
         if certain:
             return picked
         size *= 4
@@ -660,13 +684,14 @@ def _gated(
     relative_floor: float,
     via_keywords: dict[int, dict[str, tuple[int, int, float]]],
     exhaustive: bool,
+    shared: dict | None = None,
 ) -> tuple[list[tuple[int, float]], bool]:
     """The first `k` of `ranked` (best first) that pass the gate, and whether that is certain:
     `ranked` held every hit that matters (it is `exhaustive`, or reaches below the floor) or
     already gave `k` hits under a settled bar."""
     if not ranked:
         return [], True
-    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords)
+    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords, shared)
     complete = exhaustive or ranked[-1][1] < relative_floor * gate.best
     if not gate.settle(ranked) and not complete:
         return [], False

@@ -496,3 +496,21 @@ def test_big_store_scores_equal_bm25s(tmp_path):
         keys = [(-hit.score, position) for hit, position in zip(hits, positions)]
         assert keys == sorted(keys), query
         assert store.search(query, top_k=4) == hits[:4]
+
+
+def test_gate_coverage_is_the_same_whether_the_index_is_vectorized(docs, queries):
+    # A vectorized index judges hits from one array of held mass per query; the sums must be the
+    # very ones the pure-Python judgement adds up, so the gate lets the same hits through.
+    from memtui_core.ranking import Gate
+
+    plain, vector = Index(docs, vectorized=False), Index(docs, vectorized=True)
+    assert vector.vectorized and not plain.vectorized
+    for query in queries:
+        terms = query_terms(tokenize(query))
+        ranked = plain.ranked(tokenize(query))
+        if not ranked:
+            continue
+        a = Gate(plain, terms, 0.5, 0.2, ranked[0][1])
+        b = Gate(vector, terms, 0.5, 0.2, ranked[0][1])
+        for doc_id in range(len(docs)):
+            assert a.coverage(doc_id) == b.coverage(doc_id), (query, doc_id)
