@@ -1,7 +1,9 @@
 """Peak RSS of one process holding a store ready to answer: `python -m bench.rss WHO DIR`.
 
-WHO is `ours` (MemoryStore + one query), `bm25s`, `rank_bm25`, `fts5-memory` or `fts5-disk`
-(each indexing the same tokens), or `baseline` (python + orjson + the file parsed).
+WHO is `ours` (MemoryStore + two queries, the derived index saved next to the file as any
+earlier turn leaves it), `ours-derive` (the same in a copy of the folder without the index: the
+process that parses the whole file and derives the index), `bm25s`, `rank_bm25`, `fts5-memory`
+or `fts5-disk` (each indexing the same tokens), or `baseline` (python + orjson + the file parsed).
 Prints the peak resident set size in MiB: VmHWM of /proc/self/status on Linux (getrusage's
 ru_maxrss would carry the high-water mark of the parent that spawned us), else ru_maxrss.
 """
@@ -20,12 +22,20 @@ def main() -> None:
         import orjson
 
         orjson.loads((directory / "memory.json").read_bytes())
-    elif who == "ours":
+    elif who in ("ours", "ours-derive"):
         from memtui_core import Limits, MemoryStore
 
+        if who == "ours-derive":
+            import shutil
+            import tempfile
+
+            directory = Path(tempfile.mkdtemp(prefix="memtui-rss-"))
+            shutil.copy(Path(sys.argv[2]) / "memory.json", directory / "memory.json")
         store = MemoryStore(directory, Limits(max_entries=10**7))
         store.retrieve_block(query)
         store.retrieve_block("证书 rotation 新词")
+        if who == "ours-derive":
+            shutil.rmtree(directory, ignore_errors=True)
     else:
         import orjson
 

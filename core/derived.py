@@ -1,22 +1,34 @@
 """The derived index: what the per-turn path works out from memory.json, saved next to it.
 
 `memory.json.index` holds, for one exact content of memory.json, each entry's threat verdict (of
-the entries judged so far), its keywords as tokens, and the inverted index of the texts (terms,
-postings, document lengths); the keyword weight and BM25's k1 and b are applied on load, so one
-file serves every ranking profile. It is never a source of truth: it is keyed
-by the hash of memory.json's bytes, a format version and a fingerprint of the code that derives
-it (the threat rules, the tokenizer, the kinds), and anything that does not match -- a stale, corrupt,
-newer, foreign or loosely permitted file -- is ignored and the index is derived again in memory.
-Deleting it only costs time. Loading it executes nothing: a fixed header, a JSON part read by
-orjson, and arrays of 32-bit integers read with `array.frombytes`.
+the entries judged so far), whether its text goes into the block as it is (of the entries
+rendered so far), its keywords as tokens, the inverted index of the texts (terms, postings,
+document lengths), whether the file is canonical (in memtui's own form: records.Document.canonical)
+and, for a canonical file, where each entry's object starts and ends in its bytes. The keyword
+weight and BM25's k1 and b are applied on load, so one file serves every ranking profile.
 
-Layout: MAGIC, then a little-endian u32 header length, the header (JSON), then the body: the
-terms (UTF-8, newline-separated), per-document lengths, term starts and document ids (int32
-arrays in the byte order named by the header). The header carries the body's hash.
+It is never a source of truth: it is keyed by the hash of memory.json's bytes, a format version
+and a fingerprint of the code that derives it (the threat rules, the tokenizer, the kinds, the
+block's cleaning), and anything that does not match -- a stale, corrupt, newer, foreign or loosely
+permitted file -- is ignored and the index is derived again in memory. Deleting it only costs
+time. Loading it executes nothing: a fixed header, a JSON part read by orjson, and arrays of
+32-bit integers read with `array.frombytes`.
+
+What it buys (lean.py): a query of a canonical file reads the arrays, looks its terms up in the
+sorted term table by bisection, scores their postings and parses with orjson only the entries it
+meets; memory.json is hashed, not parsed, and nothing is checked again (the index was derived from
+a full parse of these very bytes). A file in another form is parsed whole, with the verdicts.
+
+Layout: MAGIC, then a little-endian u32 header length, the header (JSON), then the body: the terms
+sorted by their UTF-8 bytes in one blob, where each ends, where each term's postings start, the
+postings (document ids, one per occurrence), per-document lengths and the entries' byte spans
+(int32 arrays in the byte order named by the header; the header gives each part's size and the
+body's CRC-32).
 
 Writers refresh it under the lock right after replacing memory.json; a reader that finds it stale
 derives the index and saves it if it can (atomically, 0600, never through a symlink), without
-taking the lock: two readers doing so at once each replace the file with the same bytes.
+taking the lock: two readers doing so at once each replace the file with the same bytes. What a
+turn learns (verdicts, plain texts) is saved by that turn's process once per file state.
 """
 
 from __future__ import annotations
@@ -231,28 +243,32 @@ def encode(derived: Derived) -> bytes:
             starts.append(len(ids))
         blob = bytes(joined)
     canonical = derived.canonical and derived.spans is not None and len(derived.spans) == 2 * len(derived.doc_lens)
-    sections = [blob, ends.tobytes(), starts.tobytes(), ids.tobytes(), derived.doc_lens.tobytes(),
-                derived.spans.tobytes() if canonical else b""]  # type: ignore[union-attr]
-    body = b"".join(sections)
+    # the arrays' own memory, not copies: the file is assembled once (at 100k entries each copy is 28 MiB)
+    sections = [memoryview(blob), memoryview(ends).cast("B"), memoryview(starts).cast("B"),
+                memoryview(ids).cast("B"), memoryview(derived.doc_lens).cast("B"),
+                memoryview(derived.spans if canonical else b"").cast("B")]  # type: ignore[arg-type]
     from zlib import crc32
 
+    crc = 0
+    for section in sections:
+        crc = crc32(section, crc)
     header = orjson.dumps(
         {
             "format": FORMAT,
             "key": derived.key,
             "byteorder": sys.byteorder,
-            "body": crc32(body),
+            "body": crc,
             "docs": len(derived.doc_lens),
             "terms": len(terms),
             "ids": len(ids),
-            "sizes": dict(zip(_SECTIONS, map(len, sections))),
+            "sizes": dict(zip(_SECTIONS, (section.nbytes for section in sections))),
             "canonical": canonical,
             "verdicts": derived.verdicts,
             "plain": derived.plain,
             "keywords": derived.keywords,
         }
     )
-    return MAGIC + len(header).to_bytes(4, "little") + header + body
+    return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *sections])
 
 
 class TermTable:

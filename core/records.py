@@ -459,13 +459,16 @@ def canonical_record(raw: dict) -> Record:
 def entry_spans(data: bytes) -> list[int] | None:
     """Where each item of the top-level `entries` list starts and ends in `data` (byte offsets:
     start, end, start, end, ...), read with the standard library's scanner; None if the bytes are
-    not one JSON object holding one `entries` list (or start with a byte-order mark)."""
+    not one JSON object holding one `entries` list (or start with a byte-order mark). Meant for
+    bytes that are valid UTF-8 (a canonical file's: orjson read them)."""
     import json
     from json.decoder import scanstring
 
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+    # Read as Latin-1, one character per byte: JSON's structure is ASCII and no byte of a UTF-8
+    # sequence is one of its characters or a control character, so the scanner finds the same
+    # items, at character offsets that are byte offsets (the values it builds are thrown away).
+    text = data.decode("latin-1")
+    if text.startswith("\xef\xbb\xbf"):
         return None
     scan = json.JSONDecoder().scan_once
     skip = re.compile(r"[ \t\n\r]*").match
@@ -514,12 +517,6 @@ def entry_spans(data: bytes) -> list[int] | None:
         return None
     if found is None or skip(text, i + 1).end() != len(text):
         return None
-    if len(text) != len(data):  # characters to bytes, one stretch after another
-        at_char = at_byte = 0
-        for n, offset in enumerate(found):
-            at_byte += len(text[at_char:offset].encode("utf-8"))
-            at_char = offset
-            found[n] = at_byte
     return found
 
 
