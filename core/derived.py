@@ -182,16 +182,16 @@ def decode(data: bytes, key: str) -> Derived | None:
         if not all(type(n) is int and n >= 0 for n in (n_docs, n_terms, n_ids)) or not isinstance(canonical, bool):
             return None
         verdicts, plain, keywords = header["verdicts"], header["plain"], header["keywords"]
-        if not (isinstance(verdicts, list) and len(verdicts) == n_docs):
+        if not all(type(part) is list and len(part) == n_docs for part in (verdicts, plain, keywords)):
             return None
-        if not all(v is None or isinstance(v, list) and all(isinstance(c, str) for c in v) for v in verdicts):
+        # the common values are checked by type in bulk: most verdicts are null, most keyword lists empty
+        if not set(map(type, plain)) <= {type(None), bool} or not set(map(type, keywords)) <= {list}:
             return None
-        if not (isinstance(plain, list) and len(plain) == n_docs and all(p is None or p is True or p is False for p in plain)):
-            return None
-        if not (isinstance(keywords, list) and len(keywords) == n_docs) or not all(
-            isinstance(kws, list) and all(isinstance(kw, list) and all(isinstance(t, str) for t in kw) for kw in kws)
-            for kws in keywords
+        if not set(map(type, verdicts)) <= {type(None), list} or not all(
+            type(c) is str for v in verdicts if v for c in v
         ):
+            return None
+        if not all(type(kw) is list and all(type(t) is str for t in kw) for kws in keywords if kws for kw in kws):
             return None
         counts = {"term_ends": n_terms, "starts": n_terms + 1, "ids": n_ids, "doc_lens": n_docs,
                   "spans": 2 * n_docs if canonical else 0}

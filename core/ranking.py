@@ -203,6 +203,9 @@ class Index:
         if keywords is not None and keyword_weight > 0.0:
             parsed_docs = []
             for doc_id, keyword_list in enumerate(keywords):
+                if not keyword_list:  # most entries: nothing to add (an int plus 0.0 is the same number)
+                    parsed_docs.append([])
+                    continue
                 parsed = [(frozenset(tokens), Counter(tokens)) for tokens in keyword_list if tokens]
                 parsed_docs.append(parsed)
                 doc_lens[doc_id] += keyword_weight * sum(len(tokens) for tokens in keyword_list)

@@ -127,13 +127,21 @@ def test_deleting_the_index_only_costs_time(home):
         lambda data: data[:-1] + bytes([data[-1] ^ 0xFF]),  # one flipped bit in the arrays
         lambda data: data.replace(b'"verdicts":[', b'"verdicts":[["override"],', 1),
         lambda data: derived.MAGIC + (10**9).to_bytes(4, "little"),
+        lambda data: data.replace(b'"plain":[null', b'"plain":["yes"', 1).replace(b'"plain":[false', b'"plain":["yes"', 1)
+        .replace(b'"plain":[true', b'"plain":["yes"', 1),
+        lambda data: data.replace(b'"keywords":[[', b'"keywords":[[[1]],[', 1),
+        lambda data: data.replace(b'"canonical":true', b'"canonical":false', 1).replace(b'"canonical":false', b'"canonical":1', 1),
+        lambda data: data[:-8],  # the spans cut short: the sizes no longer add up
     ],
-    ids=["empty", "pickle", "truncated", "flipped", "extra-verdict", "huge-header"],
+    ids=["empty", "pickle", "truncated", "flipped", "extra-verdict", "huge-header", "plain-not-bool",
+         "keyword-not-text", "canonical-not-bool", "spans-cut"],
 )
 def test_a_corrupt_index_is_ignored_and_rebuilt(home, damage):
     first = check(home)
     path = index_file(home)
-    path.write_bytes(damage(path.read_bytes()))
+    damaged = damage(path.read_bytes())
+    assert damaged != path.read_bytes()
+    path.write_bytes(damaged)
     os.chmod(path, 0o600)
     check(home, first)
     assert_valid_index(home)
