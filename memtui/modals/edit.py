@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on, work
+from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -25,6 +25,7 @@ from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextAr
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry, TextCheck
 
+from ..node import AppNode
 from ..messages import ProbesChecked, TextChecked
 from ..widgets.fmt import clip, kind_badge, kind_name
 from .confirm import ConfirmModal
@@ -84,8 +85,11 @@ class KindChoice(RadioSet):
         event.prevent_default()
 
 
-class EditModal(ModalScreen[EditResult | None]):
+class EditModal(AppNode, ModalScreen[EditResult | None]):
     """`ctrl+s` saves, `escape` cancels; `tab` moves between the kind (arrows, enter) and the text."""
+    text_area = getters.query_one("#edit-text", TextArea)
+    kind_choice = getters.query_one("#edit-kind", RadioSet)
+
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
@@ -127,12 +131,12 @@ class EditModal(ModalScreen[EditResult | None]):
                 yield Button("Cancel (esc)", id="cancel")
 
     def on_mount(self) -> None:
-        area = self.query_one("#edit-text", TextArea)
+        area = self.text_area
         area.move_cursor(area.document.end)
-        kinds = self.query_one("#edit-kind", RadioSet)
+        kinds = self.kind_choice
         kinds._selected = list(Kind).index(self.initial_kind)  # highlight the pressed kind, not the first
         if self.entry is None:
-            self.query_one("#edit-kind", RadioSet).focus()  # a new memory starts with its kind
+            self.kind_choice.focus()  # a new memory starts with its kind
         else:
             area.focus()
         self._update_count()
@@ -146,11 +150,11 @@ class EditModal(ModalScreen[EditResult | None]):
 
     @property
     def text(self) -> str:
-        return self.query_one("#edit-text", TextArea).text
+        return self.text_area.text
 
     @property
     def kind(self) -> Kind:
-        pressed = self.query_one("#edit-kind", RadioSet).pressed_button
+        pressed = self.kind_choice.pressed_button
         if pressed is None or pressed.id is None:
             return self.initial_kind
         return Kind(pressed.id.removeprefix("kind-"))
@@ -173,7 +177,7 @@ class EditModal(ModalScreen[EditResult | None]):
         engine would refuse them."""
         from .keywords import keyword_effects
 
-        return keyword_effects(self.typed_keywords, self.app.store.limits)  # type: ignore[attr-defined]
+        return keyword_effects(self.typed_keywords, self.app.store.limits)
 
     @on(Input.Changed, "#edit-keywords")
     def _keywords_changed(self) -> None:
@@ -202,7 +206,7 @@ class EditModal(ModalScreen[EditResult | None]):
     def _run_probe_check(self, key: tuple) -> None:
         from memtui_core.probes import ProbesUnreadable, load_probes, would_break
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         try:
             probes = load_probes(store).probes
         except ProbesUnreadable:
@@ -218,7 +222,7 @@ class EditModal(ModalScreen[EditResult | None]):
             self._update_count()
 
     def _known(self, entry_id: str) -> bool:
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         return snapshot is not None and snapshot.by_id(entry_id) is not None
 
     def _probe_warnings(self) -> list[Text]:
@@ -277,7 +281,7 @@ class EditModal(ModalScreen[EditResult | None]):
 
     def evictions(self) -> int:
         """How many entries saving this new memory would evict: the store keeps at most max_entries."""
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         if self.entry is not None or snapshot is None:
             return 0
         if self.check is not None and self.check.duplicate_of is not None:
@@ -289,7 +293,7 @@ class EditModal(ModalScreen[EditResult | None]):
         if not typed and not self.initial_keywords:
             return []
         kept, lines, _refused = self.keyword_check()
-        limit = self.app.store.limits.max_keywords  # type: ignore[attr-defined]
+        limit = self.app.store.limits.max_keywords
         head = Text(f"{len(kept)}/{limit} keywords", style=f"{P.muted}")
         if kept != typed:
             head.append(" stored: ", style=f"{P.muted}")
@@ -297,7 +301,8 @@ class EditModal(ModalScreen[EditResult | None]):
         return [head, *lines]
 
     def _eviction_warning(self, evicts: int) -> Text:
-        snapshot = self.app.snapshot  # type: ignore[attr-defined]
+        snapshot = self.app.snapshot
+        assert snapshot is not None  # evictions() counts none before the store is read
         count, cap = len(snapshot.entries), snapshot.max_entries
         # the new entry is the newest of its kind: it goes after every entry of its kind or a more evictable one
         rank = self.kind.eviction_rank
@@ -387,7 +392,7 @@ class EditModal(ModalScreen[EditResult | None]):
         if not result.is_valid:
             self._touched = True
             self._update_count()
-            self.query_one("#edit-text", TextArea).focus()
+            self.text_area.focus()
             return
         keywords, _lines, refused = self.keyword_check()
         if refused:
@@ -428,7 +433,7 @@ class EditModal(ModalScreen[EditResult | None]):
             if discard:
                 self.dismiss(None)
             else:
-                self.query_one("#edit-text", TextArea).focus()
+                self.text_area.focus()
 
         what = "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
         body = Text(f"Closing the editor now loses {what}. Nothing has been saved.")

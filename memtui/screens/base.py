@@ -11,13 +11,15 @@ from __future__ import annotations
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from ..node import AppNode
 
-class ModeScreen(Screen):
+
+class ModeScreen(AppNode, Screen[None]):
     """A screen the app switches to; `arrive()` puts the focus on its home widget."""
 
     def on_screen_resume(self) -> None:
         if getattr(self.app, "arriving", None) == self:
-            self.app.arriving = None  # type: ignore[attr-defined]
+            self.app.arriving = None
             self.call_after_refresh(self._arrive)
 
     def _arrive(self) -> None:

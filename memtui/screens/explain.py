@@ -6,7 +6,7 @@ import time
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on, work
+from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -20,6 +20,7 @@ from ..widgets.block_view import BlockView
 from ..widgets.fmt import STATUS_LOOK, kind_badge, one_line, status_badge
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from ..writes import Edit
 from .base import ModeScreen
 from ..widgets.term_bars import breakdown, comparison, entry_heading
 from ..widgets.virtual_table import Column, VirtualTable
@@ -39,6 +40,12 @@ RANKED_COLUMNS = [
 
 class ExplainScreen(ModeScreen):
     """Type a query; the table, the breakdown and the block follow as you type."""
+    ranked = getters.query_one("#ranked", VirtualTable)
+    query_input = getters.query_one("#query", Input)
+    find_input = getters.query_one("#ranked-find", Input)
+    summary = getters.query_one("#explain-summary", Static)
+    block_view = getters.query_one(BlockView)
+
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="explain.back", tooltip="Back to the entries"),
@@ -79,7 +86,7 @@ class ExplainScreen(ModeScreen):
         self._select_after = entry_id
 
     def compose(self) -> ComposeResult:
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        limits = self.app.store.limits
         yield StatusBar("Explain")
         with Horizontal(id="explain-inputs"):
             yield Input(placeholder="type a query as the agent would get it, e.g. 部署 dry-run", id="query")
@@ -100,15 +107,15 @@ class ExplainScreen(ModeScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#query", Input).focus()
+        self.query_input.focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
         self._show_intro()
-        self.query_one(BlockView).show(None)
+        self.block_view.show(None)
         self._take_entry()
 
     def arrive(self) -> None:
         """Every visit starts in the query box with its text selected: typing replaces the old query."""
-        self.query_one("#query", Input).focus()
+        self.query_input.focus()
         self._take_entry()
 
     def _take_entry(self) -> None:
@@ -116,11 +123,11 @@ class ExplainScreen(ModeScreen):
         entry_id = getattr(self.app, "explain_entry", None)
         if not entry_id:
             return
-        self.app.explain_entry = None  # type: ignore[attr-defined]
+        self.app.explain_entry = None
         previous = self.pinned
         self.pinned = entry_id
         self._select_after = entry_id
-        table = self.query_one("#ranked", VirtualTable)
+        table = self.ranked
         table.refresh_rows([key for key in (previous, entry_id) if key])
         if not table.select_key(entry_id):
             self._show_pinned_intro()
@@ -128,7 +135,7 @@ class ExplainScreen(ModeScreen):
             self._show_why()
 
     def _show_pinned_intro(self) -> None:
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         entry = snapshot.by_id(self.pinned) if snapshot is not None and self.pinned else None
         if entry is None:
             return
@@ -147,7 +154,7 @@ class ExplainScreen(ModeScreen):
         for status, (_label, _style, meaning) in STATUS_LOOK.items():
             legend.append_text(status_badge(status))
             legend.append(f" {meaning}   ", style=P.muted)
-        self.query_one("#explain-summary", Static).update(legend)
+        self.summary.update(legend)
         self.query_one("#why-entry", Static).update(
             Text(
                 "Type a query above. Every entry is scored with BM25 as the agent's retrieval would score it; "
@@ -171,7 +178,7 @@ class ExplainScreen(ModeScreen):
     @on(Input.Submitted)
     def _input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "ranked-find":
-            self.query_one("#ranked", VirtualTable).focus()
+            self.ranked.focus()
             return
         self._to_ranked()
 
@@ -184,7 +191,7 @@ class ExplainScreen(ModeScreen):
         if self._timer is not None:
             self._timer.stop()
         self.refresh_explain()
-        self.query_one("#ranked", VirtualTable).focus()
+        self.ranked.focus()
 
     def _limit(self, widget_id: str, default: int) -> int | None:
         raw = self.query_one(widget_id, Input).value.strip()
@@ -197,25 +204,25 @@ class ExplainScreen(ModeScreen):
         return value if value >= 0 else None
 
     def refresh_explain(self) -> None:
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        limits = self.app.store.limits
         top_k = self._limit("#top-k", limits.top_k)
         budget = self._limit("#budget", limits.char_budget)
         if top_k is None or budget is None:
-            self.query_one("#explain-summary", Static).update(
+            self.summary.update(
                 Text("top-k and budget must be whole numbers ≥ 0", style=f"bold {P.error}")
             )
             return
-        query = self.query_one("#query", Input).value
+        query = self.query_input.value
         if not query.strip():
             self.explanation = None
             self._rows = {}
-            table = self.query_one("#ranked", VirtualTable)
+            table = self.ranked
             table.empty_message = TYPE_A_QUERY
             table.set_rows([], lambda index: ())
             self._show_intro()
             self.query_one("#why-terms", Static).update("")
             self.query_one("#why-compare", Static).update("")
-            self.query_one(BlockView).show(None)
+            self.block_view.show(None)
             return
         self._requested_at = time.perf_counter()
         self._explain(query, top_k, budget)
@@ -224,17 +231,17 @@ class ExplainScreen(ModeScreen):
     def _explain(self, query: str, top_k: int, budget: int) -> None:
         started = time.perf_counter()
         try:
-            explanation = self.app.store.explain(query, top_k=top_k, budget=budget)  # type: ignore[attr-defined]
+            explanation = self.app.store.explain(query, top_k=top_k, budget=budget)
         except Exception as exc:
             self.post_message(ExplainFailed(one_line(str(exc))))
             return
         self.post_message(ExplainReady(explanation, time.perf_counter() - started))
 
     def on_explain_failed(self, message: ExplainFailed) -> None:
-        self.query_one("#explain-summary", Static).update(Text(message.error, style=f"bold {P.error}"))
+        self.summary.update(Text(message.error, style=f"bold {P.error}"))
 
     def on_explain_ready(self, message: ExplainReady) -> None:
-        if message.explanation.query != self.query_one("#query", Input).value:
+        if message.explanation.query != self.query_input.value:
             return  # a newer keystroke is on its way
         self.apply(message.explanation)
         total = time.perf_counter() - self._requested_at
@@ -243,7 +250,7 @@ class ExplainScreen(ModeScreen):
         self._show_summary()
 
     def _snapshot_changed(self, _snapshot: object) -> None:
-        if self.query_one("#query", Input).value.strip():
+        if self.query_input.value.strip():
             self.refresh_explain()
 
     # ------------------------------------------------------------------ showing
@@ -255,7 +262,7 @@ class ExplainScreen(ModeScreen):
             self.pinned = None
         shown: list[EntryExplanation] = []
         unmatched = 0
-        needle = self.query_one("#ranked-find", Input).value.strip().lower()
+        needle = self.find_input.value.strip().lower()
         for row in explanation.entries:
             if needle and needle not in row.text.lower() and not row.id.startswith(needle):
                 continue
@@ -266,7 +273,7 @@ class ExplainScreen(ModeScreen):
             shown.append(row)
         self._shown = shown
         self._hidden_unmatched = max(0, unmatched - MAX_UNMATCHED_ROWS)
-        table = self.query_one("#ranked", VirtualTable)
+        table = self.ranked
         table.empty_message = (
             "No entries to rank: the store is empty." if explanation.n == 0
             else "No ranked entry contains that text (escape clears the search)." if needle else TYPE_A_QUERY
@@ -274,7 +281,7 @@ class ExplainScreen(ModeScreen):
         table.set_rows([row.id for row in shown], self._cells)
         if self._select_after is not None and table.select_key(self._select_after):
             self._select_after = None
-        self.query_one(BlockView).show(explanation)
+        self.block_view.show(explanation)
         self._show_why()
 
     def _cells(self, index: int) -> list[Text]:
@@ -338,10 +345,10 @@ class ExplainScreen(ModeScreen):
         hidden = self._hidden_unmatched
         if hidden:
             text.append(f" │ {hidden} more without a query term not listed", style=P.muted)
-        self.query_one("#explain-summary", Static).update(text)
+        self.summary.update(text)
 
     def _selected_id(self) -> str | None:
-        return self.query_one("#ranked", VirtualTable).selected_key()
+        return self.ranked.selected_key()
 
     def selected_row(self) -> EntryExplanation | None:
         entry_id = self._selected_id()
@@ -393,17 +400,17 @@ class ExplainScreen(ModeScreen):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
-        find = self.query_one("#ranked-find", Input)
+        find = self.find_input
         if find.value and self.focused is find:
             find.value = ""  # escape in the search clears it first
             return
-        self.app.action_show("browse")  # type: ignore[attr-defined]
+        self.app.action_show("browse")
 
     def action_find(self) -> None:
-        self.query_one("#ranked-find", Input).focus()
+        self.find_input.focus()
 
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        self.query_input.focus()
 
     def action_focus_limits(self) -> None:
         self.query_one("#top-k", Input).focus()
@@ -421,7 +428,7 @@ class ExplainScreen(ModeScreen):
 
     def _trial_limits(self) -> str:
         """`top-k 2 (store 4)` when a box differs from the store's own value, else ``."""
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        limits = self.app.store.limits
         out = []
         for widget_id, name, default in (("#top-k", "top-k", limits.top_k), ("#budget", "budget", limits.char_budget)):
             value = self._limit(widget_id, default)
@@ -430,7 +437,7 @@ class ExplainScreen(ModeScreen):
         return ", ".join(out)
 
     def action_reset_limits(self) -> None:
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        limits = self.app.store.limits
         self.query_one("#top-k", Input).value = str(limits.top_k)
         self.query_one("#budget", Input).value = str(limits.char_budget)
         self.refresh_explain()
@@ -446,7 +453,7 @@ class ExplainScreen(ModeScreen):
             return
         previous = self.pinned
         self.pinned = None if previous == row.id else row.id
-        self.query_one("#ranked", VirtualTable).refresh_rows([key for key in (previous, self.pinned) if key])
+        self.ranked.refresh_rows([key for key in (previous, self.pinned) if key])
         self._show_why()
 
     # ------------------------------------------------------------------ curation: keywords and probes
@@ -464,7 +471,7 @@ class ExplainScreen(ModeScreen):
         from ..modals.keywords import KeywordsModal
 
         row = self.selected_row()
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         entry = snapshot.by_id(row.id) if row is not None and snapshot is not None else None
         if row is None or entry is None or self.explanation is None:
             self.notify("Select the entry you expected, then press K.", title="Nothing selected")
@@ -474,9 +481,7 @@ class ExplainScreen(ModeScreen):
         def chosen(keywords: list[str] | None) -> None:
             if keywords is None or keywords == list(entry.keywords):
                 return
-            from ..messages import WriteRequest
-
-            self.app.submit(WriteRequest("edit", entry.id, keywords=keywords, expected=entry))  # type: ignore[attr-defined]
+            self.app.submit(Edit(entry.id, entry, keywords=keywords))
 
         self.app.push_screen(KeywordsModal(entry, self.missing_terms(row), query), chosen)
 
@@ -489,13 +494,13 @@ class ExplainScreen(ModeScreen):
             self.notify("Select the entry this query must inject (S keeps it as expecting nothing).",
                         title="Nothing selected")
             return
-        self._save_probe(self.explanation.query, None if nothing else [row.id])  # type: ignore[union-attr]
+        self._save_probe(self.explanation.query, None if nothing or row is None else [row.id])
 
     @work(thread=True, group="probe-save", exit_on_error=False)
     def _save_probe(self, query: str, expect: list[str] | None) -> None:
         from memtui_core.probes import add_probe, evaluate
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         try:
             probe, outcome = add_probe(store, query, expect)
             result = evaluate(probe, store.explain(probe.query))
