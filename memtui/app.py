@@ -37,6 +37,7 @@ from .modals.conflict import ConflictChoice, ConflictModal
 from .modals.edit import EditModal, EditResult
 from .screens.audit import AuditScreen
 from .screens.backups import BackupsScreen
+from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
 from .screens.explain import ExplainScreen
 from .screens.help import HelpScreen
@@ -121,12 +122,9 @@ class MemtuiApp(App[None]):
             store = MemoryStore(store.dir, store.limits, actor="tui")
         self.store = store
         self.demo = demo
-        self.select_after_load: str | None = None
-        self.audit_entry_filter: str | None = None
-        self.explain_entry: str | None = None  # the entry selected in Browse when `w` was pressed
-        self.arriving: Screen | None = None
         self._loading = False
-        self._reload_again = False
+        self._reload_again = False  # a reload was asked for while one ran: it runs next
+        self._select_next: str | None = None  # ... and the entry it selects when it is done
         self._seen_state: object = object()
         self.started_at = time.perf_counter()
         self.first_rows_at: float | None = None
@@ -164,17 +162,21 @@ class MemtuiApp(App[None]):
         if self.store.state() != self._seen_state:
             self.reload()
 
-    def reload(self) -> None:
-        """Read the store again in a worker; a request while one runs queues exactly one more."""
+    def reload(self, select: str | None = None) -> None:
+        """Read the store again in a worker; a request while one runs queues exactly one more.
+
+        `select`: the entry a write just touched, which Browse selects once the new read arrives.
+        """
         if self._loading:
             self._reload_again = True
+            self._select_next = select or self._select_next
             return
         self._loading = True
         self._seen_state = self.store.state()
-        self._load()
+        self._load(select)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _load(self) -> None:
+    def _load(self, select: str | None) -> None:
         store = self.store
         try:
             started = time.perf_counter()
@@ -197,7 +199,7 @@ class MemtuiApp(App[None]):
                 usage_days=store.limits.injection_days,
                 usage_logged=log.enabled,
             )
-            self.post_message(StoreLoaded(snapshot))
+            self.post_message(StoreLoaded(snapshot, select))
             health = store.health()
             events = store.audit()
             self.post_message(HistoryLoaded(StoreHistory(health, events, _events_by_id(events))))
@@ -205,7 +207,11 @@ class MemtuiApp(App[None]):
             self.post_message(LoadFailed(one_line(f"{type(exc).__name__}: {exc}")))
 
     def on_store_loaded(self, message: StoreLoaded) -> None:
-        self.snapshot = message.snapshot
+        self.snapshot = message.snapshot  # every screen redraws from it
+        if message.select is not None:
+            browse = self.get_screen_stack("browse")[0]
+            if isinstance(browse, BrowseScreen):
+                browse.reveal(message.select)
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         self.history = message.history
@@ -218,8 +224,9 @@ class MemtuiApp(App[None]):
     def _load_finished(self) -> None:
         self._loading = False
         if self._reload_again:
+            select, self._select_next = self._select_next, None
             self._reload_again = False
-            self.reload()
+            self.reload(select)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, less the two that memtui's Quit (q) and Keys (?) already offer."""
@@ -252,29 +259,33 @@ class MemtuiApp(App[None]):
         """Rank with another profile from now on (explain, and the block it shows)."""
         self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor)
         self.notify(f"Ranking profile: {name}")
-        refresh = getattr(self.screen, "refresh_explain", None)
-        if refresh is not None:
-            refresh()
+        if isinstance(self.screen, ExplainScreen):
+            self.screen.refresh_explain()
 
     # ------------------------------------------------------------------ navigation
 
     def action_show(self, mode: str) -> None:
-        if self.current_mode != mode:
-            if mode == "audit" and self.audit_entry_filter is None:
-                self.audit_entry_filter = ""  # a plain visit: drop a filter that `h` set for one entry
-            if mode == "explain" and isinstance(self.screen, BrowseScreen):
-                selected = self.screen.selected_entry()
-                self.explain_entry = selected.id if selected else None  # explain opens on it
-            self.switch_mode(mode)
-            self.arriving = self.screen  # its ScreenResume handler moves the focus to its home
+        entry_id = None
+        if mode == "explain" and isinstance(self.screen, BrowseScreen):
+            selected = self.screen.selected_entry()
+            entry_id = selected.id if selected else None  # explain opens on it, pinned
+        self.visit(mode, entry_id)
+
+    def visit(self, mode: str, entry_id: str | None = None) -> None:
+        """Switch to `mode`; its screen then moves the focus to its home and shows `entry_id` if it can."""
+        if self.current_mode == mode:
+            return
+        self.switch_mode(mode)
+        screen = self.get_screen_stack(mode)[0]
+        if isinstance(screen, ModeScreen):
+            screen.post_message(ModeScreen.Arrived(entry_id))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.current_mode))
 
     def show_audit_for(self, entry_id: str) -> None:
-        self.audit_entry_filter = entry_id  # the audit screen takes it when it shows
-        self.action_show("audit")
+        self.visit("audit", entry_id)  # the audit screen filters on it
 
     # ------------------------------------------------------------------ writing
 
@@ -303,9 +314,7 @@ class MemtuiApp(App[None]):
             self.notify(outcome.summary, title="Not kept", severity="warning", timeout=8)
         else:
             self.notify(outcome.summary, title=message.write.title, timeout=4)
-        if outcome.select is not None:
-            self.select_after_load = outcome.select
-        self.reload()
+        self.reload(select=outcome.select)
 
     def on_write_failed(self, message: WriteFailed) -> None:
         self.notify(message.error, title="Not saved", severity="error", timeout=8)

@@ -56,6 +56,7 @@ class StoreHistory:
 @dataclass
 class StoreLoaded(Message):
     snapshot: StoreSnapshot
+    select: str | None = None  # the entry the write that asked for this read touched: Browse selects it
 
 
 @dataclass
@@ -92,6 +93,7 @@ class WriteConflict(Message):
 class ExplainReady(Message):
     explanation: Explanation
     seconds: float
+    select: str | None = None  # the entry to select in this ranking (a probe's expected entry)
 
 
 @dataclass

@@ -40,7 +40,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 APP_PARTS = ("memtui/screens/", "memtui/modals/", "memtui/widgets/")
 # What mypy checks: the parts above, the app itself and the messages and writes they exchange.
 CHECKED = ["memtui/screens", "memtui/modals", "memtui/widgets", "memtui/node.py", "memtui/messages.py",
-           "memtui/writes.py", "memtui/app.py"]
+           "memtui/writes.py", "memtui/app.py", "memtui/debounce.py"]
 
 
 def _ignores() -> list[tuple[str, int, str]]:

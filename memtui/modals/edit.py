@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
 
@@ -26,6 +25,7 @@ from memtui_core.kinds import Kind
 from memtui_core.model import Entry, TextCheck
 
 from ..node import AppNode
+from ..debounce import Debounce
 from ..messages import ProbesChecked, TextChecked
 from ..widgets.fmt import clip, kind_badge, kind_name
 from .confirm import ConfirmModal
@@ -105,12 +105,12 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
         self.validator = MemoryText()
         self.check: TextCheck | None = None
         self.disk_notice: Text | None = None
-        self._timer: Timer | None = None
+        self._check_later = Debounce(self, CHECK_DELAY, lambda: self._run_check(self.text))
         self._touched = bool(self.initial_text)  # say "empty" only once there was text, or on save
         self.initial_keywords = list(entry.keywords) if entry is not None else []  # what is stored
         self.shown_keywords = list(keywords) if keywords is not None else self.initial_keywords
         self.probe_breaks: list = []  # probes that pass now and that this change would break
-        self._probe_timer: Timer | None = None
+        self._probe_check_later = Debounce(self, PROBE_CHECK_DELAY, self._check_probes)
 
     def compose(self) -> ComposeResult:
         title = f"Edit memory {self.entry.id}" if self.entry else "Add a memory"
@@ -140,11 +140,11 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
         else:
             area.focus()
         self._update_count()
-        self._schedule_check()
+        self._check_later.poke()
         if self.entry is not None:
             # init: an editor reopened on a version that is already stale says so at once
             self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
 
     # ------------------------------------------------------------------ live checks
 
@@ -162,7 +162,7 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
     @on(RadioSet.Changed, "#edit-kind")
     def _kind_changed(self) -> None:
         self._update_count()  # what saving evicts depends on the kind
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
 
     # ------------------------------------------------------------------ keywords and probes
 
@@ -182,16 +182,11 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
     @on(Input.Changed, "#edit-keywords")
     def _keywords_changed(self) -> None:
         self._update_count()
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
 
     @on(Input.Submitted, "#edit-keywords")
     def _keywords_submitted(self) -> None:
         self.action_save()
-
-    def _schedule_probe_check(self) -> None:
-        if self._probe_timer is not None:
-            self._probe_timer.stop()
-        self._probe_timer = self.set_timer(PROBE_CHECK_DELAY, self._check_probes)
 
     def _probe_key(self) -> tuple:
         return (self.text.strip(), self.kind, tuple(self.keyword_check()[0]))
@@ -248,13 +243,8 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
     def _text_changed(self) -> None:
         self._touched = True
         self._update_count()
-        self._schedule_check()
-        self._schedule_probe_check()
-
-    def _schedule_check(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(CHECK_DELAY, lambda: self._run_check(self.text))
+        self._check_later.poke()
+        self._probe_check_later.poke()
 
     @work(thread=True, exclusive=True, group="edit-check", exit_on_error=False)
     def _run_check(self, text: str) -> None:
@@ -369,7 +359,7 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
     def _snapshot_changed(self, snapshot) -> None:
         if snapshot is None or self.entry is None:
             return
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
         current = snapshot.by_id(self.entry.id)
         if current is None:
             self.disk_notice = Text(

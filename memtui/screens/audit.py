@@ -12,11 +12,11 @@ from textual import getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from memtui_core.model import AuditEvent, AuditOp
 
+from ..debounce import Debounce
 from ..messages import StoreHistory
 from ..modals.confirm import ConfirmModal
 from ..widgets.entry_detail import change_summary
@@ -69,7 +69,7 @@ class AuditScreen(ModeScreen):
         super().__init__()
         self.events: list[AuditEvent] = []
         self.shown: list[AuditEvent] = []
-        self._timer: Timer | None = None
+        self._filter = Debounce(self, FILTER_DELAY, self.fill)
         self._history_filter: str | None = None  # the entry id `h` filled in, if it is still there
 
     def compose(self) -> ComposeResult:
@@ -94,21 +94,14 @@ class AuditScreen(ModeScreen):
 
     def on_mount(self) -> None:
         self.audit_table.focus()
-        self.apply_entry_filter()
         self.watch(self.app, "history", self._history_changed, init=True)
 
-    def on_screen_resume(self) -> None:
-        self.call_after_refresh(self.apply_entry_filter)
-
-    def arrive(self) -> None:
+    def arrive(self, entry_id: str | None = None) -> None:
         self.audit_table.focus()  # keys are keys again, not letters in a box
+        self.apply_entry_filter(entry_id or "")
 
-    def apply_entry_filter(self) -> None:
-        """Take the entry id that `h` asked for; on a plain visit, drop the one it set last time."""
-        wanted = self.app.audit_entry_filter
-        if wanted is None:
-            return
-        self.app.audit_entry_filter = None
+    def apply_entry_filter(self, wanted: str) -> None:
+        """Filter on the entry id that `h` asked for; on a plain visit (""), drop the one it set last time."""
         field = self.id_filter
         if not wanted:
             if self._history_filter is None or field.value != self._history_filter:
@@ -172,13 +165,11 @@ class AuditScreen(ModeScreen):
 
     @on(Input.Changed, "#audit-id")
     def _id_changed(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(FILTER_DELAY, self.fill)
+        self._filter.poke()
 
     @on(Input.Submitted, "#audit-id")
     def _id_submitted(self) -> None:
-        self.fill()
+        self._filter.now()
         self.audit_table.focus()
 
     @on(Select.Changed)

@@ -56,7 +56,7 @@ class BackupsScreen(ModeScreen):
                 yield Static(id="preview-body")
         yield KeyFooter()
 
-    def arrive(self) -> None:
+    def arrive(self, entry_id: str | None = None) -> None:
         self.backup_list.focus()
 
     def on_mount(self) -> None:

@@ -8,12 +8,12 @@ from textual import events, getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.timer import Timer
 from textual.widgets import Input, Static, Tab, Tabs
 
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
+from ..debounce import Debounce
 from ..messages import StoreHistory, StoreSnapshot
 from ..modals.confirm import ConfirmModal
 from ..modals.reclassify import ReclassifyModal
@@ -101,7 +101,7 @@ class BrowseScreen(ModeScreen):
         self.usage_order = "store"  # store | least | never
         self.sort = "stored"
         self._by_id: dict[str, Entry] = {}
-        self._filter_timer: Timer | None = None
+        self._filter = Debounce(self, FILTER_DELAY, self._apply_filter)
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Browse")
@@ -119,7 +119,7 @@ class BrowseScreen(ModeScreen):
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
         self.watch(self.app, "history", self._history_changed, init=False)
 
-    def arrive(self) -> None:
+    def arrive(self, entry_id: str | None = None) -> None:
         self.entry_table.focus()
 
     # ------------------------------------------------------------------ data
@@ -182,12 +182,6 @@ class BrowseScreen(ModeScreen):
             self.detail.show_message(Text("Reading the store…", style="dim italic"))
             return
         self._by_id = {entry.id: entry for entry in snapshot.entries}
-        keep = self.app.select_after_load
-        self.app.select_after_load = None
-        if keep and keep in self._by_id and keep not in {e.id for e in self.visible_entries()}:
-            self.filter_text = ""
-            self.filter_input.value = ""
-            self.action_view("all")
         empty = not snapshot.entries
         main = self.query_one("#browse-main")
         appeared = not empty and not main.display
@@ -195,9 +189,20 @@ class BrowseScreen(ModeScreen):
         main.display = not empty
         if empty:
             self._show_empty_state()
-        self.fill(keep=keep)
+        self.fill()
         if appeared and not isinstance(self.focused, Input):
             self.entry_table.focus()  # the first entries: arrows move through them, not the detail
+
+    def reveal(self, entry_id: str) -> None:
+        """Select `entry_id` (the entry a write just touched), first clearing a filter or view that hides it."""
+        if entry_id not in self._by_id:
+            return
+        if entry_id not in {e.id for e in self.visible_entries()}:
+            self.filter_text = ""
+            self.filter_input.value = ""
+            self.view = None  # now, not when the tab's event arrives: the fill below must show it
+            self.action_view("all")
+        self.fill(keep=entry_id)
 
     def _history_changed(self, history: StoreHistory | None) -> None:
         self._show_selected()
@@ -259,17 +264,14 @@ class BrowseScreen(ModeScreen):
             self.fill()
 
     @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        value = event.value
+    def _filter_changed(self) -> None:
+        self._filter.poke()
 
-        def apply() -> None:
-            if value != self.filter_text:
-                self.filter_text = value
-                self.fill()
-
-        self._filter_timer = self.set_timer(FILTER_DELAY, apply)
+    def _apply_filter(self) -> None:
+        value = self.filter_input.value
+        if value != self.filter_text:
+            self.filter_text = value
+            self.fill()
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
@@ -281,12 +283,7 @@ class BrowseScreen(ModeScreen):
             self._leave_filter()
 
     def _leave_filter(self) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        value = self.filter_input.value
-        if value != self.filter_text:
-            self.filter_text = value
-            self.fill()
+        self._filter.now()
         self.entry_table.focus()
 
     # ------------------------------------------------------------------ actions

@@ -10,11 +10,11 @@ from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 
 from memtui_core.model import EntryExplanation, Explanation, Status
 
+from ..debounce import Debounce
 from ..messages import ExplainFailed, ExplainReady
 from ..widgets.block_view import BlockView
 from ..widgets.fmt import STATUS_LOOK, kind_badge, one_line, status_badge
@@ -72,18 +72,14 @@ class ExplainScreen(ModeScreen):
         self.explanation: Explanation | None = None
         self.pinned: str | None = None
         self._rows: dict[str, EntryExplanation] = {}
-        self._timer: Timer | None = None
+        self._rank_later = Debounce(self, EXPLAIN_DELAY, self.refresh_explain)
         self._shown: list[EntryExplanation] = []
         self._hidden_unmatched = 0
         self._requested_at = 0.0
-        self._select_after: str | None = None  # the entry to select when the next ranking arrives
+        self._select_after: str | None = None  # the entry pinned from Browse, selected when a ranking shows it
         self.show_tokens = False
         self.last_refresh: tuple[float, float] | None = None  # (core seconds, keystroke-to-screen seconds)
         self.refreshes = 0
-
-    def select_when_ranked(self, entry_id: str | None) -> None:
-        """Select `entry_id` once the next ranking shows it (None: keep the selection as it is)."""
-        self._select_after = entry_id
 
     def compose(self) -> ComposeResult:
         limits = self.app.store.limits
@@ -111,19 +107,24 @@ class ExplainScreen(ModeScreen):
         self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
         self._show_intro()
         self.block_view.show(None)
-        self._take_entry()
 
-    def arrive(self) -> None:
+    def arrive(self, entry_id: str | None = None) -> None:
         """Every visit starts in the query box with its text selected: typing replaces the old query."""
         self.query_input.focus()
-        self._take_entry()
+        if entry_id:
+            self._pin_from_browse(entry_id)
 
-    def _take_entry(self) -> None:
+    def open_query(self, query: str, select: str | None = None) -> None:
+        """Rank `query` now and select `select` in the ranking, with the keys on the ranking (probes
+        open a probe's query here)."""
+        self._rank_later.cancel()
+        with self.query_input.prevent(Input.Changed):  # ranked right here, not again after the typing delay
+            self.query_input.value = query
+        self.refresh_explain(select=select)
+        self.ranked.focus()  # the keys (K, s, space) act on the ranking
+
+    def _pin_from_browse(self, entry_id: str) -> None:
         """Open on the entry that was selected in Browse: pinned, and selected once the query ranks it."""
-        entry_id = getattr(self.app, "explain_entry", None)
-        if not entry_id:
-            return
-        self.app.explain_entry = None
         previous = self.pinned
         self.pinned = entry_id
         self._select_after = entry_id
@@ -171,9 +172,7 @@ class ExplainScreen(ModeScreen):
             if self.explanation is not None:
                 self.apply(self.explanation)
             return
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(EXPLAIN_DELAY, self.refresh_explain)
+        self._rank_later.poke()
 
     @on(Input.Submitted)
     def _input_submitted(self, event: Input.Submitted) -> None:
@@ -188,9 +187,7 @@ class ExplainScreen(ModeScreen):
             self._to_ranked()
 
     def _to_ranked(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self.refresh_explain()
+        self._rank_later.now()
         self.ranked.focus()
 
     def _limit(self, widget_id: str, default: int) -> int | None:
@@ -203,7 +200,8 @@ class ExplainScreen(ModeScreen):
             return None
         return value if value >= 0 else None
 
-    def refresh_explain(self) -> None:
+    def refresh_explain(self, select: str | None = None) -> None:
+        """Rank the query in a worker; `select`: the entry to select in the ranking it brings."""
         limits = self.app.store.limits
         top_k = self._limit("#top-k", limits.top_k)
         budget = self._limit("#budget", limits.char_budget)
@@ -225,17 +223,17 @@ class ExplainScreen(ModeScreen):
             self.block_view.show(None)
             return
         self._requested_at = time.perf_counter()
-        self._explain(query, top_k, budget)
+        self._explain(query, top_k, budget, select)
 
     @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
-    def _explain(self, query: str, top_k: int, budget: int) -> None:
+    def _explain(self, query: str, top_k: int, budget: int, select: str | None) -> None:
         started = time.perf_counter()
         try:
             explanation = self.app.store.explain(query, top_k=top_k, budget=budget)
         except Exception as exc:
             self.post_message(ExplainFailed(one_line(str(exc))))
             return
-        self.post_message(ExplainReady(explanation, time.perf_counter() - started))
+        self.post_message(ExplainReady(explanation, time.perf_counter() - started, select))
 
     def on_explain_failed(self, message: ExplainFailed) -> None:
         self.summary.update(Text(message.error, style=f"bold {P.error}"))
@@ -243,7 +241,7 @@ class ExplainScreen(ModeScreen):
     def on_explain_ready(self, message: ExplainReady) -> None:
         if message.explanation.query != self.query_input.value:
             return  # a newer keystroke is on its way
-        self.apply(message.explanation)
+        self.apply(message.explanation, select=message.select)
         total = time.perf_counter() - self._requested_at
         self.last_refresh = (message.seconds, total)
         self.refreshes += 1
@@ -255,7 +253,7 @@ class ExplainScreen(ModeScreen):
 
     # ------------------------------------------------------------------ showing
 
-    def apply(self, explanation: Explanation) -> None:
+    def apply(self, explanation: Explanation, select: str | None = None) -> None:
         self.explanation = explanation
         self._rows = {row.id: row for row in explanation.entries}
         if self.pinned not in self._rows:
@@ -279,7 +277,9 @@ class ExplainScreen(ModeScreen):
             else "No ranked entry contains that text (escape clears the search)." if needle else TYPE_A_QUERY
         )
         table.set_rows([row.id for row in shown], self._cells)
-        if self._select_after is not None and table.select_key(self._select_after):
+        if select is not None:
+            table.select_key(select)
+        elif self._select_after is not None and table.select_key(self._select_after):
             self._select_after = None
         self.block_view.show(explanation)
         self._show_why()

@@ -90,7 +90,7 @@ class InjectionsScreen(ModeScreen):
     def on_screen_resume(self) -> None:
         self.reload()
 
-    def arrive(self) -> None:
+    def arrive(self, entry_id: str | None = None) -> None:
         self.injection_table.focus()
 
     # ------------------------------------------------------------------ data

@@ -94,7 +94,7 @@ class ProbesScreen(ModeScreen):
     def on_screen_resume(self) -> None:
         self.action_run()
 
-    def arrive(self) -> None:
+    def arrive(self, entry_id: str | None = None) -> None:
         self.probe_list.focus()
 
     # ------------------------------------------------------------------ running
@@ -235,17 +235,13 @@ class ProbesScreen(ModeScreen):
         result = self.selected()
         if result is None:
             return
-        from textual.widgets import Input
-
         from .explain import ExplainScreen
 
         await self.app.switch_mode("explain")
         screen = self.app.screen
         if isinstance(screen, ExplainScreen):
             misses = [miss.id for miss in result.misses if miss.status != "missing"]
-            screen.select_when_ranked(misses[0] if misses else None)
-            screen.query_one("#query", Input).value = result.probe.query
-            screen.query_one("#ranked", VirtualTable).focus()  # the keys (K, s, space) act on the ranking
+            screen.open_query(result.probe.query, select=misses[0] if misses else None)
 
     def action_delete(self) -> None:
         result = self.selected()
