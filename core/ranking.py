@@ -515,12 +515,13 @@ class Gate:
     relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
     (`15`, `8080`: versions, counts, ports or dates of anything) and the kinds' names (`fact`,
     `偏好`: every entry of a kind holds them), so "a fun fact about octopuses" does not inject
-    facts while a query of just `偏好` still lists preferences. Relative floor: a hit scoring
-    below this share of the best hit's score.
+    facts while a query of just `偏好` still lists preferences. A message of nothing but weak terms
+    ("what's 15% of 80") passes only an entry that holds every one of them: one shared number is a
+    coincidence. Relative floor: a hit scoring below this share of the best hit's score.
     """
 
     __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
-                 "required", "_coverage")
+                 "required", "all_weak", "_coverage")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
                  best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
@@ -528,7 +529,8 @@ class Gate:
         self.via_keywords = via_keywords or {}
         self.terms = terms
         self.idf = {term: index.idf(term) for term in terms if index.df(term)}
-        if not all(_weak(term) for term in terms):
+        self.all_weak = bool(terms) and all(_weak(term) for term in terms)
+        if not self.all_weak:
             self.idf = {term: idf for term, idf in self.idf.items() if not _weak(term)}
         self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
         self.best = best
@@ -543,7 +545,7 @@ class Gate:
         covering the most are still relevant, and only weaker ones are held back. `ranked` is
         (doc_id, score) best first; returns True once a hit reaching `min_coverage` was seen
         (nothing further can change the bar)."""
-        if self.min_coverage <= 0.0:
+        if self.min_coverage <= 0.0 or self.all_weak:
             return True
         floor = self.relative_floor * self.best
         best = 0.0
@@ -567,17 +569,24 @@ class Gate:
             return cached
         if not self.mass:
             return 0.0
-        counts = self.index.counts(doc_id)
-        keywords = self.via_keywords.get(doc_id, {})
         # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
         # bounds the score, not what the entry is about).
         held = sum(qtf * self.idf[term] for term, qtf in self.terms.items()
-                   if term in self.idf and (term in counts or term in keywords))
+                   if term in self.idf and self._holds(doc_id, term))
         self._coverage[doc_id] = held / self.mass
         return self._coverage[doc_id]
 
+    def _holds(self, doc_id: int, term: str) -> bool:
+        return term in self.index.counts(doc_id) or term in self.via_keywords.get(doc_id, {})
+
     def reason(self, doc_id: int, score: float) -> str | None:
         """Why this hit is held back, in plain words; None if it passes."""
+        if self.min_coverage > 0.0 and self.all_weak:
+            missing = [term for term in self.terms if term not in self.idf or not self._holds(doc_id, term)]
+            if missing:
+                return (f"the message holds only numbers or kinds' names, and this entry lacks "
+                        f"{', '.join(missing)}: one shared number or kind is a coincidence, not a match")
+            return None
         if self.min_coverage > 0.0:
             share = self.coverage(doc_id)
             if share < self.required - 1e-12:

@@ -325,6 +325,23 @@ def test_a_kind_named_in_passing_injects_nothing(store_dir, query):
     assert MemoryStore(store_dir, Limits.nanohermes()).search(query) != []  # the original injects them
 
 
+@pytest.mark.parametrize("query", ["what's 15% of 80", "15 + 8080 = ?", "偏好 8080"])
+def test_a_message_of_numbers_needs_every_number(store_dir, query):
+    # "15" and "8080" are each held by an entry; a message of nothing but numbers (and kinds'
+    # names) is a coincidence unless one entry holds all of them.
+    store = MemoryStore(store_dir)
+    assert store.search(query) == []
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
+    assert all("only numbers or kinds' names" in row.reason for row in held)
+
+
+@pytest.mark.parametrize("query,expected", [("8080", 4), ("port 8080", 4), ("15", 5), ("8080 事实", 4)])
+def test_a_message_of_numbers_an_entry_holds_all_of_finds_it(store_dir, query, expected):
+    store = MemoryStore(store_dir)
+    assert [h.entry.id for h in store.search(query)] == [f"{expected:012x}"]
+
+
 def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
     store = MemoryStore(store_dir)
     assert [h.entry.id for h in store.search("what lessons about pytest")] == [f"{3:012x}"]
