@@ -19,7 +19,7 @@ def explain(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Explanation:
     tokens = tokenize(query)
-    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_plurals else None)
+    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_inflections else None)
     # Every term gets a row, in the order of the query; the ignored ones say so.
     shown = [token if token in ignored else kept_token for token, kept_token in _aligned(tokens, ignored, kept)]
     terms = query_terms(shown)

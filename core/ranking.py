@@ -26,7 +26,7 @@ from itertools import accumulate, chain, groupby
 
 from .tokenize import tokenize
 
-__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_plurals", "query_terms", "split_query"]
+__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_inflections", "query_terms", "split_query"]
 
 VECTOR_MIN_DOCS = 2000
 
@@ -39,35 +39,67 @@ def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
     return tokens
 
 
-def fold_plurals(tokens: Sequence[str], vocabulary: Collection[str], stopwords: Collection[str] = ()) -> list[str]:
-    """Each query word the store does not hold, replaced by its singular or plural form that the
-    store does hold: "tests" finds "test", "message" finds "messages", "dependencies" finds
-    "dependency". Only ASCII words of 4+ letters; documents are never changed, so what a term
-    row shows is the store's own word."""
+def fold_inflections(tokens: Sequence[str], vocabulary: Collection[str], stopwords: Collection[str] = ()) -> list[str]:
+    """Each English query word the store does not hold, replaced by a word the store does hold
+    that has the same Snowball stem: "tests" finds "test", "dependencies" finds "dependency",
+    "cached" finds "cache", "deploying" finds "deploy". Only ASCII words of 4+ letters; documents
+    are never changed, so what a term row shows is the store's own word.
+
+    The candidates are the stem with common English endings (a lookup each, so the cost does not
+    grow with the store); the stemmer (PyStemmer, the Snowball project's) decides which of them
+    are the same word. Among several, the one most entries hold wins."""
     out = []
+    stem = None
     for token in tokens:
-        if len(token) > 3 and token[0] < "\x80" and token not in vocabulary:
-            for form in _number_forms(token):
-                if form in vocabulary and form not in stopwords:  # "notes" must not become "not"
-                    token = form
-                    break
+        if len(token) > 3 and token[0] < "\x80" and not token.isdigit() and token not in vocabulary:
+            if stem is None:
+                stem = _stemmer().stemWord
+            root = stem(token)
+            best = None
+            for form in _forms(root):
+                if form != token and form in vocabulary and form not in stopwords and stem(form) == root:
+                    rank = (_df(vocabulary, form), -len(form))
+                    if best is None or rank > best[0]:
+                        best = (rank, form)
+            if best is not None:
+                token = best[1]
         out.append(token)
     return out
 
 
-_SIBILANT_ENDS = ("s", "x", "z", "ch", "sh")  # the endings English pluralises with -es
+# Endings that inflect or derive an English word from its Snowball stem; each candidate is
+# checked by stemming it, so a wrong guess costs a lookup, never a wrong match.
+_ENDINGS = ("", "e", "s", "es", "ed", "d", "ing", "er", "ers", "y", "ies", "ied", "ion", "ions", "ation",
+            "ations", "ment", "ments", "ence", "ency", "ance", "al", "ity", "ize", "ized", "ise", "ised", "ly")
 
 
-def _number_forms(word: str) -> list[str]:
-    if word.endswith("ies"):
-        return [word[:-3] + "y", word[:-1]]
-    if word.endswith("es") and word[:-2].endswith(_SIBILANT_ENDS):
-        return [word[:-2], word[:-1]]  # "matches" -> "match", "boxes" -> "box"
-    if word.endswith("s") and not word.endswith("ss"):
-        return [word[:-1]]  # "notes" -> "note", never "not"
-    if word.endswith("y"):
-        return [word + "s", word[:-1] + "ies"]
-    return [word + "es", word + "s"] if word.endswith(_SIBILANT_ENDS) else [word + "s"]
+def _forms(root: str) -> list[str]:
+    bases = [root]
+    if root.endswith("i"):
+        bases.append(root[:-1] + "y")  # "dependenci" <- "dependency"
+    if len(root) > 2 and root[-1] == root[-2]:
+        bases.append(root[:-1])
+    forms = [base + ending for base in bases for ending in _ENDINGS]
+    forms += [root + root[-1] + ending for ending in ("ed", "ing", "er")]  # "run" -> "running"
+    return forms
+
+
+def _df(vocabulary: Collection[str], term: str) -> int:
+    df = getattr(vocabulary, "df", None)
+    return df(term) if df is not None else 0
+
+
+_STEMMER = None
+
+
+def _stemmer():
+    """The Snowball English stemmer, imported on first use (about 1 ms)."""
+    global _STEMMER
+    if _STEMMER is None:
+        import Stemmer
+
+        _STEMMER = Stemmer.Stemmer("english")
+    return _STEMMER
 
 
 def query_terms(tokens: Sequence[str]) -> dict[str, int]:
@@ -78,15 +110,15 @@ def query_terms(tokens: Sequence[str]) -> dict[str, int]:
 def split_query(
     tokens: Sequence[str], stopwords: Collection[str], vocabulary: Collection[str] | None = None
 ) -> tuple[list[str], list[str]]:
-    """The query tokens that are scored (plurals folded to the store's words when a `vocabulary`
+    """The query tokens that are scored (inflections folded to the store's words when a `vocabulary`
     is given), and the distinct ones ignored as function words."""
     if not stopwords:
         kept = list(tokens)
-        return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), []
+        return (fold_inflections(kept, vocabulary) if vocabulary is not None else kept), []
     dropped = [token in stopwords or _function_bigram(tokens, i, stopwords) for i, token in enumerate(tokens)]
     kept = [token for token, drop in zip(tokens, dropped) if not drop]
     ignored = list(dict.fromkeys(token for token, drop in zip(tokens, dropped) if drop))
-    return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), ignored
+    return (fold_inflections(kept, vocabulary) if vocabulary is not None else kept), ignored
 
 
 def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str]) -> bool:
@@ -130,11 +162,12 @@ def build_parts(docs: Iterable[Sequence[str]]) -> tuple[list[str], array, array,
 class Vocabulary:
     """The terms of an index: those of the texts and kinds, and of the keywords."""
 
-    __slots__ = ("_text", "_keywords")
+    __slots__ = ("_text", "_keywords", "df")
 
-    def __init__(self, text: dict[str, int], keywords: dict[str, list[int]]) -> None:
+    def __init__(self, text: dict[str, int], keywords: dict[str, list[int]], df=None) -> None:
         self._text = text
         self._keywords = keywords
+        self.df = df  # entries holding a term (Index.df), for choosing among folded forms
 
     def __contains__(self, term: object) -> bool:
         return term in self._text or term in self._keywords
@@ -277,7 +310,7 @@ class Index:
         """Every term of the store's texts, kinds and (when used) keywords, as a membership test
         over the index itself (no set of all terms is built)."""
         if self._vocabulary is None:
-            self._vocabulary = Vocabulary(self._slot, self._keyword_postings)
+            self._vocabulary = Vocabulary(self._slot, self._keyword_postings, self.df)
         return self._vocabulary
 
     def counts(self, doc_id: int) -> DocCounts:

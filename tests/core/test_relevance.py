@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from memtui_core.kinds import Kind
 from memtui_core.limits import DEFAULT_LIMITS, Limits
 from memtui_core.model import Status
-from memtui_core.ranking import document_tokens, fold_plurals, split_query
+from memtui_core.ranking import document_tokens, fold_inflections, split_query
 from memtui_core.stopwords import DEFAULT_STOPWORDS
 from memtui_core.store import MemoryStore
 from memtui_core.tokenize import tokenize
@@ -48,7 +48,7 @@ def store_dir(tmp_path):
 
 def test_limits_carry_relevance_settings_with_reasons():
     reasons = Limits.reasons()
-    for name in ("stopwords", "fold_plurals", "keyword_weight", "keyword_only_terms", "min_coverage",
+    for name in ("stopwords", "fold_inflections", "keyword_weight", "keyword_only_terms", "min_coverage",
                  "relative_floor", "max_keywords", "max_keyword_chars"):
         assert reasons[name], name
     assert DEFAULT_LIMITS.stopwords == DEFAULT_STOPWORDS
@@ -68,7 +68,7 @@ def test_stopwords_are_overridable_and_compared_as_sets():
     ("overrides", "message"),
     [({"stopwords": "the"}, "collection of words"), ({"stopwords": [1]}, "collection of words"),
      ({"min_coverage": 1.5}, "at most 1"), ({"relative_floor": -0.1}, "positive"),
-     ({"fold_plurals": 2}, "0 or 1"), ({"max_keywords": 0}, "positive")],
+     ({"fold_inflections": 2}, "0 or 1"), ({"max_keywords": 0}, "positive")],
 )
 def test_bad_relevance_limits_are_refused(overrides, message):
     with pytest.raises(ValueError, match=message):
@@ -77,7 +77,7 @@ def test_bad_relevance_limits_are_refused(overrides, message):
 
 def test_nanohermes_profile_is_the_original_ranking():
     nano = Limits.nanohermes()
-    assert nano.stopwords == frozenset() and nano.keyword_weight == 0 and nano.fold_plurals == 0
+    assert nano.stopwords == frozenset() and nano.keyword_weight == 0 and nano.fold_inflections == 0
     assert nano.min_coverage == 0 and nano.relative_floor == 0
     assert nano.profile_name == "nanohermes" and Limits().profile_name == "default"
     assert Limits.profile("nanohermes") == nano and Limits.profile("default") == Limits()
@@ -124,7 +124,7 @@ def test_only_function_words_gives_a_plain_reason(store_dir):
 
 
 def test_default_scores_are_bm25_over_the_query_without_stopwords(store_dir):
-    store = MemoryStore(store_dir, Limits(min_coverage=0, relative_floor=0, fold_plurals=0, keyword_weight=0))
+    store = MemoryStore(store_dir, Limits(min_coverage=0, relative_floor=0, fold_inflections=0, keyword_weight=0))
     entries = store.entries()
     docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in entries]
     engine = bm25s.BM25(method="atire", idf_method="lucene", k1=1.2, b=0.75, dtype="float64")
@@ -196,9 +196,9 @@ def test_bigrams_made_of_function_words_are_ignored():
 
 def test_plural_folding_finds_the_stores_form():
     vocabulary = {"test", "messages", "dependency", "class"}
-    assert fold_plurals(["tests", "message", "dependencies", "classes", "pytest", "zzzs"], vocabulary) == [
+    assert fold_inflections(["tests", "message", "dependencies", "classes", "pytest", "zzzs"], vocabulary) == [
         "test", "messages", "dependency", "class", "pytest", "zzzs"]
-    assert fold_plurals(["tests"], {"tests", "test"}) == ["tests"]  # a word the store holds is kept
+    assert fold_inflections(["tests"], {"tests", "test"}) == ["tests"]  # a word the store holds is kept
 
 
 def test_plural_folding_never_lands_on_a_function_word_or_a_bare_stem():
@@ -206,9 +206,45 @@ def test_plural_folding_never_lands_on_a_function_word_or_a_bare_stem():
     from memtui_core.stopwords import DEFAULT_STOPWORDS
 
     vocabulary = {"not", "bu", "note", "match", "box", "class", "tim"}
-    assert fold_plurals(["notes", "bus", "matches", "boxes", "classes", "times"], vocabulary, DEFAULT_STOPWORDS) == [
+    assert fold_inflections(["notes", "bus", "matches", "boxes", "classes", "times"], vocabulary, DEFAULT_STOPWORDS) == [
         "note", "bus", "match", "box", "class", "times"]
-    assert fold_plurals(["notes"], {"not"}, DEFAULT_STOPWORDS) == ["notes"]
+    assert fold_inflections(["notes"], {"not"}, DEFAULT_STOPWORDS) == ["notes"]
+
+
+@pytest.mark.parametrize("query_word,store_word", [
+    ("cached", "cache"), ("caching", "cache"), ("deploying", "deploy"), ("deployed", "deploy"),
+    ("migrations", "migration"), ("running", "run"), ("configured", "configuration"), ("reports", "reported"),
+])
+def test_inflections_fold_to_the_stores_form(query_word, store_word):
+    assert fold_inflections([query_word], {store_word, "unrelated"}) == [store_word]
+
+
+@pytest.mark.parametrize("query_word,store_word", [
+    ("universe", "university"), ("news", "new"), ("general", "generate"), ("stream", "streams2"),
+    ("organ", "organization"), ("pest", "pytest"),
+])
+def test_different_words_with_a_shared_prefix_stay_apart(query_word, store_word):
+    assert fold_inflections([query_word], {store_word}) == [query_word]
+
+
+def test_among_several_forms_the_one_most_entries_hold_wins(tmp_path):
+    write(tmp_path / "s", [item(1, "fact", "deployment notes"), item(2, "fact", "deploy script"),
+                           item(3, "fact", "deploy on friday")])
+    store = MemoryStore(tmp_path / "s")
+    assert [t.term for t in store.explain("deploying").entries[0].terms] == ["deploy"]
+
+
+@given(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12), max_size=8),
+       st.sets(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12), max_size=20))
+@settings(max_examples=200, deadline=None)
+def test_folding_only_ever_lands_on_a_store_word_with_the_same_stem(tokens, vocabulary):
+    import Stemmer
+
+    stem = Stemmer.Stemmer("english").stemWord
+    folded = fold_inflections(tokens, vocabulary)
+    assert len(folded) == len(tokens)
+    for before, after in zip(tokens, folded):
+        assert after == before or (after in vocabulary and before not in vocabulary and stem(after) == stem(before))
 
 
 def test_plural_folding_in_the_store_and_explain(store_dir):
