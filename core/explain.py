@@ -36,7 +36,8 @@ def explain(
     eligible = [i for i in ranked if not records[i].blocked]
     held: dict[int, str] = {}
     if index and eligible:
-        gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords)
+        gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords,
+                    limits.general_words)
         if gate.active:
             gate.settle((doc_id, scores[doc_id]) for doc_id in eligible)
             for doc_id in eligible:

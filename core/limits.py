@@ -6,6 +6,7 @@ A plain slotted class rather than a pydantic model: it sits on the agent's hot p
 
 from __future__ import annotations
 
+from .general_words import GENERAL_WORDS
 from .stopwords import DEFAULT_STOPWORDS
 
 _FIELDS: dict[str, tuple[type, object, str]] = {
@@ -33,6 +34,9 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     # Relevance (docs/ranking.md). Each was chosen by `python -m bench.relevance`.
     "stopwords": (frozenset, DEFAULT_STOPWORDS,
                   "function words match nearly every message and say nothing about which memory is relevant"),
+    "general_words": (frozenset, GENERAL_WORDS,
+                      "general English words ('name', 'way', 'work') count toward a score but are not enough "
+                      "alone: an entry sharing nothing else with a message is held back by the gate"),
     "fold_inflections": (int, 1, "1 lets an English query word the store lacks match the store's form of the same word "
                                  "('tests' finds 'test', 'cached' finds 'cache'); people do not remember which form a "
                                  "memory used. 0 matches words exactly"),
@@ -141,7 +145,7 @@ def _words(name: str, value: object) -> frozenset[str]:
 
 # The relevance settings of the original ranking: no stopwords, no gate, no keywords.
 NANOHERMES_RELEVANCE: dict[str, object] = {
-    "stopwords": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
+    "stopwords": frozenset(), "general_words": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
 }
 PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": NANOHERMES_RELEVANCE}
 

@@ -535,9 +535,9 @@ def _kind_terms() -> frozenset[str]:
 KIND_TERMS = _kind_terms()
 
 
-def _weak(term: str) -> bool:
+def _weak(term: str, general: Collection[str] = ()) -> bool:
     """A term that alone says nothing about which memory is relevant (see `Gate`)."""
-    return term.isdigit() or term in KIND_TERMS
+    return term.isdigit() or term in KIND_TERMS or term in general
 
 
 class Gate:
@@ -546,25 +546,29 @@ class Gate:
     Coverage: the share of the query's idf mass that the terms an entry holds carry; only terms
     the store knows (df > 0) count, since a word no memory holds says nothing about which one is
     relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
-    (`15`, `8080`: versions, counts, ports or dates of anything) and the kinds' names (`fact`,
-    `偏好`: every entry of a kind holds them), so "a fun fact about octopuses" does not inject
-    facts while a query of just `偏好` still lists preferences. A message of nothing but weak terms
-    ("what's 15% of 80") passes only an entry that holds every one of them: one shared number is a
-    coincidence. Relative floor: a hit scoring below this share of the best hit's score.
+    (`15`, `8080`: versions, counts, ports or dates of anything), the kinds' names (`fact`,
+    `偏好`: every entry of a kind holds them) and general English words (`name`, `way`, `work`,
+    `year`: `Limits.general_words`). So "a fun fact about octopuses" does not inject facts and
+    "a good name for a cat" does not inject the memory about `__name__`, while a query of just
+    `偏好` still lists preferences. A message of nothing but weak terms ("what's 15% of 80")
+    passes only an entry that holds every one of them: one shared number is a coincidence.
+    Relative floor: a hit scoring below this share of the best hit's score.
     """
 
     __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
-                 "required", "all_weak", "_coverage")
+                 "required", "all_weak", "weak", "_coverage")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
-                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
+                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None,
+                 general: Collection[str] = ()) -> None:
         self.index = index
         self.via_keywords = via_keywords or {}
         self.terms = terms
         self.idf = {term: index.idf(term) for term in terms if index.df(term)}
-        self.all_weak = bool(terms) and all(_weak(term) for term in terms)
+        self.weak = {term for term in terms if _weak(term, general)}
+        self.all_weak = bool(terms) and len(self.weak) == len(terms)
         if not self.all_weak:
-            self.idf = {term: idf for term, idf in self.idf.items() if not _weak(term)}
+            self.idf = {term: idf for term, idf in self.idf.items() if term not in self.weak}
         self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
         self.best = best
         self.min_coverage = min_coverage
@@ -617,11 +621,16 @@ class Gate:
         if self.min_coverage > 0.0 and self.all_weak:
             missing = [term for term in self.terms if term not in self.idf or not self._holds(doc_id, term)]
             if missing:
-                return (f"the message holds only numbers or kinds' names, and this entry lacks "
-                        f"{', '.join(missing)}: one shared number or kind is a coincidence, not a match")
+                return (f"the message holds only numbers, kinds' names or general words, and this entry lacks "
+                        f"{', '.join(missing)}: sharing one of those is a coincidence, not a match")
             return None
         if self.min_coverage > 0.0:
             share = self.coverage(doc_id)
+            if share == 0.0:
+                shared = [term for term in self.terms if term in self.weak and self._holds(doc_id, term)]
+                if shared:
+                    return (f"it shares only {', '.join(shared)} with the message: numbers, kinds' names and "
+                            f"general words alone are a coincidence, not a match")
             if share < self.required - 1e-12:
                 needed = (f"at least {self.required:.0%} is needed" if self.required >= self.min_coverage else
                           f"no entry reaches {self.min_coverage:.0%} and the best hold {self.required:.0%}")
@@ -642,6 +651,7 @@ def pick(
     min_coverage: float = 0.0,
     relative_floor: float = 0.0,
     fold: bool = False,
+    general: Collection[str] = (),
 ) -> list[tuple[int, float]]:
     """The hits to inject: the best `k` not excluded whose match passes the gate."""
     kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None)
@@ -654,13 +664,14 @@ def pick(
         scores, via_keywords = index.term_scores(terms)
         ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
                         key=lambda pair: (-pair[1], pair[0]))
-        return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True)[0]
+        return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True, general)[0]
     # Without keywords, look at the best few hits first (cheap on a big store), and more only if
     # the gate needs them.
     size = max(8 * k, 32)
     while True:
         ranked = index.top(kept, size, excluded)
-        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size)
+        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size,
+                                 general)
         if certain:
             return picked
         size *= 4
@@ -675,13 +686,14 @@ def _gated(
     relative_floor: float,
     via_keywords: dict[int, dict[str, tuple[int, int, float]]],
     exhaustive: bool,
+    general: Collection[str] = (),
 ) -> tuple[list[tuple[int, float]], bool]:
     """The first `k` of `ranked` (best first) that pass the gate, and whether that is certain:
     `ranked` held every hit that matters (it is `exhaustive`, or reaches below the floor) or
     already gave `k` hits under a settled bar."""
     if not ranked:
         return [], True
-    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords)
+    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords, general)
     complete = exhaustive or ranked[-1][1] < relative_floor * gate.best
     if not gate.settle(ranked) and not complete:
         return [], False

@@ -369,13 +369,58 @@ def test_a_message_of_numbers_needs_every_number(store_dir, query):
     assert store.search(query) == []
     held = [row for row in store.explain(query).entries if row.score > 0]
     assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
-    assert all("only numbers or kinds' names" in row.reason for row in held)
+    assert all("only numbers, kinds' names or general words" in row.reason for row in held)
 
 
 @pytest.mark.parametrize("query,expected", [("8080", 4), ("port 8080", 4), ("15", 5), ("8080 事实", 4)])
 def test_a_message_of_numbers_an_entry_holds_all_of_finds_it(store_dir, query, expected):
     store = MemoryStore(store_dir)
     assert [h.entry.id for h in store.search(query)] == [f"{expected:012x}"]
+
+
+def test_general_words_are_the_maintained_list():
+    """core/general_words.py is generated from stopwords-iso; regenerate it when the package moves."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from memtui_core.general_words import GENERAL_WORDS
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_general_words.py"
+    spec = importlib.util.spec_from_file_location("gen_general_words", script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_general_words"] = module
+    spec.loader.exec_module(module)
+    assert GENERAL_WORDS == frozenset(module.words())
+    assert {"name", "way", "work", "year"} <= GENERAL_WORDS
+    assert not {"py", "sh", "ts", "ci", "pr"} & GENERAL_WORDS  # two-letter entries (country codes) are left out
+
+
+@pytest.fixture
+def named_store(tmp_path):
+    write(tmp_path / "n", [
+        item(1, "preference", "日志不要用 print，统一用 logging 模块，logger 名取 __name__。"),
+        item(2, "fact", "Work laptop: ThinkPad X1 Carbon, Fedora 41"),
+        item(3, "fact", "My cat is a 4-year-old tabby called Sesame"),
+    ])
+    return tmp_path / "n"
+
+
+@pytest.mark.parametrize("query", ["what's a good name for a sourdough starter?", "how do noise-cancelling headphones work?",
+                                   "What year did the Berlin Wall fall?"])
+def test_an_entry_sharing_only_general_words_is_held_back(named_store, query):
+    store = MemoryStore(named_store)
+    assert store.search(query) == []
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD and "it shares only" in row.reason for row in held)
+    assert MemoryStore(named_store, Limits(general_words=[])).search(query) != []  # the list is what holds them
+
+
+@pytest.mark.parametrize("query,expected", [("which logger name should I use", 1), ("my work laptop is slow", 2),
+                                            ("how old is my cat this year", 3)])
+def test_a_general_word_beside_a_topic_still_counts(named_store, query, expected):
+    hits = MemoryStore(named_store).search(query)
+    assert hits and hits[0].entry.id == f"{expected:012x}"
 
 
 def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
