@@ -24,6 +24,7 @@ from collections.abc import Collection, Container, Iterable, Sequence
 
 from itertools import accumulate, chain, groupby
 
+from .stopwords import PARTICLES
 from .tokenize import tokenize
 
 __all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_inflections", "query_terms", "split_query"]
@@ -535,9 +536,15 @@ def _kind_terms() -> frozenset[str]:
 KIND_TERMS = _kind_terms()
 
 
+# The parts every web address has: an entry holding a URL holds them whatever it is about.
+URL_PARTS = frozenset({"http", "https", "www"})
+
+
 def _weak(term: str, general: Collection[str] = ()) -> bool:
     """A term that alone says nothing about which memory is relevant (see `Gate`)."""
-    return term.isdigit() or term in KIND_TERMS or term in general
+    if term[:1] >= "\u3000":  # CJK: a lone character, or a bigram across a particle (年的, 里的)
+        return len(term) == 1 or term[0] in PARTICLES or term[1] in PARTICLES or term in KIND_TERMS
+    return term.isdigit() or term in KIND_TERMS or term in general or term in URL_PARTS
 
 
 class Gate:

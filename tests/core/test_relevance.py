@@ -423,6 +423,39 @@ def test_a_general_word_beside_a_topic_still_counts(named_store, query, expected
     assert hits and hits[0].entry.id == f"{expected:012x}"
 
 
+@pytest.fixture
+def everyday_store(tmp_path):
+    write(tmp_path / "e", [
+        item(1, "lesson", "有一次回填三年的 SCADA 数据没加 LIMIT，把磁盘写满了，回填要按月分批。"),
+        item(2, "lesson", "给风机 ID 做 join 前要先 trim，厂商导出的 CSV 里 ID 末尾经常带空格。"),
+        item(3, "fact", "家里的猫叫豆包，是只橘猫，对鸡肉过敏。"),
+        item(4, "fact", "Grafana dashboards are at https://grafana.windops.internal/d/fleet"),
+    ])
+    return tmp_path / "e"
+
+
+@pytest.mark.parametrize("query,shared", [
+    ("帮我润色一下这段话：感谢大家这一年的辛苦付出，我们明年继续加油！", "年的"),  # a bigram across 的
+    ("JavaScript 里 == 和 === 有什么区别？", "里"),  # a lone character between English words
+    ("如何理解 Rust 里的所有权和借用？", "里的"),
+    ("How does HTTPS certificate pinning work?", "https"),  # every URL holds it
+])
+def test_word_boundary_bigrams_lone_characters_and_url_parts_are_coincidences(everyday_store, query, shared):
+    store = MemoryStore(everyday_store)
+    assert store.search(query) == []
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
+    assert any(f"it shares only {shared} " in row.reason for row in held)
+    assert MemoryStore(everyday_store, Limits.nanohermes()).search(query) != []
+
+
+@pytest.mark.parametrize("query,expected", [("回填数据要注意什么", 1), ("CSV 里的 ID 要 trim 吗", 2), ("猫能吃鸡肉吗", 3),
+                                            ("grafana 的地址是什么", 4), ("家里的猫叫什么", 3)])
+def test_the_same_characters_beside_a_real_match_still_count(everyday_store, query, expected):
+    hits = MemoryStore(everyday_store).search(query)
+    assert hits and hits[0].entry.id == f"{expected:012x}"
+
+
 def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
     store = MemoryStore(store_dir)
     assert [h.entry.id for h in store.search("what lessons about pytest")] == [f"{3:012x}"]
