@@ -2,6 +2,8 @@
 
 Set A: a store from bench/relevance_memories.json, the messages of bench/relevance_messages.json.
 Set B: bench/relevance_set_b.json, written after the settings were chosen on set A.
+Sets C and D: bench/relevance_set_c.json and relevance_set_d.json, written blind by someone who
+never saw the ranking code or the other sets (docs/ranking.md, "The evaluation").
 Each is replayed for three runs: the default profile with the memories' keywords, the default
 profile on the texts alone, and the nanohermes profile (the original ranking). Per split (A dev:
 the messages tuning looked at; A held-out: every third message of A; B: the second set) it prints:
@@ -25,12 +27,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-SETS = ("A", "B", "C")
+SETS = ("A", "B", "C", "D")
 
 
 def load(name: str = "A") -> tuple[list[dict], list[dict]]:
     """The memories and messages of set A (each message tagged dev or held-out) or set B."""
-    if name in ("B", "C"):
+    if name in ("B", "C", "D"):
         data = json.loads((HERE / f"relevance_set_{name.lower()}.json").read_text("utf-8"))
         memories = data["memories"]
         split = lambda i: name  # noqa: E731 - one split: all of it
@@ -117,7 +119,8 @@ def table(results: dict[str, dict[str, dict]]) -> str:
         lines.append(f"set {set_name}: {len(memories)} memories; {len(relevant)} relevant messages "
                      f"({sum(m['lexical'] for m in relevant)} lexical), {len(messages) - len(relevant)} with no memory"
                      + {"A": "; held-out = every third message", "B": "; written after tuning",
-                        "C": "; written blind by someone who never saw the ranking"}[set_name])
+                        "C": "; written blind by someone who never saw the ranking",
+                        "D": "; written blind, first measured held out"}[set_name])
     return "\n".join(lines)
 
 
