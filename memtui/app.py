@@ -249,9 +249,8 @@ class MemtuiApp(App[None]):
         from .modals.transfer import TransferModal
 
         def done(summary: str | None) -> None:
-            if summary:
-                self.notify(summary, title="Export" if mode == "export" else "Import")
-                self.reload()
+            if summary:  # an export (an import is a write: it reports through on_write_done)
+                self.notify(summary, title="Export")
 
         self.push_screen(TransferModal(mode), done)
 

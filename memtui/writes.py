@@ -24,7 +24,7 @@ from .widgets.fmt import kind_name, one_line
 
 __all__ = [
     "Add", "Approve", "BatchApprove", "BatchDelete", "BatchReclassify", "Delete", "Draft", "Edit", "EntryWrite",
-    "Outcome", "Reclassify", "Restore", "Undo", "Write", "WriteRefused",
+    "Import", "Outcome", "Reclassify", "Restore", "Undo", "Write", "WriteRefused",
 ]
 
 BLOCKED = " — blocked by the threat scan until approved"
@@ -270,6 +270,20 @@ class Undo(Write):
         if str(event.op) == "add":
             return Outcome(f"Took back the add of {entry.id}: it is deleted (a backup keeps it)")
         return Outcome(f"Took back the {event.op} of {entry.id}", select=entry.id)
+
+
+@dataclass
+class Import(Write):
+    """Add the entries of a memtui or Hermes file, after the person saw its preview (evictions included)."""
+
+    path: str
+
+    title: ClassVar[str] = "Import"
+
+    def run(self, store: MemoryStore) -> Outcome:
+        from memtui_core.transfer import import_file
+
+        return Outcome("Imported " + import_file(store, self.path, allow_evict=True).summary)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Static
 
 from ..node import AppNode
 from ..widgets.palette import P
+from ..writes import Import
 
 if TYPE_CHECKING:
     from memtui_core.transfer import ImportPlan
@@ -123,19 +124,12 @@ class TransferModal(AppNode, ModalScreen[str | None]):
 
     @on(Button.Pressed, "#transfer-go")
     def _import(self) -> None:
-        from memtui_core.errors import MemtuiError
-        from memtui_core.transfer import import_file
-
         if self.previewed_path is None:
             return
-        store = self.app.store
-        try:
-            # the person saw the preview, evictions included, and confirmed it
-            plan = import_file(store, self.previewed_path, allow_evict=True)
-        except MemtuiError as exc:
-            self._body(Text(str(exc), style=f"{P.error}"))
-            return
-        self.dismiss("Imported " + plan.summary)
+        # the person saw the preview, evictions included, and confirmed it: the app writes it in its
+        # write worker and says how it went, like every other change
+        self.app.submit(Import(self.previewed_path))
+        self.dismiss(None)
 
     @on(Button.Pressed, "#transfer-cancel")
     def action_cancel(self) -> None:
