@@ -20,6 +20,15 @@ def browse_of(app: MemtuiApp) -> BrowseScreen:
     return screen
 
 
+async def on_entry(pilot, entry_id: str, key: str, screen_type: type):
+    """Select `entry_id` in Browse, press `key`, and return the screen it opens."""
+    app = pilot.app
+    assert browse_of(app).query_one(EntryTable).select_key(entry_id)
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, screen_type), what=screen_type.__name__)
+    return app.screen
+
+
 async def test_an_added_entry_hidden_by_the_view_and_the_filter_is_shown_and_selected(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
@@ -68,18 +77,13 @@ async def test_explain_pins_the_entry_selected_in_browse_on_every_visit(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
-        table = browse_of(app).query_one(EntryTable)
         first, second = seeded.id_of("数据库"), seeded.id_of("Vite")
-        assert table.select_key(first)
-        await pilot.press("w")
-        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen), what="explain")
-        explain = app.screen
+        explain = await on_entry(pilot, first, "w", ExplainScreen)
         await wait_until(pilot, lambda: explain.pinned == first, what="the first entry pinned")
 
         await pilot.press("escape")  # back to Browse
         await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
-        assert table.select_key(second)
-        await pilot.press("w")
+        assert await on_entry(pilot, second, "w", ExplainScreen) is explain
         await wait_until(pilot, lambda: explain.pinned == second, what="the second entry pinned")
         await type_text(pilot, "Vite 缓存")
         await wait_until(pilot, lambda: explain.selected_row() is not None and explain.selected_row().id == second,
@@ -98,10 +102,7 @@ async def test_the_history_key_filters_audit_and_a_plain_visit_drops_only_that_f
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         entry_id = seeded.id_of("回答")
-        assert browse_of(app).query_one(EntryTable).select_key(entry_id)
-        await pilot.press("h")
-        await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen), what="audit")
-        audit = app.screen
+        audit = await on_entry(pilot, entry_id, "h", AuditScreen)
         await wait_until(pilot, lambda: audit.id_filter.value == entry_id, what="the entry's filter")
         assert {event.id for event in audit.shown} == {entry_id}
 
@@ -120,9 +121,7 @@ async def test_a_kind_changed_in_the_editor_is_written_with_the_entry_as_seen(se
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         entry_id = seeded.id_of("部署前")
-        assert browse_of(app).query_one(EntryTable).select_key(entry_id)
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal), what="the editor")
+        await on_entry(pilot, entry_id, "e", EditModal)
         await pilot.press("shift+tab")  # from the text to the kinds
         await pilot.press("left", "enter")  # lesson → correction
         await pilot.press("ctrl+s")

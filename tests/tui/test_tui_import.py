@@ -7,14 +7,11 @@ from memtui_core.store import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.modals.transfer import TransferModal
 
-from .helpers import screen_text, type_text, wait_for_text, wait_loaded, wait_until
+from .helpers import run_command, screen_text, type_text, wait_for_text, wait_loaded, wait_until
 
 
 async def open_import(pilot, app, path) -> None:
-    await pilot.press("ctrl+p")
-    await type_text(pilot, "Import memories")
-    await wait_for_text(pilot, "Import memories")
-    await pilot.press("enter")
+    await run_command(pilot, "Import memories")
     await wait_until(pilot, lambda: isinstance(app.screen, TransferModal) and app.screen.mode == "import")
     await type_text(pilot, str(path))
     await pilot.press("enter")
