@@ -88,7 +88,8 @@ class Limits:
     import_max_bytes: int
     audit_tail_bytes: int
     stopwords: frozenset[str]
-    fold_plurals: int
+    general_words: frozenset[str]
+    fold_inflections: int
     keyword_weight: float
     keyword_only_terms: int
     min_coverage: float
