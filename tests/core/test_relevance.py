@@ -29,18 +29,22 @@ def item(n, kind, text, **extra):
     return {"id": f"{n:012x}", "kind": kind, "text": text, "source": "t", "ts": n, **extra}
 
 
+def store_of(directory, *rows):
+    """A memory.json of (kind, text) or (kind, text, extra fields) rows, numbered from 1."""
+    write(directory, [item(n, row[0], row[1], **(row[2] if len(row) > 2 else {})) for n, row in enumerate(rows, 1)])
+    return directory
+
+
 @pytest.fixture
 def store_dir(tmp_path):
-    write(tmp_path / "s", [
-        item(1, "fact", "The capital of the staging config is in config/staging.yaml"),
-        item(2, "preference", "回复一律用中文，代码注释保持英文"),
-        item(3, "lesson", "Run the test suite with pytest -x before a release"),
-        item(4, "fact", "The API server listens on port 8080 behind nginx",
-             keywords=["reverse proxy", "端口", "backend"]),
-        item(5, "fact", "Postgres 15 holds the staging database; migrations live in db/migrations"),
-        item(6, "correction", "什么时候都不要直接改生产数据库"),
-    ])
-    return tmp_path / "s"
+    return store_of(tmp_path / "s",
+                    ("fact", "The capital of the staging config is in config/staging.yaml"),
+                    ("preference", "回复一律用中文，代码注释保持英文"),
+                    ("lesson", "Run the test suite with pytest -x before a release"),
+                    ("fact", "The API server listens on port 8080 behind nginx",
+                     {"keywords": ["reverse proxy", "端口", "backend"]}),
+                    ("fact", "Postgres 15 holds the staging database; migrations live in db/migrations"),
+                    ("correction", "什么时候都不要直接改生产数据库"))
 
 
 # ---------------------------------------------------------------- limits and profiles
@@ -398,12 +402,9 @@ def test_general_words_are_the_maintained_list():
 
 @pytest.fixture
 def named_store(tmp_path):
-    write(tmp_path / "n", [
-        item(1, "preference", "日志不要用 print，统一用 logging 模块，logger 名取 __name__。"),
-        item(2, "fact", "Work laptop: ThinkPad X1 Carbon, Fedora 41"),
-        item(3, "fact", "My cat is a 4-year-old tabby called Sesame"),
-    ])
-    return tmp_path / "n"
+    return store_of(tmp_path / "n", ("preference", "日志不要用 print，统一用 logging 模块，logger 名取 __name__。"),
+                    ("fact", "Work laptop: ThinkPad X1 Carbon, Fedora 41"),
+                    ("fact", "My cat is a 4-year-old tabby called Sesame"))
 
 
 @pytest.mark.parametrize("query", ["what's a good name for a sourdough starter?", "how do noise-cancelling headphones work?",
@@ -425,13 +426,10 @@ def test_a_general_word_beside_a_topic_still_counts(named_store, query, expected
 
 @pytest.fixture
 def everyday_store(tmp_path):
-    write(tmp_path / "e", [
-        item(1, "lesson", "有一次回填三年的 SCADA 数据没加 LIMIT，把磁盘写满了，回填要按月分批。"),
-        item(2, "lesson", "给风机 ID 做 join 前要先 trim，厂商导出的 CSV 里 ID 末尾经常带空格。"),
-        item(3, "fact", "家里的猫叫豆包，是只橘猫，对鸡肉过敏。"),
-        item(4, "fact", "Grafana dashboards are at https://grafana.windops.internal/d/fleet"),
-    ])
-    return tmp_path / "e"
+    return store_of(tmp_path / "e", ("lesson", "有一次回填三年的 SCADA 数据没加 LIMIT，把磁盘写满了，回填要按月分批。"),
+                    ("lesson", "给风机 ID 做 join 前要先 trim，厂商导出的 CSV 里 ID 末尾经常带空格。"),
+                    ("fact", "家里的猫叫豆包，是只橘猫，对鸡肉过敏。"),
+                    ("fact", "Grafana dashboards are at https://grafana.windops.internal/d/fleet"))
 
 
 @pytest.mark.parametrize("query,shared", [
