@@ -191,7 +191,7 @@ class MemoryStore:
         k = limits.top_k if top_k is None else top_k
         blocked = _Blocked(snap.records)
         hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
-                    limits.relative_floor, bool(limits.fold_plurals))
+                    limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
         learnt = blocked.judged
         if render:
             from .inject import clean_text
@@ -313,6 +313,8 @@ class MemoryStore:
         if not text.lstrip("\ufeff").strip():
             raise InvalidInput("text is empty")
         text, secrets_found, cut_from = self._clean_text(text)
+        if not text:
+            raise InvalidInput("text is empty once control characters are removed")
         _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
         flags += threat_flags(scan_text(text))
