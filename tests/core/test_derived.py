@@ -278,13 +278,17 @@ def test_an_index_entry_count_mismatch_is_not_trusted(home):
     check(home, first)
 
 
-@pytest.mark.parametrize("profile", ["default", "nanohermes", "no-keywords"])
-def test_every_profile_ranks_the_same_from_the_saved_index(home, profile):
-    limits = {
+def profile_limits(profile: str) -> Limits:
+    return {
         "default": Limits(max_entries=1000),
         "nanohermes": Limits.nanohermes(max_entries=1000),
         "no-keywords": Limits(max_entries=1000, keyword_weight=0),
     }[profile]
+
+
+@pytest.mark.parametrize("profile", ["default", "nanohermes", "no-keywords"])
+def test_every_profile_ranks_the_same_from_the_saved_index(home, profile):
+    limits = profile_limits(profile)
     check(home, limits=Limits(max_entries=1000))  # the index is saved under the default profile
     assert_valid_index(home)
     first = check(home, limits=limits)
@@ -416,11 +420,7 @@ def lean_answers(directory: Path, limits: Limits | None = None) -> tuple[dict, s
 
 @pytest.mark.parametrize("profile", ["default", "nanohermes", "no-keywords"])
 def test_a_canonical_file_is_queried_without_a_parse_and_answers_the_same(home, profile):
-    limits = {
-        "default": Limits(max_entries=1000),
-        "nanohermes": Limits.nanohermes(max_entries=1000),
-        "no-keywords": Limits(max_entries=1000, keyword_weight=0),
-    }[profile]
+    limits = profile_limits(profile)
     expected = truth(home, limits)
     before = file_state(home / "memory.json")
     check(home, limits=limits)  # saves the index
