@@ -162,6 +162,7 @@ class Storage:
         doc.use_key(self.approval_key())
         self.read_error = self.not_a_store = None
         self._cache = (key, doc)
+        self._lean = None  # a parsed document answers queries too: the lean one's bytes are not kept twice
         return doc
 
     def _load_corrupt(self, error: str) -> Document:
@@ -267,6 +268,7 @@ class Storage:
             raise
         self.audit.append(pending, actor, current)
         self._cache = (self.state(), doc.use_key(self.approval_key()))
+        self._lean = None
         return Committed(doc, prelude + changes, change.result, backup)
 
     def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes) -> None:

@@ -496,3 +496,14 @@ def test_entry_spans_find_each_item_of_the_entries_list(items, before, indent, a
     spans = entry_spans(data)
     assert spans is not None and len(spans) == 2 * len(items)
     assert [json.loads(data[spans[i] : spans[i + 1]]) for i in range(0, len(spans), 2)] == items
+
+
+def test_a_full_read_lets_go_of_the_lean_one(home):
+    check(home)
+    store = MemoryStore(home, Limits(max_entries=1000))
+    store.search("部署脚本 dry-run")
+    assert store.storage._lean is not None  # the bytes of memory.json, held for the entries a query meets
+    store.entries()
+    assert store.storage._lean is None  # the parsed document answers queries from now on
+    store.search("部署脚本 dry-run")
+    assert type(store._snapshot.doc).__name__ == "Document"
