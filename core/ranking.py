@@ -206,7 +206,7 @@ class Index:
 
     __slots__ = (
         "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms",
-        "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_keywords",
+        "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_served_key", "_keywords",
         "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
         "_df", "_keyword_matches", "_last_scores",
     )
@@ -270,7 +270,8 @@ class Index:
             self._keywords is None
         )
         self._vectorized: bool | None = None
-        self._served = 1 if vectorized else 0
+        self._served = 1 if vectorized else 0  # queries answered (counted from 1 when told to vectorize)
+        self._served_key: tuple[str, ...] | None = None
         self._last_scores: tuple[tuple[str, ...], object] | None = None
 
     @property
@@ -287,11 +288,15 @@ class Index:
                     self._vectorized = True
         return self._vectorized
 
-    def _arrays(self) -> bool:
-        """Whether this query is scored with numpy (see `vectorized`)."""
-        served = self._served
-        self._served = served + 1
-        return served > 0 and self._want_vectors and self.vectorized
+    def _arrays(self, tokens: Sequence[str]) -> bool:
+        """Whether this query is scored with numpy (see `vectorized`). Queries are counted, not
+        calls: the gate asking `top` again for more hits of the same query is still the first query
+        (a one-shot `memtui inject` whose gate looks further must not import numpy for it)."""
+        key = tuple(tokens)
+        if key != self._served_key:
+            self._served_key = key
+            self._served += 1
+        return self._served > 1 and self._want_vectors and self.vectorized
 
     def posting(self, term: str) -> list[tuple[int, int]]:
         """(doc_id, tf) for every document whose text (and kind) holds `term`, in store order."""
@@ -413,7 +418,7 @@ class Index:
 
     def scores(self, tokens: Sequence[str]) -> dict[int, float]:
         """Score of every document holding at least one query term (others score 0)."""
-        if self._arrays():
+        if self._arrays(tokens):
             array = self._score_array(tokens)
             import numpy as np
 
@@ -506,7 +511,7 @@ class Index:
         """The best `k` hits that are not in `excluded`, as `ranked` would order them."""
         if k <= 0:
             return []
-        if not self._arrays():
+        if not self._arrays(tokens):
             picked = []
             for doc_id, score in _best_first(self._python_scores(tokens)):
                 if doc_id not in excluded:

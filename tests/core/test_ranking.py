@@ -514,3 +514,28 @@ def test_gate_coverage_is_the_same_whether_the_index_is_vectorized(docs, queries
         b = Gate(vector, terms, 0.5, 0.2, ranked[0][1])
         for doc_id in range(len(docs)):
             assert a.coverage(doc_id) == b.coverage(doc_id), (query, doc_id)
+
+
+def test_a_gate_looking_further_is_still_the_first_query_and_stays_off_numpy():
+    # A one-shot `memtui inject` answers its query in pure Python. When the gate asks `top` for more
+    # hits of that same query, that is not a second query: numpy is not even looked for.
+    from memtui_core.ranking import VECTOR_MIN_DOCS, pick
+
+    words = ["alpha", "beta", "gamma"]
+    docs = [[words[i % 3], f"filler{i % 97}", "fact"] for i in range(VECTOR_MIN_DOCS + 300)]
+    asked = []
+
+    class Counting(Index):
+        def top(self, tokens, k, excluded=()):
+            asked.append(k)
+            return super().top(tokens, k, excluded)
+
+    index = Counting(docs)
+    hits = pick(index, ["alpha", "beta", "gamma"], 4, (), frozenset(), min_coverage=0.5, relative_floor=0.2)
+    assert len(asked) >= 2 and len(hits) == 4  # the gate looked further than its first ask
+    assert index._vectorized is None  # whether numpy is there was never asked
+    reference = Index(docs, vectorized=False)
+    assert hits == pick(reference, ["alpha", "beta", "gamma"], 4, (), frozenset(), min_coverage=0.5,
+                        relative_floor=0.2)
+    pick(index, ["alpha", "filler3"], 4, (), frozenset(), min_coverage=0.5, relative_floor=0.2)  # a second query
+    assert index._vectorized is not None
