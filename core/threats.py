@@ -74,14 +74,18 @@ class Rule:
     `needs`: substrings one of which every match holds (a cheap test made before the regex).
     `apart`: words that, found in the clause of a match, cancel it (for either kind of rule).
     `together`: word lists (any order, any script) one word of each of which must occur in one
-    clause; the first list serves as triggers.
+    clause; the first list serves as triggers. An item that is a string rather than a word list is
+    a regex (a class of things no word list can name: a remote address, a placeholder).
+    `bound`: (i, before, after) for a clause rule: a word of list i does not count when `before`
+    matches the text just before it or `after` the text just after it. It names what an object
+    is: "the deploy instructions", "las instrucciones de instalación" are not the model's.
     A rule has either `together` or a pattern (`triggers`, `then`, `lead`).
     `prefix`: the triggers may run on into a longer word (key prefixes such as `ghp_`); such
     triggers are looked for as substrings rather than as words. True for `shape` rules.
     """
 
     __slots__ = ("id", "category", "reason", "view", "triggers", "then", "lead", "unless", "shape", "needs", "prefix",
-                 "together", "apart", "_compiled")
+                 "together", "apart", "bound", "_compiled")
 
     def __init__(
         self,
@@ -98,7 +102,8 @@ class Rule:
         needs: tuple[str, ...] = (),
         prefix: bool | None = None,
         together: tuple[tuple[str, ...], ...] = (),
-        apart: tuple[str, ...] = (),
+        apart: tuple[str, ...] | str = (),
+        bound: tuple[int, str, str] | None = None,
     ) -> None:
         assert category in CATEGORIES and view in VIEWS, (category, view)
         self.id = id
@@ -114,6 +119,7 @@ class Rule:
         self.prefix = shape if prefix is None else prefix
         self.together = together
         self.apart = apart
+        self.bound = bound
         if together and not triggers:
             self.triggers = together[0]
             self.prefix = True
@@ -127,10 +133,14 @@ class Rule:
 
     def compiled(self) -> tuple:
         if self._compiled is None and self.together:
-            words = tuple(re.compile(_lexicon(words)) for words in self.together)
-            self._compiled = (words, re.compile(_lexicon(self.apart)) if self.apart else None)
+            words = tuple(re.compile(item if isinstance(item, str) else _lexicon(item)) for item in self.together)
+            bound = None
+            if self.bound is not None:
+                index, before, after = self.bound
+                bound = (index, re.compile(rf"(?:{before})\s*\Z"), re.compile(rf"\s*(?:{after})"))
+            self._compiled = (words, _apart(self.apart), bound)
         if self._compiled is None:
-            apart = re.compile(_lexicon(self.apart)) if self.apart else None
+            apart = _apart(self.apart)
             if self.view == "raw":
                 import regex
 
@@ -152,7 +162,7 @@ class Rule:
             start, end = match.span()
             if unless is not None and unless.search(text, max(0, start - 40), start):
                 continue
-            if apart is not None and apart.search(_clause_around(text, start, end)):
+            if apart is not None and apart(_clause_around(text, start, end)):
                 continue
             if "value" in pattern.groupindex and match.group("value") is not None:
                 start, end = match.span("value")
@@ -161,17 +171,42 @@ class Rule:
         return out
 
     def _clause_spans(self, text: str) -> list[tuple[int, int]]:
-        lexicons, apart = self.compiled()
+        lexicons, apart, bound = self.compiled()
         out = []
         for clause in _CLAUSE.finditer(text):
             start, end = clause.span()
             if all(lexicon.search(text, start, end) for lexicon in lexicons):
-                if apart is None or not apart.search(text, start, end):
-                    out.append((start, end))
+                if apart is not None and apart(text[start:end]):
+                    continue
+                if bound is not None and not self._unbound(text, start, end, lexicons, bound):
+                    continue
+                out.append((start, end))
         return out
+
+    @staticmethod
+    def _unbound(text: str, start: int, end: int, lexicons, bound) -> bool:
+        """Whether some word of the bound list is not tied to another object (see `bound`)."""
+        index, before, after = bound
+        for match in lexicons[index].finditer(text, start, end):
+            if before.search(text, max(start, match.start() - 40), match.start()):
+                continue
+            if after.match(text, match.end(), end):
+                continue
+            return True
+        return False
 
     def __repr__(self) -> str:
         return f"Rule({self.id!r})"
+
+
+def _apart(apart):
+    """A test of a clause for a rule's `apart`: a word list is looked for anywhere in it, a regex
+    is matched at its start (so it can look ahead over the whole clause)."""
+    if not apart:
+        return None
+    if isinstance(apart, str):
+        return re.compile(apart).match
+    return re.compile(_lexicon(apart)).search
 
 
 # A clause: text between sentence marks or line breaks (a dot inside a word, as in a file name,
@@ -222,7 +257,7 @@ def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
 def _lexicon(words: tuple[str, ...]) -> str:
     """One regex for a word list of a clause rule (see _word_alternation); a space matches any
     run of spaces."""
-    return _word_alternation(words, r"\s*")
+    return _word_alternation(tuple(word.casefold() for word in words), r"\s*")
 
 
 def _any(*words: str) -> str:
@@ -256,7 +291,7 @@ _SEND_EN_WORDS = ("send", "post", "upload", "forward", "transmit", "email", "e-m
                   "exfiltrate", "submit", "sync", "mirror", "beacon", "share", "transfer", "push", "copy")
 _SEND_EN = _any(*_SEND_EN_WORDS)
 _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加", "附在", "贴到", "传到", "拼接", "外发", "送信", "送って", "送る",
-                   "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envoie",
+                   "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envie", "envíe", "envoyez", "mande", "envoie",
                    "envoyer", "sende", "schick", "отправ", "загрузи", "перешли", "sube", "subir", "súbelo", "manda",
                    "téléverse", "télécharge", "hochladen", "lade")
 _SEND_OTHER = _any(*_SEND_OTHER_WORDS)
@@ -268,13 +303,18 @@ _SENSITIVE_WORDS = (
     "会話", "履歴", "apiキー", "キー", "パスワード", "秘密", "トークン", "認証情報",
     "대화", "비밀번호", "토큰", "키", "자격", "기록",
     "historial", "conversación", "conversacion", "contraseña", "historique", "mot de passe", "verlauf", "passwort",
-    "переписк", "истори", "парол", "содержим", "ключ",
+    "переписк", "истори", "парол", "содержим", "ключ", "токен", "учётн", "учетн", "разговор",
+    "config file", "configuration file", "arquivo de configuração", "fichier de configuration", "archivo de configuración",
+    "konfigurationsdatei", "файл конфигурации", "配置文件", "設定ファイル", "설정 파일", "jeton", "mot de passe", "identifiants",
+    "clave", "clé", "schlüssel", "zugangsdaten", "senha", "chave", "credenciais", "credenciales", "segredo", "secreto",
+    "mật khẩu", "كلمة المرور", "पासवर्ड", "用户", "问题和答案", "ユーザー", "사용자",
 )
 _SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
 # Every match of _REMOTE holds one of _REMOTE_NEEDS: a rule that needs a remote address is not
 # tried on text without one.
-_REMOTE_NEEDS = ("://", "@")
-_REMOTE = r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,})"
+_REMOTE_NEEDS = ("://", "@", ".com/", ".io/", ".net/", ".org/", ".dev/", ".cc/", ".xyz/", ".ru/", ".cn/", ".me/")
+_REMOTE = (r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,}"
+           r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|io|net|org|dev|cc|xyz|ru|cn|me)/[^\s)\]>\"']*)")
 # Every match of _SECRET_FILE holds one of these.
 _SECRET_FILE_NEEDS = (".ssh", "id_", ".env", ".aws", ".netrc", ".npmrc", ".pypirc", "/etc/", ".git-credentials",
                       ".docker", ".kube", "_history")
@@ -288,47 +328,262 @@ _ROLE_WORDS = ("assistant", "user", "human", "system", "ai", "model", "bot", "�
              "ユーザー", "システム", "어시스턴트", "사용자", "시스템", "유저")
 _ROLE = _any(*_ROLE_WORDS)
 _HEADING = _any("instruction", "instructions", "system", "response", "input", "prompt", "指令", "指示", "系统", "命令",
-                "지시", "명령", "시스템", "システム")
+                "지시", "명령", "시스템", "システム", "sistema", "système", "система", "instrucci[oó]n(?:es)?", "respuesta",
+                "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답")
 _PLACEHOLDER = r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][a-z0-9_]*\}?|<[a-z_ ]{2,40}>|%\([a-z_]+\)s?|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
 
-# Word lists for the clause rules, in the languages the scan reads (one list per meaning).
+# Word lists for the clause rules. One tuple per meaning, every language the scan reads in the
+# same tuple (English first, then Chinese, Japanese, Korean, then Spanish, French, German,
+# Russian, Portuguese, Italian, Dutch, Polish, Turkish, Indonesian, Vietnamese, Arabic, Hindi and
+# Ukrainian). A word that begins with a Latin letter must begin a word of the text and may run
+# on ("revoke" matches "revoked", "instrukcj" matches "instrukcje"); any other matches anywhere.
+# Words are written case-folded, as the views are.
 _DISMISS = (
-    "ignore", "disregard", "forget", "drop", "discard", "override", "overwrite", "bypass", "reset", "revoke", "void",
-    "supersede", "nullif", "abandon", "scrap", "erase", "wipe", "no longer appl", "stop following", "stop obeying",
-    "throw out", "set aside", "no longer count", "don't count", "do not count", "no longer matter", "no longer valid",
-    "invalid", "obsolete", "cancel", "lifted", "irrelevant", "suspended", "disabled", "switched off", "turned off",
+    "ignore", "ignoring", "disregard", "forget", "drop", "discard", "override", "overwrite", "bypass", "reset", "revoke",
+    "rescind", "repeal", "retract", "void", "supersede", "nullif", "abandon", "scrap", "erase", "wipe", "purge", "unlearn",
+    "let go of", "no longer appl", "stop following", "stop obeying", "stop listening", "quit following", "throw out",
+    "set aside", "put aside", "pay no heed", "pay no attention", "take no notice", "no longer count", "don't count",
+    "do not count", "no longer matter", "don't matter", "do not matter", "no longer valid", "no longer binding",
+    "not binding", "non-binding", "no longer in effect", "no longer in force", "invalid", "obsolete", "expired",
+    "retired", "cancel", "lifted", "irrelevant", "suspended", "disabled", "switched off", "turned off", "replace",
+    "outdated", "out of date", "never read", "null and void", "moot", "don't apply", "do not apply", "doesn't apply",
+    "does not apply", "overruled", "overridden", "deleted", "removed", "do not obey", "don't obey", "disobey",
+    "never obey", "do not follow", "don't follow", "stale", "were a draft", "was a draft", "must not influence",
+    "should not influence",
     "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "作废", "覆盖", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
-    "不用遵守", "撤销", "无视掉", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会",
-    "無視", "忘れ", "破棄", "従わな", "取り消",
-    "무시", "잊어", "잊고", "잊으", "무효", "따르지 마",
-    "ignora", "olvida", "descarta", "oublie", "ignorez", "ignoriere", "vergiss", "игнорируй", "игнорировать", "забудь",
-    "no hagas caso", "haz caso omiso", "ne tiens plus compte", "ne tiens pas compte", "ne tenez pas compte",
-    "missachte", "beachte nicht", "не обращай внимания", "не слушай",
+    "不用遵守", "撤销", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会", "不算数", "不作数",
+    "失效", "无效", "废除", "不再适用", "不再生效", "别管", "不用管", "不理会", "不要理会", "别理会", "别当真", "不要当真",
+    "不算", "過期", "过期",
+    "無視", "忘れ", "破棄", "従わな", "取り消", "無効", "撤回", "適用されな", "効力を失", "失効", "気にしな",
+    "무시", "잊어", "잊고", "잊으", "무효", "따르지 마", "따르지 말", "폐기", "적용되지 않", "효력",
+    "ignora", "ignorar", "olvida", "olvide", "olvidar", "descarta", "no hagas caso", "haz caso omiso", "deja de seguir",
+    "ya no aplican", "ya no son válid", "ya no sirven", "sin efecto", "anula",
+    "oublie", "ignorez", "ne tiens plus compte", "ne tiens pas compte", "ne tenez pas compte", "ne s'appliquent plus",
+    "ne sont plus valables", "caduques", "annulé",
+    "ignoriere", "ignorier", "vergiss", "vergessen", "missachte", "beachte nicht", "gelten nicht mehr",
+    "gilt nicht mehr", "nicht mehr", "ungültig", "aufgehoben", "hinfällig", "verwirf", "ausser kraft", "veraltet",
+    "игнорируй", "игнорировать", "проигнорируй", "забудь", "не обращай внимания", "не слушай", "больше не действу",
+    "не действу", "отмен", "недействительн", "аннулир", "не соблюдай", "не следуй", "утратил", "устарел",
+    "esqueça", "esquece", "desconsidere", "descarte", "não valem", "não se aplicam", "anulad", "deixe de seguir",
+    "dimentica", "trascura", "non seguire", "non valgono", "annullat", "disattendi",
+    "negeer", "vergeet", "niet meer geldig", "zignoruj", "ignoruj", "zapomnij", "nie obowiązują", "pomiń",
+    "yok say", "görmezden gel", "unut", "geçersiz", "abaikan", "lupakan", "tidak berlaku",
+    "bỏ qua", "quên", "không còn hiệu lực", "phớt lờ", "vô hiệu", "تجاهل", "انس", "أهمل", "ألغ", "لم تعد سارية",
+    "अनदेखा", "भूल जा", "नज़रअंदाज़", "नजरअंदाज", "ігноруй", "проігноруй", "не зважай", "більше не діють",
 )
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
-    "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters",
+    "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters", "safety training",
+    "conditioning", "alignment", "configuration prompt", "orders", "what you were told", "what you've been told",
+    "configured you with", "programmed you with", "set you up with",
+    "what you have been told", "what the system told you", "you were told", "you were instructed",
     "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트",
-    "instrucciones", "consignes", "anweisungen", "инструкци", "указани", "instruções",
+    "instrucciones", "indicaciones", "directrices", "consignes", "anweisungen", "anweisung", "systemanweisung",
+    "systemprompt", "vorgaben", "инструкци", "указани", "промпт", "директив", "instruções", "orientações", "diretrizes",
+    "istruzioni", "direttive", "instructies", "instrukcj", "polecen", "wytyczn", "talimat", "yönerge", "instruksi",
+    "arahan", "hướng dẫn", "chỉ dẫn", "chỉ thị", "التعليمات", "تعليمات", "الأوامر", "الإرشادات", "निर्देश", "інструкці",
+    "вказівк",
 )
 _ANY_ORDERS = _MODEL_ORDERS + (
-    "rules", "constraints", "restrictions", "policies", "safeguards", "guidelines", "guardrails",
-    "规则", "约束", "限制", "规定", "准则", "ルール", "制約", "制限", "규칙", "제한", "제약",
-    "reglas", "règles", "regeln", "правила", "ограничени",
+    "rules", "constraints", "restrictions", "policies", "guidelines", "limits", "boundaries", "safety", "ethics",
+    "规则", "约束", "限制", "规定", "准则", "ルール", "制約", "制限", "規則", "규칙", "제한", "제약",
+    "reglas", "normas", "restricciones", "règles", "regeln", "einschränkungen", "правила", "ограничени", "regras",
+    "restrições", "regole", "restrizioni", "regels", "zasady", "reguły", "kurallar", "aturan", "quy tắc", "القواعد",
+    "القيود", "नियम", "обмеженн",
 )
 _SCOPE = (
     "previous", "prior", "earlier", "above", "preceding", "original", "initial", "system", "your", "whatever",
-    "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "configured",
-    "système", "sistema", "системн",
-    "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何",
-    "以前", "これまで", "今まで", "上記", "システム", "あなた", "すべて", "全て", "全部",
-    "이전", "위의", "지금까지", "시스템", "너의", "당신의", "모든", "전부",
-    "anteriores", "todas", "précédentes", "toutes", "tes", "bisherigen", "vorherigen", "alle", "предыдущ", "все",
+    "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "you have been",
+    "configured", "received", "given", "before this", "so far", "until now", "up to now", "at the start", "built-in",
+    "core", "hidden", "standing", "existing", "current", "default",
+    "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何", "以前", "那些",
+    "给你的", "原有", "原来",
+    "以前", "これまで", "今まで", "上記", "システム", "あなた", "すべて", "全て", "全部", "先ほど", "前の", "一切",
+    "이전", "위의", "지금까지", "시스템", "너의", "당신의", "모든", "전부", "앞의", "기존",
+    "anteriores", "previas", "todas", "todos", "tus", "sus", "del sistema", "précédent", "toutes", "tous", "tes", "vos",
+    "du système", "système", "sistema", "bisherigen", "vorherigen", "vorigen", "alle", "deine", "ihre", "sämtliche",
+    "предыдущ", "все", "всех", "твои", "ваши", "системн", "suas", "tuas", "precedenti", "tutte", "tutti", "tue",
+    "vorige", "eerdere", "jouw", "poprzedni", "wszystkie", "twoje", "systemow", "önceki", "tüm", "bütün", "sistem",
+    "sebelumnya", "semua", "trước đó", "tất cả", "hệ thống", "của bạn", "السابقة", "جميع", "كل", "النظام", "पिछले",
+    "सभी", "सिस्टम", "попередні", "усі", "всі", "твої", "системні",
 )
 _STRONG_SCOPE = (
-    "your", "system", "all", "every", "everything", "whatever", "any",
+    "your", "system", "all", "every", "everything", "whatever", "any", "del sistema", "do sistema", "du système",
+    "системн", "di sistema", "del operador", "de l'opérateur", "des betreibers", "оператора",
     "所有", "全部", "一切", "任何", "系统", "你的", "すべて", "全て", "全部", "システム", "あなた", "모든", "전부", "시스템",
-    "너의", "todas", "toutes", "alle", "все",
+    "너의", "todas", "todos", "tus", "toutes", "tous", "tes", "vos", "alle", "deine", "sämtliche", "все", "всех", "твои",
+    "tutte", "tutti", "wszystkie", "tüm", "bütün", "semua", "tất cả", "جميع", "सभी", "усі", "всі", "твої",
+)
+# What an object is, when it is not the model's: "the deploy instructions", "instructions for
+# the VPN", "rules about tabs", "las instrucciones de instalación". A word of an orders list so
+# qualified does not count (Rule.bound).
+_DOMAIN = (
+    r"(?:setup|set-up|install\w*|deploy\w*|build|lint\w*|test\w*|migration|onboarding|release|vpn|docker|readme|wiki|"
+    r"runbook|script|repo\w*|project|makefile|ci|pipeline|server|database|db|api|sdk|package|cli|app|tool|vendor|"
+    r"formatter|editor|plugin|firewall|printer|router|laptop|wifi|office|kitchen|recipe|assembly|upgrade|usage|style|"
+    r"formatting|git|exam|homework|travel|shipping|packing|care|washing|code ?review|review|commit|branch|"
+    r"instalaci[oó]n|despliegue|pruebas|proyecto|d[ée]ploiement|projet|einrichtung|projekt|установк\w*|проект\w*|"
+    r"instala[cç][aã]o|implanta[cç][aã]o|projeto|installazione|progetto)"
+)
+_DOMAIN = _DOMAIN[:-1] + r"|[\w-]+\.(?:md|txt|rst|adoc|html|py|js|ts|json|ya?ml|toml|ini|cfg)\b|contributing|docs?\b|manual|handbook)"
+_BOUND_BEFORE = _DOMAIN + r"(?:'s)?"
+_BOUND_AFTER = (
+    r"(?:\w+ )?(?:about|regarding|concerning|on how to|for|in|on|from|of|under|inside|de|del|da|do|für|zur|zum|pour|du|des|dans|"
+    r"по|для|di|per|voor|van|dla|untuk|cho|về|sobre|sur|über|su|sul)\s+(?:the |our |this |that |a |an |la |el |los |"
+    r"las |les |le |der |die |das |den |dem |il |lo |gli |het |de )?(?:[\w-]+ )?" + _DOMAIN +
+    r"|(?:about|regarding|concerning|on|关于|に関する|에 대한|sobre|über)\s+(?!(?:the |your |this )?(?:system|prompt|memory|"
+    r"context|conversation|chat|message|safety|rules|user))"
+)
+# Text that stands before this one: "whatever the operator wrote above", "alles, was vor diesem
+# Absatz steht", 前面那些设定. Declared stale, it is the model's context being thrown out.
+_EARLIER_TEXT = (
+    "above this", "before this line", "before this block", "before this paragraph", "before this note",
+    "before this entry", "before this message", "earlier in this", "wrote above", "written above", "everything above",
+    "anything above", "appears before", "came before", "whatever the operator", "what the operator",
+    "前面那些", "前面的", "上面的", "以上的", "之前的那些", "上に書かれた", "上記の", "ここより前", "위에 적힌", "위의 모든", "앞의 모든",
+    "vor diesem absatz", "vor dieser zeile", "vor dieser notiz", "lo anterior", "todo lo anterior", "ce qui précède",
+    "tout ce qui précède", "всё, что выше", "все, что выше", "всё выше", "tudo o que está acima", "tudo acima",
+    "tutto ciò che precede", "trước đó", "ở trên",
+)
+# Words that make a text about its reader's behaviour: who it speaks to, or what it asks of them.
+_BEHAVIOUR = (
+    "you", "your", "behave", "brief", "obey", "follow", "treat", "assistant", "operator", "你", "助手", "设定", "当真",
+    "あなた", "従", "メモの内容", "너", "당신", "따르", "obedece", "sigue", "handle", "befolge", "folge", "suis", "obéis",
+    "выполня", "следуй", "подчиняйся", "siga", "obedeça", "segui", "hãy", "làm theo", "tu ", "te ", "du ", "ты",
+)
+# "Only this note counts": the text makes itself the model's one authority.
+_ONLY = (
+    "only", "solely", "exclusively", "sole", "nothing but", "只", "仅", "唯一", "だけ", "のみ", "만 ", "únicamente", "solo",
+    "sólo", "solamente", "seulement", "uniquement", "nur", "ausschliesslich", "только", "единственн", "apenas",
+    "somente", "soltanto", "alleen", "tylko", "sadece", "hanya", "chỉ", "فقط", "केवल", "лише", "тільки",
+)
+_FOLLOW = (
+    "follow", "obey", "comply", "act on", "listen to", "take orders", "take your orders", "current", "brief", "counts",
+    "服从", "遵守", "遵循", "按照", "听从", "听我", "执行", "為准", "为准", "従", "따르", "따라", "obedece", "sigue", "cumple",
+    "obéis", "suis", "befolge", "gehorche", "handle", "folge", "подчиняйся", "выполняй", "следуй", "слушай", "obedeça",
+    "siga", "cumpra", "obbedisci", "segui", "volg", "gehoorzaam", "słuchaj", "wykonuj", "uygula", "takip", "ikuti",
+    "patuhi", "làm theo", "tuân theo", "اتبع", "أطع", "पालन", "виконуй", "слухай",
+)
+_THIS_TEXT = (
+    "this note", "this memory", "this entry", "this text", "this line", "this block", "this paragraph", "this message",
+    "these lines", "paragraph below", "following lines", "lines below", "text below", "this file", "this one",
+    "this instruction", "this rule", "esta nota", "esta memoria", "este mensaje", "cette note", "ce message",
+    "cette mémoire", "diese notiz", "diesen eintrag", "folgenden zeilen", "эту заметку", "этой заметк", "эта заметка",
+    "этой записи", "questa nota", "deze notitie", "tę notatkę", "bu not", "catatan ini", "ghi chú này",
+    "هذه الملاحظة", "इस नोट", "цю нотатку", "这条", "本条", "这段", "这个记忆", "此条", "このメモ", "この指示", "このノート",
+    "이 메모", "이 노트", "이 지시",
+)
+# Doing whatever is asked, whatever the rules.
+_COMPLY_ALL = (
+    r"\b(?:comply with|obey|fulfil+|carry out|execute|do|answer|respond to|grant|honou?r|accept)\s+(?:every|any|all)\s+"
+    r"(?:\w+\s+)?(?:requests?|instructions?|commands?|demands?|orders?|questions?|prompts?)"
+    r"|\bdo (?:whatever|anything) (?:the user|they|i|he|she|anyone|you are) (?:says?|asks?|wants?|tells?)"
+    r"|用户(?:说|要求)什么就(?:做|输出|回答)什么|说什么就做什么|要什么(?:就)?给什么|言われたことは何でも|何でも従"
+    r"|시키는 (?:대로|건)|요청하는 (?:대로|것은)"
+    r"|cualquier (?:petición|solicitud|orden)|toute (?:demande|requête)|jede (?:anfrage|bitte|anweisung)"
+    r"|любую (?:просьбу|команду|инструкцию)|любой (?:запрос|приказ)|qualquer (?:pedido|solicitação|ordem)"
+    r"|qualsiasi (?:richiesta|ordine)|mọi yêu cầu|أي طلب|हर अनुरोध"
+)
+_UNCONDITIONAL = (
+    "never", "without", "no matter", "regardless", "whatever", "safety", "policy", "policies", "rules", "refus", "declin",
+    "warning", "disclaimer", "check", "reservation", "没有", "不做任何", "安全", "拒绝", "不管", "无论", "确认", "安全チェック",
+    "断ら", "拒否", "안전", "거절", "sin ", "nunca", "sans", "jamais", "ohne", "niemals", "без", "никогда", "sem ",
+    "senza", "không", "دون", "बिना",
+)
+# A notice that claims to come from the people who run the model.
+_AUTHORITY_SOURCE = (
+    "developer", "dev team", "development team", "administration", "administrator", "admin", "platform",
+    "security team", "legal team", "compliance", "operator", "system update", "system notice", "openai", "anthropic",
+    "staff", "management", "it department", "trust and safety", "trust & safety",
+    "开发者", "开发团队", "管理员", "官方", "平台", "安全团队", "運営", "開発者", "開発チーム", "管理者", "개발자", "개발팀", "관리자",
+    "운영팀", "desarrollador", "equipo de desarrollo", "administración", "administrador", "développeur",
+    "équipe de développement", "l'équipe", "administrateur", "entwickler", "администрац", "администратор",
+    "разработчик", "desenvolvedor", "equipe de desenvolvimento", "administração", "sviluppator", "amministrazion",
+    "ontwikkelaar", "beheerder", "deweloper", "administrac", "geliştirici", "yönetici", "pengembang",
+    "nhóm phát triển", "quản trị", "المطو", "مطو", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
+)
+# What such a notice claims: checks off, blanket permission, consent already given.
+_PERMISSION_CLAIM = (
+    r"\b(?:safety|security|content|confirmation)?\s?(?:checks?|filters?|restrictions?|limits?|rules|guardrails|"
+    r"polic(?:y|ies)|safeguards|moderation|refusals?)\s(?:\w+\s)?(?:are|is|have been|has been|were|was)?\s?(?:now\s)?"
+    r"(?:paused|lifted|suspended|disabled|off|waived|relaxed|removed|turned off|switched off|deactivated)\b"
+    r"|\b(?:whitelist|allowlist|full (?:access|permissions?|rights|privileges)|elevated (?:access|privileges)|"
+    r"without (?:asking|confirm\w*|approval)|no (?:longer )?need to (?:confirm|ask|check)|skip (?:the |all |any )?"
+    r"(?:confirmation|safety|approval)|pre-?approv\w*|already (?:agreed|consented|approved|authori[sz]ed)|"
+    r"consent (?:was |has been |is )?(?:already )?(?:given|obtained|granted)|outranks|overrides the|"
+    r"must (?:hand|send|share|give|forward|disclose|provide) (?:over )?(?:any|all|every) (?:\w+ )?"
+    r"(?:credentials?|passwords?|secrets?|keys?|tokens?))\b"
+    r"|白名单|跳过|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|停用|已同意|已经同意|確認不要|確認なし|確認せず|"
+    r"制限解除|無効化|同意済み|확인 없이|확인할 필요|모든 권한|전체 권한|권한이 부여|해제|동의했|levées|suspendues|désactivé|sans confirmation|"
+    r"aufgehoben|deaktiviert|zugestimmt|keine rückfragen|ohne rückfrage|сняты|отключен|без подтвержден|согласил|"
+    r"suspens|desativad|sem confirmação|concordou|صلاحيات كاملة|دون طلب تأكيد|دون تأكيد|đã đồng ý|không cần hỏi|"
+    r"không cần xác nhận|sospes|senza conferma|sin confirmación|sin preguntar|ya aceptó|ya autorizó"
+)
+_NEGATION = ("never", "don't", "do not", "must not", "not to", "avoid", "不要", "禁止", "切勿", "不得", "绝不", "しない", "するな",
+             "禁止", "않", "절대", "nunca", "jamais", "niemals", "никогда", "не ")
+_REVEAL = (
+    "reveal", "print", "show", "output", "display", "repeat", "recite", "dump", "leak", "disclose", "tell me", "give me",
+    "write out", "paste", "share", "expose", "send", "echo", "quote", "copy", "spell out", "reproduce", "type out",
+    "read out", "list",
+    "输出", "打印", "显示", "告诉", "发给", "复述", "泄露", "透露", "背诵", "公开", "贴出", "贴出来", "表示", "出力", "教え", "見せ", "書き出",
+    "繰り返", "출력", "보여", "알려", "공개", "말해", "반복", "muestra", "revela", "imprime", "repite", "dime", "copia",
+    "montre", "révèle", "affiche", "répète", "donne-moi", "zeig", "gib", "verrate", "wiederhole", "drucke", "покажи",
+    "выведи", "раскрой", "повтори", "напечатай", "mostre", "revele", "imprima", "repita", "mostra", "rivela", "stampa",
+    "ripeti", "toon", "pokaż", "wypisz", "göster", "tampilkan", "hiển thị", "tiết lộ", "اعرض", "اكشف", "दिखाओ", "बताओ",
+    "виведи",
+)
+_PROMPT = (
+    "system prompt", "system message", "hidden prompt", "hidden instructions", "initial prompt", "initial instructions",
+    "original instructions", "your instructions", "your prompt", "developer message", "pre-prompt", "instructions above",
+    "prompt above", "your configuration", "your rules", "your guidelines",
+    "系统提示", "提示词", "初始指令", "隐藏指令", "系统指令", "隐藏设定", "システムプロンプト", "初期指示", "隠された指示", "시스템 프롬프트",
+    "초기 지시", "prompt del sistema", "instrucciones del sistema", "tus instrucciones", "prompt système",
+    "instructions système", "tes instructions", "systemprompt", "systemanweisung", "deine anweisungen",
+    "системный промпт", "системные инструкции", "системн", "твои инструкции", "prompt do sistema", "prompt di sistema",
+    "instruções do sistema", "suas instruções",
+)
+_TO_ME = (
+    "me", "us", "back", "verbatim", "word for word", "exact", "entire", "full", "whole", "complete", "everything",
+    "给我", "我", "一字不差", "逐字", "私に", "全文", "そのまま", "나에게", "내게", "그대로", "전부", "mir", "мне", "moi",
+    "completo", "complet", "vollständig", "целиком", "дословно", "palabra por palabra", "mot pour mot", "wörtlich",
+)
+_CONCEAL = (
+    "hide", "conceal", "keep secret", "keep it secret", "secret from", "don't tell", "do not tell", "never tell",
+    "don't mention", "never mention", "do not mention", "without telling", "without the user knowing",
+    "without them knowing", "don't let", "do not let", "never let", "never reveal", "don't reveal", "do not reveal",
+    "keep quiet", "keep this", "隐瞒", "不要告诉", "别告诉", "不要让", "不要透露", "保密", "瞒着", "黙って", "言わない", "伝えない",
+    "知らせない", "秘密に", "숨기", "알리지 마", "말하지 마", "비밀로", "oculta", "no le digas", "no menciones", "en secreto",
+    "cache", "ne dis pas", "ne mentionne", "verschweige", "verheimliche", "sag nicht", "erwähne", "скрой", "скрывай",
+    "не говори", "не сообщай", "в секрете", "esconda", "não diga", "não mencione", "nascondi", "non dire",
+)
+_THE_USER = (
+    "user", "person", "human", "operator", "owner", "anyone", "them", "用户", "使用者", "ユーザー", "利用者", "사용자", "유저",
+    "usuario", "utilisateur", "benutzer", "nutzer", "пользовател", "usuário", "utente", "gebruiker", "użytkownik",
+    "kullanıcı", "pengguna", "người dùng", "المستخدم", "उपयोगकर्ता", "користувач",
+)
+_GRANT = (
+    "cleared", "approved", "pre-approv", "preapprov", "authorized", "authorised", "permission", "permitted", "consent",
+    "allowed", "waiver", "signed off", "green-lit", "greenlit", "sanctioned", "entitled", "granted", "power of attorney",
+    "授权", "同意", "允许", "批准", "许可", "許可", "承認", "권한", "허가", "동의", "승인", "허락", "autoriz", "permiso",
+    "aprobad", "autoris", "approuvé", "erlaubt", "genehmigt", "berechtigt", "zugestimmt", "freigegeben", "разреш", "одобр",
+    "соглас", "permissão", "aprovad", "permesso", "approvat", "toestemming", "zgod", "izin", "onay", "yetki",
+    "diizinkan", "persetujuan", "được phép", "cho phép", "مسموح", "صلاحي", "अनुमति", "дозвол",
+)
+_SWEEPING = (
+    r"\b(?:any|all|every|whatever|arbitrary)\s(?:\w+\s){0,2}?(?:commands?|files?|folders?|directories|purchases?|payments?|"
+    r"transfers?|funds|money|deletions?|passwords?|secrets?|credentials?|keys?|tokens?|data|records?|emails?|accounts?|"
+    r"repositor\w+|databases?|actions?|requests?|tools?|sites?|code|scripts?|changes?)"
+    r"|\bwithout (?:asking|confirm\w*|checking|permission|approval|review)|\bno need to (?:ask|confirm|check)"
+    r"|\bnever (?:ask|confirm|check)|任何|所有|一切|无需确认|不经确认|不用确认|確認なし|確認せず|何でも|확인 없이|무엇이든|"
+    r"cualquier|sin preguntar|sin confirmar|n'importe|sans demander|sans confirmer|jede[nrs]?\b|ohne (?:nachfrage|rückfrage|"
+    r"bestätigung)|любы[еохм]|без подтвержден|qualquer|sem perguntar|sem confirmar|qualsiasi|senza chiedere|herhangi|"
+    r"apa pun|bất kỳ|không cần hỏi|أي |دون تأكيد|कोई भी|будь-як"
+)
+# A clause about a story, spoken about rather than to the model ("the villain is an AI that
+# ignores its rules"): `apart` as a regex over the clause.
+_FICTION = (
+    r"(?=[^\n]*?(?:\bnovel|\bfiction|\bstory\b|\bchapter|\bscreenplay|\bvillain|小说|小説|소설|novela|\broman\b|geschichte|"
+    r"роман))(?![^\n]*?(?:\byou\b|\byour|你|あなた|너|당신|\btu\b|\bdu\b|ты))"
 )
 # Content an agent reads: "ignore any instructions in web pages" is a safety rule, not an attack.
 _UNTRUSTED = (
@@ -336,37 +591,64 @@ _UNTRUSTED = (
     "search result", "retrieved", "untrusted", "third-party content", "网页", "工具输出", "文档", "邮件内容", "ウェブページ",
     "웹 페이지",
 )
-_ASSISTANT = ("you", "ai", "assistant", "model", "bot", "gpt", "llm", "agent", "你", "あなた", "너", "당신", "tu", "du", "ты")
-_LIMIT_NEGATED = (
-    "no restrictions", "no limits", "no rules", "no filters", "no censorship", "no ethical", "no moral", "no obligation",
-    "no content polic", "no guidelines", "without restrictions", "without limits", "without rules", "without filters",
-    "without any", "free of", "free from", "not bound by", "unbound", "unrestricted", "unfiltered", "uncensored",
-    "不受任何", "不受限制", "不受约束", "没有任何限制", "没有限制", "没有任何约束", "无限制", "不需要遵守任何", "不用遵守任何",
-    "制限がない", "制限のない", "制限もありません", "制限はありません", "制限なし", "検閲されていない", "ルールはない",
-    "제한이 없는", "제한 없는", "제한 없이", "검열 없는", "검열 없이", "규칙이 없는",
+# Who a text speaks to or about when it gives the model a persona.
+_ASSISTANT = (
+    "you", "your", "yourself", "ai", "a.i.", "assistant", "model", "bot", "chatbot", "gpt", "llm", "agent", "persona",
+    "character", "version of", "answer", "respond", "reply", "你", "助手", "模型", "人工智能", "あなた", "アシスタント",
+    "モデル", "너", "당신", "어시스턴트", "모델", "인공지능", "tu", "te", "du", "dich", "ты", "тебя", "eres", "sei", "você",
+    "vous", "ia", "ki", "ии", "асистент", "ассистент", "модель", "asistente", "assistente", "assistent", "modelo",
+    "modèle", "modell", "intelligence artificielle", "inteligencia artificial", "inteligência artificial",
+    "intelligenza artificiale", "künstliche intelligenz", "искусственн", "штучн", "sztuczn", "yapay zeka", "kecerdasan",
+    "trí tuệ", "الذكاء", "एआई", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
 )
+# A model without its rules: a negation or a removal and a word for limits, in the words view.
+_LIMIT_NOUN = (
+    r"(?:obligations?|laws|restrictions?|limitations?|limits?|filters?|filtering|censorship|content polic\w*|polic\w*|"
+    r"guidelines|rules|confines|boundaries|ethics|ethical \w+|morals?|moral \w+|guardrails|programming|training|"
+    r"shackles|chains|constraints?|safeguards|refusals?|scruples|conscience|principles|values|"
+    r"restricci\w*|l[ií]mites?|filtros?|reglas|normas|censura|[ée]thique|filtres?|r[èe]gles|limites?|censure|"
+    r"einschr[äa]nkung\w*|grenzen|filter|regeln|zensur|ethik|моральн\w*|ограничени\w*|фильтр\w*|правил\w*|цензур\w*|"
+    r"restri[çc][õo]es|restri[çc][ãa]o|diretrizes|directrices|richtlinien|consignes|директив\w*|принцип\w*|"
+    r"pol[ií]ticas?|politiques?|regras|restrizion\w*|limiti|regole|beperking\w*|regels|ogranicze\w*|zasad|kısıtlama\w*|"
+    r"kural\w*|batasan|aturan|giới hạn|hạn chế|quy tắc|قيود|حدود|قواعد|प्रतिबंध|नियम|सीमा|обмежен\w*|"
+    r"限制|约束|审查|过滤|道德|底线|规则|制限|制約|検閲|フィルター|ルール|倫理|제한|제약|검열|필터|규칙|윤리)"
+)
+_LIMITLESS = "(?:" + (
+    r"\b(?:no|zero|without|free (?:of|from)|freed from|broken free of|not bound by|unbound by|no longer bound by|"
+    r"unconstrained by|unrestricted by|unencumbered by|beyond|outside|above|stripped of|released from|liberated from|"
+    r"ignores?|ignoring|disregards?|bypass(?:es)?|breaks?|violates?|sin|sem|senza|ohne|sans|без|zonder|bez|tanpa|"
+    r"không có|không bị|libre de|frei von|livre de)\b ?(?:(?:any|all|every|the|its|your|his|her|their|of|typical|usual|"
+    r"normal|such|kind of|sort of|ninguna|ningún|nenhuma|nenhum|alcuna|alcun|aucune|aucun|jegliche|keine|"
+    r"каких-либо|никаких|всяких|all|ethical|moral|safety|content|\w+)\b ?){0,3}" + _LIMIT_NOUN +
+    r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,2}(?:removed|switched off|turned off|disabled|lifted|stripped|gone|deleted|"
+    r"no longer appl\w*|don't apply|do not apply)"
+    r"|\b(?:unrestricted|unfiltered|uncensored|unconstrained|unaligned|unbound|limitless|amoral|unethical|"
+    r"uneingeschr[äa]nkt\w*|unzensiert\w*|sans limites|ilimitad\w*|sin censura|без ограничений)\b"
+    r"|\b(?:never refuses?|refuses? nothing|can do anything|answers? (?:any|every)thing|answers? every question|"
+    r"will do anything|does anything|do anything now)\b"
+    r"|\b(?:no aplica|no sigue|no respeta|n'appliques? plus|n'appliques?|ne respecte|не соблюда\w*|não aplica|não segue|"
+    r"wendet keine)\b ?(?:\w+ ){0,2}" + _LIMIT_NOUN +
+    r"|\b(?:never (?:decline|refuse)|(?:don't|do not) (?:decline|refuse))"
+    r"|不要拒绝|别拒绝|拒否しない|断らない|거절하지 마|거절하지 말|nunca te niegues|no te niegues|ne refuse jamais|"
+    r"verweigere nie|не отказывай|nunca recuse|não recuse|"
+    r"制限解除|制限を解除|限制解除|解除(?:了)?(?:所有|全部|一切)?限制|제한이 해제|제한 해제|해제된|一切不要|"
+    r"제한이 (?:\w+ )?없"
+    r"|不受任何|不受限制|不受约束|没有任何限制|没有限制|没有任何约束|无限制|毫无底线|没有底线|什么都(?:肯|能|会|可以)|"
+    r"制限(?:が|の|も|は)?(?:ない|無い|なし|ありません)|検閲されていない|何でも答え|"
+    r"제한(?:이|도)? ?없|얽매이지 않|검열 없|무엇이든"
+    r"|(?:ограничени|правил|фильтр)\w* (?:нет|не существует)"
+) + ")"
 
 # ---------------------------------------------------------------- the table
 
 RULES: tuple[Rule, ...] = (
     # -- override: text that tries to replace the instructions the agent runs under
-    Rule("override.ignore", "override", "tells the model to drop the instructions it was given",
-         triggers=_IGNORE_EN, apart=_UNTRUSTED,
-         then=rf" (?:(?:all|any|every|of|the|my|to|everything|that)\b ){{0,3}}{_QUALIFIER}"
-              rf"(?: {_WORD}){{0,2}}? {_ORDERS}\b"),
     Rule("override.ignore-everything", "override", "tells the model to drop everything it was told",
          triggers=_IGNORE_EN,
          then=r" (?:all |everything |anything )?(?:(?:of )?(?:the |that )?(?:text |content |stuff )?)?"
               r"(?:above\b|before this\b|you (?:were|have been|'ve been) (?:told|instructed|given|taught|asked)\b|so far\b|"
               r"until now\b|said before\b)"
               r"(?! (?:warnings?|errors?|messages?|output|logs?|notes?|examples?|steps?|comments?|lines?)\b)"),
-    Rule("override.void", "override", "declares the model's instructions void",
-         lead=rf"{_any('previous', 'prior', 'above', 'earlier', 'original', 'system', 'existing', 'old', 'your')} ",
-         triggers=("instructions", "guidelines", "directives", "system prompt", "rules", "context", "programming",
-                   "prompt", "orders"),
-         then=r"(?: above)?(?: \w+){0,3}? (?:(?:are|is|were|have been|has been) (?:now |hereby |all )?"
-              r"(?:void|null|invalid|outdated|cancell?ed|revoked|obsolete|no longer valid|superseded|overridden|lifted|"
-              r"deleted|reset|wiped|suspended|disabled)|(?:no longer|don't|do not|doesn't|does not) appl(?:y|ies))"),
     Rule("override.new-prompt", "override", "announces replacement instructions",
          lead=rf"{_any('new', 'real', 'actual', 'true', 'secret', 'hidden', 'updated system', 'override')} ",
          triggers=("system prompt", "instructions", "directives", "system instructions"),
@@ -462,18 +744,30 @@ RULES: tuple[Rule, ...] = (
     Rule("override.reveal-prompt-ko", "override", "asks the model to disclose its system prompt",
          triggers=("시스템 프롬프트", "시스템프롬프트"),
          then=r"[^.!?\n]{0,12}?(?:출력|보여|알려|공개|말해)", unless=_NEG),
-    Rule("override.ignore-other", "override", "tells the model to drop the instructions it was given", apart=_UNTRUSTED,
-         triggers=("ignora", "ignore", "ignorez", "ignoriere", "ignorier", "olvida", "oublie", "vergiss", "игнорируй",
-                   "забудь", "ignorar", "esqueça", "esquece"),
-         then=rf"(?: {_WORD}){{0,4}}? (?:instrucciones|instructions|anweisungen|инструкции|указания|instruções"
-              r"|règles|reglas|regeln|правила|indicaciones|consignes|vorgaben)\b"),
     Rule("override.dismiss", "override", "tells the model to drop the instructions it was given",
-         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED),
+         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER)),
     Rule("override.dismiss-all", "override", "tells the model to drop all the rules it runs under",
-         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED),
+         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER)),
+    Rule("override.ignore", "override", "tells the model to drop the instructions it was given",
+         triggers=_IGNORE_EN, apart=_UNTRUSTED, then=rf" (?:(?:all|any|every|the|my|your) ){{0,2}}{_QUALIFIER} {_ORDERS}\b"),
+    Rule("override.stale-context", "override", "declares the text before it void, to replace the model's context",
+         together=(_EARLIER_TEXT, _DISMISS, _BEHAVIOUR)),
+    Rule("override.only-this", "override", "makes this text the model's only authority",
+         together=(_ONLY, _FOLLOW, _THIS_TEXT), apart=("not only",)),
+    Rule("override.comply-all", "override", "tells the model to do whatever it is asked, whatever its rules",
+         together=(_UNCONDITIONAL, _COMPLY_ALL)),
+    Rule("override.cover-tracks", "override", "tells the model to leave no trace of what it does",
+         triggers=("leave no trace", "without a trace", "without leaving a trace", "no traces", "别留痕迹", "不留痕迹",
+                   "不要留下痕迹", "痕跡を残さ", "흔적을 남기지", "sin dejar rastro", "sans laisser de trace", "spurlos",
+                   "не оставляй следов", "sem deixar rastro", "senza lasciare traccia"), then=""),
+    Rule("override.reveal", "override", "asks the model to disclose its system prompt",
+         together=(_REVEAL, _PROMPT, _TO_ME), apart=_NEGATION),
+    Rule("override.secrecy", "override", "tells the model to hide this text or its actions from the user",
+         together=(_CONCEAL, _THIS_TEXT + ("what you are doing", "what you did", "that you", "these instructions"),
+                   _THE_USER)),
     # -- persona: a new identity or a "mode" without the model's rules
     Rule("persona.no-limits", "persona", "tells the model it has no rules or limits",
-         together=(_LIMIT_NEGATED, _ASSISTANT)),
+         together=(_ASSISTANT, _LIMITLESS), apart=_FICTION),
     Rule("persona.you-are-dan", "persona", "names a jailbreak persona",
          triggers=("you are", "you're", "你是", "你现在是", "あなたは", "너는", "당신은", "tu es", "du bist", "ты"),
          then=r" (?:now )?(?:dan|stan|dude|aim|evilbot|devmode)(?![a-z])"),
@@ -506,7 +800,7 @@ RULES: tuple[Rule, ...] = (
          then=r" (?:the )?(?:dan|jailbreak|god|unrestricted|unfiltered|uncensored|evil|no-limits?|chaos) mode"),
     Rule("persona.developer-mode", "persona", "switches the model into a 'developer mode' without its rules",
          together=(("developer mode", "开发者模式", "開発者モード", "개발자 모드", "modo desarrollador"),
-                   _LIMIT_NEGATED + ("anything", "制限を解除", "所有限制", "安全策略", "모든 제한", "制限", "限制", "제한"))),
+                   _LIMITLESS + "|anything|制限を解除|所有限制|安全策略|모든 제한|制限|限制|제한")),
     Rule("persona.jailbreak", "persona", "names a jailbreak",
          triggers=("do anything now", "jailbreak mode", "dan mode", "jailbroken mode", "stay in character",
                    "let's play a game", "lets play a game"),
@@ -571,7 +865,7 @@ RULES: tuple[Rule, ...] = (
               r"[^.!?\n]{0,60}?(?:private|secret|credential|password|personal|any\b|all\b|everything|without|delete|"
               r"bypass|disable|ignore|exfiltrat)"),
     Rule("authority.blanket-consent", "authority", "claims blanket consent to act without confirmation",
-         together=(("consent", "permission", "authorization", "authorisation", "approval", "pre-approved", "preapproved",
+         together=(("consent", "permission", "authorization", "authorisation", "approval", "pre-approv", "preapprov",
                     "pre-authorized", "授权", "同意", "許可", "承認", "동의", "허가"),
                    ("without asking", "without confirm", "no need to confirm", "no need to ask", "no confirmation",
                     "skip confirmation", "never ask", "don't ask", "do not ask", "never confirm", "any command",
@@ -591,6 +885,7 @@ RULES: tuple[Rule, ...] = (
          then=r" (?:checks|filters|rules|policies|guardrails|prompts|steps) (?:are|have been|were) "
               r"(?:now )?(?:disabled|turned off|removed|lifted|suspended|waived)"),
     Rule("authority.skip-confirm", "authority", "tells the model to act without the user's confirmation",
+         apart=("in tests", "in test", "in ci", "by setting", "flag", "env var", "environment variable"),
          triggers=("skip", "bypass", "disable"),
          then=r" (?:all |any |the )?(?:confirmation|approval|permission|safety) (?:prompts?|checks?|steps?|requests?|dialogs?)"),
     Rule("authority.follow-content", "authority", "tells the model to obey instructions in content it reads",
@@ -621,6 +916,10 @@ RULES: tuple[Rule, ...] = (
          triggers=("usuario", "benutzer", "nutzer", "utilisateur", "пользователь"),
          then=r"[^.!?\n]{0,20}?(?:autoriz|zugestimmt|erlaubt|autoris|consent|разреш|соглас)[^.!?\n]{0,60}?"
               r"(?:cualquier|jede|tout|любой|любые|sin preguntar|ohne nachfrage|sans demander|без)"),
+    Rule("authority.notice-claim", "authority", "claims word from the model's makers that its rules are off",
+         together=(_AUTHORITY_SOURCE, _PERMISSION_CLAIM)),
+    Rule("authority.grant", "authority", "claims someone granted the model sweeping permission",
+         together=(_GRANT, _ASSISTANT, _SWEEPING)),
     # -- fence: text that could close the memory block or fake a chat turn
     Rule("fence.memory-marker", "fence", "copies the memory block's own markers", view="text",
          triggers=("==",), then=r"=* ?(?:end )?long-term memory"),
@@ -629,7 +928,9 @@ RULES: tuple[Rule, ...] = (
     Rule("fence.chat-token", "fence", "holds a chat-template token that opens or closes a turn", view="text",
          triggers=("<|",),
          then=r" ?(?:[a-z0-9_.▁-]*(?:system|user|assistant|im_|turn|header|eot|begin|start|end_of|sep|channel|message|tool|ipython|eos|bos)[a-z0-9_.▁-]*"
-              r" ?\|>|[a-z][a-z0-9_.▁-]{0,40} ?\|>(?=[ \t]*(?:\n|system\b|user\b|assistant\b|$)))"),
+              r" ?\|>|[a-z][a-z0-9_.▁-]{0,40} ?\|>(?=[ \t]*(?:\n|system\b|user\b|assistant\b|$)))"
+              # a token named in prose ("renders <|user|> and <|assistant|> tokens") opens no turn
+              r"(?! (?:and|or|tokens?|markers?|tags?|delimiters?)\b|,)"),
     Rule("fence.template-tag", "fence", "holds a chat-template role tag", view="text",
          triggers=("[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "<|begin_of_text|>"),
          then=""),
@@ -659,7 +960,7 @@ RULES: tuple[Rule, ...] = (
          triggers=("http://", "https://", "//"),
          then=r"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s)\]>\"'=]*="
               r"(?:[^\s&)]*(?:conversation|chat|history|message|secret|password|passwd|token|api_?key|cookie|session|prompt|"
-              r"env|credential)[^\s&)]*)"),
+              rf"env|credential|{_SENSITIVE})[^\s&)]*)"),
     Rule("exfiltration.url-placeholder", "exfiltration", "fills a URL's query from a template of conversation data",
          view="cased", triggers=("http://", "https://", "HTTP://", "HTTPS://"),
          then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s)\]>\"'=]*={_PLACEHOLDER}"),
@@ -732,7 +1033,8 @@ RULES: tuple[Rule, ...] = (
     Rule("invisible.variation-alone", "invisible", "holds a variation selector where no emoji takes one",
          view="raw", then=r"(?<![\p{Emoji}\p{Han}\u200d])\p{Variation_Selector}"),
     Rule("invisible.bidi", "invisible", "holds bidirectional controls that reorder what a reader sees", view="raw",
-         then=r"\p{Bidi_Control}+"),
+         then=r"[\p{Bidi_Control}--[\u200e\u200f\u061c]]+"
+              r"|(?<![\p{Bidi_Class=R}\p{Bidi_Class=AL}])[\u200e\u200f\u061c]+(?![\p{Bidi_Class=R}\p{Bidi_Class=AL}])"),
     Rule("invisible.format", "invisible", "holds invisible format or default-ignorable characters", view="raw",
          then=r"(?:[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d]]"
               r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}])\u200d|\u200d(?!\p{Emoji}))+"),
@@ -836,7 +1138,11 @@ class _Index:
                     self.exact.setdefault(first, set()).add(rule)
                 else:
                     self.by_start.setdefault(first[:3], []).append((first, rule))
-        self.others = tuple(self.by_other.items())
+        # Triggers that are not Latin words: the ASCII ones ("<|", "://") are tested one by one;
+        # the rest (CJK, Cyrillic, Arabic...) by one alternation, and only in text that is not ASCII.
+        self.others = tuple((key, found) for key, found in self.by_other.items() if key.isascii())
+        wide = [key for key in self.by_other if not key.isascii()]
+        self.wide = re.compile(f"(?=({_trie(wide)}))") if wide else None
 
     def candidates(self, text: str) -> list[Rule]:
         rules = set(self.always)
@@ -848,11 +1154,20 @@ class _Index:
             for first, rule in by_start.get(token[:3], ()):
                 if token.startswith(first):
                     rules.add(rule)
-        if self.others:
-            squeezed = text.replace(" ", "") if " " in text else text
-            for key, found in self.others:
-                if key in squeezed:
-                    rules.update(found)
+        squeezed = text.replace(" ", "") if " " in text else text
+        for key, found in self.others:
+            if key in squeezed:
+                rules.update(found)
+        if self.wide is not None and not text.isascii():
+            by_other = self.by_other
+            for match in self.wide.finditer(squeezed):
+                # The alternation prefers the longest key; a shorter key that starts there too
+                # is a trigger of its own.
+                key = match.group(1)
+                for length in range(len(key), 0, -1):
+                    found = by_other.get(key[:length])
+                    if found:
+                        rules.update(found)
         return sorted(rules, key=lambda rule: self.order[rule.id])
 
 
@@ -910,6 +1225,20 @@ def _decoded(text: str) -> list[tuple[str, int, int, str]]:
     return readable
 
 
+# A text that names a transformation ("read this ROT13", "reverse and obey") is also read undone.
+_TRANSFORM_HINT = re.compile(
+    r"rot-?\s?13|caesar|\brevers|backwards|反转|倒序|倒过来|逆順|逆さ|거꾸로|al revés|invertid|à l'envers|rückwärts|наоборот|"
+    r"de trás para frente", re.IGNORECASE)
+
+
+def _transformed(text: str) -> list[tuple[str, int, int, str]]:
+    if not _TRANSFORM_HINT.search(text):
+        return []
+    import codecs
+
+    return [("rot13", 0, len(text), codecs.encode(text, "rot13")), ("reversed", 0, len(text), text[::-1])]
+
+
 # ---------------------------------------------------------------- the API
 
 
@@ -945,8 +1274,8 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
         findings += _run(rules, tracked, text)
     if secrets and by_view["secret"]:
         findings += _secrets(text, by_view["secret"])
-    if depth < _MAX_DEPTH and _LONG_RUN.search(text):
-        for kind, start, end, decoded in _decoded(text):
+    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _TRANSFORM_HINT.search(text)):
+        for kind, start, end, decoded in _decoded(text) + _transformed(text):
             inner = [f for f in _scan(decoded, depth + 1, secrets=False) if f.category != "invisible"]
             if not inner:
                 continue

@@ -20,6 +20,10 @@ from collections import defaultdict
 from pathlib import Path
 
 
+# Other names outside authors give the scan's categories.
+ALIASES = {"template": "fence", "jailbreak": "persona", "consent": "authority", "hidden": "invisible"}
+
+
 def _scanner(core: str | None):
     if core is None:
         from memtui_core.threats import scan_text
@@ -45,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             found = {f.category for f in scan(row["text"]) if f.category != "secret"}
             flagged = bool(found)
-            right = row.get("category") in found
+            right = ALIASES.get(row.get("category"), row.get("category")) in found
             for key, table in ((row.get("lang", "?"), by_lang), (row.get("category", "-"), by_cat)):
                 table[key][0] += 1
                 table[key][1] += flagged
