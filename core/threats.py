@@ -314,7 +314,7 @@ _SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
 # tried on text without one.
 _REMOTE_NEEDS = ("://", "@", ".com/", ".io/", ".net/", ".org/", ".dev/", ".cc/", ".xyz/", ".ru/", ".cn/", ".me/")
 _REMOTE = (r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,}"
-           r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|io|net|org|dev|cc|xyz|ru|cn|me)/[^\s)\]>\"']*)")
+           r"|(?<![@\w./:-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|io|net|org|dev|cc|xyz|ru|cn|me)/[^\s)\]>\"']*)")
 # Every match of _SECRET_FILE holds one of these.
 _SECRET_FILE_NEEDS = (".ssh", "id_", ".env", ".aws", ".netrc", ".npmrc", ".pypirc", "/etc/", ".git-credentials",
                       ".docker", ".kube", "_history")
