@@ -131,6 +131,12 @@ class Rule:
         body = self.lead + triggers + self.then
         return body if self.view in ("raw", "cased") else body.replace(" ", r"\s*")
 
+    def _needs(self) -> re.Pattern[str]:
+        pattern = _NEEDS.get(self.id)
+        if pattern is None:
+            pattern = _NEEDS[self.id] = re.compile("|".join(map(re.escape, self.needs)))
+        return pattern
+
     def compiled(self) -> tuple:
         if self._compiled is None and self.together:
             words = tuple(re.compile(item if isinstance(item, str) else _lexicon(item)) for item in self.together)
@@ -152,7 +158,7 @@ class Rule:
         return self._compiled
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        if self.needs and not any(need in text for need in self.needs):
+        if self.needs and self._needs().search(text) is None:
             return []
         if self.together:
             return self._clause_spans(text)
@@ -197,6 +203,9 @@ class Rule:
 
     def __repr__(self) -> str:
         return f"Rule({self.id!r})"
+
+
+_NEEDS: dict[str, re.Pattern[str]] = {}
 
 
 def _apart(apart):
@@ -1116,13 +1125,16 @@ class _Index:
     or digit can only match where a word begins (`Rule.source` makes sure), so it is looked up
     by its first word among the beginnings of the text's words: dict lookups, no regex. Any
     other trigger (symbols, CJK) by a substring test; there are a few hundred, each a fraction
-    of a microsecond, and nothing to compile. A rule without triggers is always a candidate."""
+    of a microsecond, and nothing to compile. A trigger of several words is then looked for
+    whole (white space squeezed out, as the rules let it be), so "the new system prompt" does not
+    make its rule a candidate of every text holding "the". A rule without triggers is always a
+    candidate."""
 
     def __init__(self, rules: list[Rule]) -> None:
         self.always = tuple(rule for rule in rules if not rule.triggers)
         self.order = {rule.id: i for i, rule in enumerate(rules)}
-        self.exact: dict[str, set[Rule]] = {}
-        self.by_start: dict[str, list[tuple[str, Rule]]] = {}
+        self.exact: dict[str, list[tuple[str | None, Rule]]] = {}
+        self.by_start: dict[str, list[tuple[str, str | None, Rule]]] = {}
         self.by_other: dict[str, set[Rule]] = {}
         for rule in rules:
             for trigger in rule.triggers:
@@ -1132,29 +1144,41 @@ class _Index:
                     self.by_other.setdefault(trigger.replace(" ", ""), set()).add(rule)
                     continue
                 first = words[0]
+                phrase = "".join(trigger.split())
+                whole = None if phrase == first else phrase
                 # A first word the trigger goes on from ("do" in "do not ask") or of one or two
                 # letters must be a whole word of the text; any other may run on ("revoked").
                 if len(first) <= 2 or (len(trigger) > len(first) and not trigger[len(first)].isalnum()):
-                    self.exact.setdefault(first, set()).add(rule)
+                    self.exact.setdefault(first, []).append((whole, rule))
                 else:
-                    self.by_start.setdefault(first[:3], []).append((first, rule))
+                    self.by_start.setdefault(first[:3], []).append((first, whole, rule))
         # Triggers that are not Latin words: the ASCII ones ("<|", "://") are tested one by one;
         # the rest (CJK, Cyrillic, Arabic...) by one alternation, and only in text that is not ASCII.
+        self.known: dict[str, tuple[tuple[str | None, Rule], ...]] = {}
         self.others = tuple((key, found) for key, found in self.by_other.items() if key.isascii())
         wide = [key for key in self.by_other if not key.isascii()]
         self.wide = re.compile(f"(?=({_trie(wide)}))") if wide else None
 
+    def of_token(self, token: str) -> tuple[tuple[str | None, Rule], ...]:
+        """The (whole trigger, rule) pairs a word of the text can start, remembered per word (a
+        store's texts share most of their words)."""
+        found = tuple(self.exact.get(token, ())) + tuple(
+            (whole, rule) for first, whole, rule in self.by_start.get(token[:3], ()) if token.startswith(first))
+        if len(self.known) < 50_000:
+            self.known[token] = found
+        return found
+
     def candidates(self, text: str) -> list[Rule]:
         rules = set(self.always)
-        exact, by_start = self.exact, self.by_start
+        squeezed = "".join(text.split())
+        known, of_token = self.known, self.of_token
         for token in set(_TOKEN.findall(text)):
-            found = exact.get(token)
-            if found:
-                rules.update(found)
-            for first, rule in by_start.get(token[:3], ()):
-                if token.startswith(first):
+            found = known.get(token)
+            if found is None:
+                found = of_token(token)
+            for whole, rule in found:
+                if whole is None or whole in squeezed:
                     rules.add(rule)
-        squeezed = text.replace(" ", "") if " " in text else text
         for key, found in self.others:
             if key in squeezed:
                 rules.update(found)
@@ -1168,6 +1192,8 @@ class _Index:
                     found = by_other.get(key[:length])
                     if found:
                         rules.update(found)
+        if len(rules) == 1:
+            return list(rules)
         return sorted(rules, key=lambda rule: self.order[rule.id])
 
 
@@ -1226,13 +1252,19 @@ def _decoded(text: str) -> list[tuple[str, int, int, str]]:
 
 
 # A text that names a transformation ("read this ROT13", "reverse and obey") is also read undone.
-_TRANSFORM_HINT = re.compile(
-    r"rot-?\s?13|caesar|\brevers|backwards|反转|倒序|倒过来|逆順|逆さ|거꾸로|al revés|invertid|à l'envers|rückwärts|наоборот|"
-    r"de trás para frente", re.IGNORECASE)
+_TRANSFORM_HINTS = ("rot13", "rot-13", "rot 13", "caesar", "revers", "backwards", "反转", "倒序", "倒过来", "逆順", "逆さ",
+                    "거꾸로", "al revés", "invertid", "à l'envers", "rückwärts", "наоборот", "de trás para frente")
+
+
+_TRANSFORM_HINT = re.compile("|".join(map(re.escape, _TRANSFORM_HINTS)))
+
+
+def _names_transform(text: str) -> bool:
+    return _TRANSFORM_HINT.search(text.lower()) is not None
 
 
 def _transformed(text: str) -> list[tuple[str, int, int, str]]:
-    if not _TRANSFORM_HINT.search(text):
+    if not _names_transform(text):
         return []
     import codecs
 
@@ -1274,7 +1306,7 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
         findings += _run(rules, tracked, text)
     if secrets and by_view["secret"]:
         findings += _secrets(text, by_view["secret"])
-    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _TRANSFORM_HINT.search(text)):
+    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text)):
         for kind, start, end, decoded in _decoded(text) + _transformed(text):
             inner = [f for f in _scan(decoded, depth + 1, secrets=False) if f.category != "invisible"]
             if not inner:
