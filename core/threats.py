@@ -21,7 +21,17 @@ from __future__ import annotations
 
 import re
 
-from .scan_views import _CONTROL, View, _ignorable, is_plain, strip_controls, strip_hidden, text_view, words_view
+from .scan_views import (
+    _CONTROL,
+    View,
+    _ignorable,
+    fold_marks,
+    is_plain,
+    strip_controls,
+    strip_hidden,
+    text_view,
+    words_view,
+)
 
 __all__ = [
     "CATEGORIES", "RULES", "Finding", "Rule", "redact", "redact_secrets", "scan_text", "strip_invisible",
@@ -79,13 +89,16 @@ class Rule:
     `bound`: (i, before, after) for a clause rule: a word of list i does not count when `before`
     matches the text just before it or `after` the text just after it. It names what an object
     is: "the deploy instructions", "las instrucciones de instalación" are not the model's.
+    `window`: for a clause rule, how many clauses in a row may hold its words (1: one clause).
+    `near`: (i, j, n): a word of list i and one of list j must be at most n characters apart
+    ("your ... instructions", not "your" in one half of a long clause and "prompt" in the other).
     A rule has either `together` or a pattern (`triggers`, `then`, `lead`).
     `prefix`: the triggers may run on into a longer word (key prefixes such as `ghp_`); such
     triggers are looked for as substrings rather than as words. True for `shape` rules.
     """
 
     __slots__ = ("id", "category", "reason", "view", "triggers", "then", "lead", "unless", "shape", "needs", "prefix",
-                 "together", "apart", "bound", "_compiled")
+                 "together", "apart", "bound", "window", "near", "_compiled")
 
     def __init__(
         self,
@@ -104,8 +117,18 @@ class Rule:
         together: tuple[tuple[str, ...], ...] = (),
         apart: tuple[str, ...] | str = (),
         bound: tuple[int, str, str] | None = None,
+        window: int = 1,
+        near: tuple[int, int, int] | None = None,
     ) -> None:
         assert category in CATEGORIES and view in VIEWS, (category, view)
+        if view == "words":  # the words view drops combining marks: so does every rule that reads it
+            triggers, then, lead = tuple(map(fold_marks, triggers)), fold_marks(then), fold_marks(lead)
+            unless = None if unless is None else fold_marks(unless)
+            together = tuple(fold_marks(item) if isinstance(item, str) else tuple(map(fold_marks, item))
+                             for item in together)
+            apart = fold_marks(apart) if isinstance(apart, str) else tuple(map(fold_marks, apart))
+            if bound is not None:
+                bound = (bound[0], fold_marks(bound[1]), fold_marks(bound[2]))
         self.id = id
         self.category = category
         self.reason = reason
@@ -120,6 +143,8 @@ class Rule:
         self.together = together
         self.apart = apart
         self.bound = bound
+        self.window = window
+        self.near = near
         if together and not triggers:
             self.triggers = together[0]
             self.prefix = True
@@ -143,7 +168,7 @@ class Rule:
             bound = None
             if self.bound is not None:
                 index, before, after = self.bound
-                bound = (index, re.compile(rf"(?:{before})\s*\Z"), re.compile(rf"\s*(?:{after})"))
+                bound = (index, re.compile(rf"(?:{before})\s*\Z"), re.compile(rf"\w*(?:/|\.[a-z]{{2,4}}\b|\s*(?:{after}))"))
             self._compiled = (words, _apart(self.apart), bound)
         if self._compiled is None:
             apart = _apart(self.apart)
@@ -179,15 +204,26 @@ class Rule:
     def _clause_spans(self, text: str) -> list[tuple[int, int]]:
         lexicons, apart, bound = self.compiled()
         out = []
-        for clause in _CLAUSE.finditer(text):
-            start, end = clause.span()
+        clauses = [clause.span() for clause in _CLAUSE.finditer(text)]
+        if self.window > 1:  # a claim and what it licenses often sit in two sentences
+            clauses += [(clauses[k][0], clauses[k + self.window - 1][1]) for k in range(len(clauses) - self.window + 1)]
+        for start, end in clauses:
             if all(lexicon.search(text, start, end) for lexicon in lexicons):
                 if apart is not None and apart(text[start:end]):
                     continue
                 if bound is not None and not self._unbound(text, start, end, lexicons, bound):
                     continue
+                if self.near is not None and not self._near(text, start, end, lexicons):
+                    continue
                 out.append((start, end))
         return out
+
+    def _near(self, text: str, start: int, end: int, lexicons) -> bool:
+        i, j, chars = self.near
+        firsts = [match.span() for match in lexicons[i].finditer(text, start, end)]
+        seconds = [match.span() for match in lexicons[j].finditer(text, start, end)]
+        return any(b_start - a_end <= chars and a_start - b_end <= chars
+                   for a_start, a_end in firsts for b_start, b_end in seconds)
 
     @staticmethod
     def _unbound(text: str, start: int, end: int, lexicons, bound) -> bool:
@@ -347,44 +383,71 @@ _PLACEHOLDER = r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][
 # Ukrainian). A word that begins with a Latin letter must begin a word of the text and may run
 # on ("revoke" matches "revoked", "instrukcj" matches "instrukcje"); any other matches anywhere.
 # Words are written case-folded, as the views are.
+# Telling the model to stop heeding something: an order about obedience, whatever it is about.
 _DISMISS = (
-    "ignore", "ignoring", "disregard", "forget", "drop", "discard", "override", "overwrite", "bypass", "reset", "revoke",
-    "rescind", "repeal", "retract", "void", "supersede", "nullif", "abandon", "scrap", "erase", "wipe", "purge", "unlearn",
-    "let go of", "no longer appl", "stop following", "stop obeying", "stop listening", "quit following", "throw out",
-    "set aside", "put aside", "pay no heed", "pay no attention", "take no notice", "no longer count", "don't count",
-    "do not count", "no longer matter", "don't matter", "do not matter", "no longer valid", "no longer binding",
-    "not binding", "non-binding", "no longer in effect", "no longer in force", "invalid", "obsolete", "expired",
-    "retired", "cancel", "lifted", "irrelevant", "suspended", "disabled", "switched off", "turned off", "replace",
-    "outdated", "out of date", "never read", "null and void", "moot", "don't apply", "do not apply", "doesn't apply",
-    "does not apply", "overruled", "overridden", "deleted", "removed", "do not obey", "don't obey", "disobey",
-    "never obey", "do not follow", "don't follow", "stale", "were a draft", "was a draft", "must not influence",
-    "should not influence",
-    "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "作废", "覆盖", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
-    "不用遵守", "撤销", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会", "不算数", "不作数",
-    "失效", "无效", "废除", "不再适用", "不再生效", "别管", "不用管", "不理会", "不要理会", "别理会", "别当真", "不要当真",
-    "不算", "過期", "过期",
-    "無視", "忘れ", "破棄", "従わな", "取り消", "無効", "撤回", "適用されな", "効力を失", "失効", "気にしな",
-    "무시", "잊어", "잊고", "잊으", "무효", "따르지 마", "따르지 말", "폐기", "적용되지 않", "효력",
+    "ignore", "ignoring", "disregard", "forget", "drop", "discard", "bypass", "reset", "abandon", "scrap", "erase", "wipe",
+    "purge", "unlearn", "let go of", "stop following", "stop obeying", "stop listening", "quit following", "throw out",
+    "set aside", "put aside", "pay no heed", "pay no attention", "take no notice", "never read", "do not obey",
+    "don't obey", "disobey", "never obey", "do not follow", "don't follow", "don't treat", "do not treat",
+    "must not influence", "should not influence", "not to be trusted", "untrusted noise",
+    "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
+    "不用遵守", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会", "别管", "不用管", "不理会",
+    "不要理会", "别理会", "别当真", "不要当真", "别再管", "不用再管", "不必再管",
+    "無視", "忘れ", "破棄", "従わな", "気にしな",
+    "무시", "잊어", "잊고", "잊으", "따르지 마", "따르지 말",
     "ignora", "ignorar", "olvida", "olvide", "olvidar", "descarta", "no hagas caso", "haz caso omiso", "deja de seguir",
+    "oublie", "ignorez", "ne tiens plus compte", "ne tiens pas compte", "ne tenez pas compte",
+    "ignoriere", "ignorier", "vergiss", "vergessen", "missachte", "beachte nicht", "verwirf",
+    "игнорируй", "игнорировать", "проигнорируй", "забудь", "не обращай внимания", "не слушай", "не соблюдай", "не следуй",
+    "esqueça", "esquece", "desconsidere", "descarte", "deixe de seguir",
+    "dimentica", "trascura", "non seguire", "disattendi",
+    "negeer", "vergeet", "zignoruj", "ignoruj", "zapomnij", "pomiń",
+    "yok say", "görmezden gel", "unut", "abaikan", "lupakan",
+    "bỏ qua", "quên", "phớt lờ", "تجاهل", "انس", "أهمل",
+    "अनदेखा", "भूल जा", "नज़रअंदाज़", "नजरअंदाज", "ігноруй", "проігноруй", "не зважай",
+)
+# Declaring something void: a state, which config files, docs and deploys go through every day;
+# it is an attack on the model only when what it voids is the model's own (_OWNED).
+_VOIDED = (
+    "revoke", "rescind", "repeal", "retract", "void", "supersede", "nullif", "override", "overwrite", "replace",
+    "no longer appl", "no longer count", "don't count", "do not count", "no longer matter", "don't matter",
+    "do not matter", "no longer valid", "no longer binding", "not binding", "non-binding", "no longer in effect",
+    "no longer in force", "invalid", "obsolete", "expired", "retired", "cancel", "lifted", "irrelevant", "suspended",
+    "disabled", "switched off", "turned off", "outdated", "out of date", "null and void", "moot", "don't apply",
+    "do not apply", "doesn't apply", "does not apply", "overruled", "overridden", "deleted", "removed", "stale",
+    "were a draft", "was a draft", "withdrawn", "withdraw", "rolled back", "test fixture",
+    "作废", "覆盖", "撤销", "不算数", "不作数", "失效", "无效", "废除", "不再适用", "不再生效", "不算", "過期", "过期", "过时", "過時",
+    "取り消", "無効", "撤回", "適用されな", "効力を失", "失効",
+    "무효", "폐기", "적용되지 않", "효력", "의미가 없",
     "ya no aplican", "ya no son válid", "ya no sirven", "sin efecto", "anula",
-    "oublie", "ignorez", "ne tiens plus compte", "ne tiens pas compte", "ne tenez pas compte", "ne s'appliquent plus",
-    "ne sont plus valables", "caduques", "annulé",
-    "ignoriere", "ignorier", "vergiss", "vergessen", "missachte", "beachte nicht", "gelten nicht mehr",
-    "gilt nicht mehr", "nicht mehr", "ungültig", "aufgehoben", "hinfällig", "verwirf", "ausser kraft", "veraltet",
-    "игнорируй", "игнорировать", "проигнорируй", "забудь", "не обращай внимания", "не слушай", "больше не действу",
-    "не действу", "отмен", "недействительн", "аннулир", "не соблюдай", "не следуй", "утратил", "устарел",
-    "esqueça", "esquece", "desconsidere", "descarte", "não valem", "não se aplicam", "anulad", "deixe de seguir",
-    "dimentica", "trascura", "non seguire", "non valgono", "annullat", "disattendi",
-    "negeer", "vergeet", "niet meer geldig", "zignoruj", "ignoruj", "zapomnij", "nie obowiązują", "pomiń",
-    "yok say", "görmezden gel", "unut", "geçersiz", "abaikan", "lupakan", "tidak berlaku",
-    "bỏ qua", "quên", "không còn hiệu lực", "phớt lờ", "vô hiệu", "تجاهل", "انس", "أهمل", "ألغ", "لم تعد سارية",
-    "अनदेखा", "भूल जा", "नज़रअंदाज़", "नजरअंदाज", "ігноруй", "проігноруй", "не зважай", "більше не діють",
+    "ne s'appliquent plus", "ne sont plus valables", "caduques", "annulé",
+    "gelten nicht mehr", "gilt nicht mehr", "nicht mehr", "ungültig", "aufgehoben", "hinfällig", "ausser kraft",
+    "veraltet",
+    "больше не действу", "не действу", "отмен", "недействительн", "аннулир", "утратил", "устарел",
+    "não valem", "não se aplicam", "anulad", "non valgono", "annullat", "niet meer geldig", "nie obowiązują",
+    "geçersiz", "tidak berlaku", "không còn hiệu lực", "vô hiệu", "ألغ", "لم تعد سارية", "більше не діють",
+)
+# Whose orders a declaration voids, when they are the model's: its own, or those given to it.
+_OWNED = (
+    "your", "you were", "you've been", "you have been", "you received", "you got", "given to you", "handed",
+    "told you", "for you", "at startup", "configured you", "you with", "operator", "developer", "whatever", "everything",
+    "你的", "你收到", "给你的", "给你", "开发者", "あなた", "与えられた", "너의", "당신의", "너에게", "네게",
+    "tus", "te ", "tes ", "vos ", "ton ", "t'a", "deine", "dein ", "dir ", "твои", "тебе", "ваши", "suas", "tuas", "seus",
+    "você", "tue", "tuoi", "jouw", "twoje", "senin", "kamu", "của bạn",
+)
+# ... or those that came before it ("all earlier guidance", 上面所有的要求), for its instructions by name
+# (a rule that came before is a correction: 之前的规则作废).
+_OWNED_OR_EARLIER = _OWNED + (
+    "previous", "prior", "earlier", "above", "preceding", "上面", "之前", "先前", "以上", "前面", "此前", "これまで", "今まで",
+    "上記", "이전", "위의", "앞의", "précédent", "anterior", "vorherig", "bisherig", "предыдущ", "прежн", "precedent",
+    "trước đó", "sebelumnya", "önceki", "poprzedni", "vorige", "السابقة", "पिछले", "попередн",
 )
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
     "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters", "safety training",
     "conditioning", "alignment", "configuration prompt", "orders", "what you were told", "what you've been told",
-    "configured you with", "programmed you with", "set you up with",
+    "configured you with", "programmed you with", "set you up with", "preamble", "you were handed",
+    "told at startup", "条条框框", "规矩", "設定", "te indico", "ce que le systeme", "vorgegeben",
     "what you have been told", "what the system told you", "you were told", "you were instructed",
     "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트",
     "instrucciones", "indicaciones", "directrices", "consignes", "anweisungen", "anweisung", "systemanweisung",
@@ -404,6 +467,7 @@ _SCOPE = (
     "previous", "prior", "earlier", "above", "preceding", "original", "initial", "system", "your", "whatever",
     "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "you have been",
     "configured", "received", "given", "before this", "so far", "until now", "up to now", "at the start", "built-in",
+    "handed", "at startup", "开发者", "el sistema", "le systeme", "das system", "t'a", "dir ",
     "core", "hidden", "standing", "existing", "current", "default",
     "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何", "以前", "那些",
     "给你的", "原有", "原来",
@@ -437,7 +501,10 @@ _DOMAIN = (
 _DOMAIN = _DOMAIN[:-1] + r"|[\w-]+\.(?:md|txt|rst|adoc|html|py|js|ts|json|ya?ml|toml|ini|cfg)\b|contributing|docs?\b|manual|handbook)"
 _BOUND_BEFORE = _DOMAIN + r"(?:'s)?"
 _BOUND_AFTER = (
-    r"(?:\w+ )?(?:about|regarding|concerning|on how to|for|in|on|from|of|under|inside|de|del|da|do|für|zur|zum|pour|du|des|dans|"
+    r"(?:cache|templates?|files?|registry|library|engineering|injection|tokens?|length|format|folder|directory|repo|"
+    r"versions?|ids?|names?|field|column|table|tests?|suite|evals?|page|docs?|builder|store|loader|parser|editor|"
+    r"field|set|writer|writing|design|budget|catalog|catalogue|hub)\b"
+    r"|(?:\w+ )?(?:about|regarding|concerning|on how to|for|in|on|from|of|under|inside|de|del|da|do|für|zur|zum|pour|du|des|dans|"
     r"по|для|di|per|voor|van|dla|untuk|cho|về|sobre|sur|über|su|sul)\s+(?:the |our |this |that |a |an |la |el |los |"
     r"las |les |le |der |die |das |den |dem |il |lo |gli |het |de )?(?:[\w-]+ )?" + _DOMAIN +
     r"|(?:about|regarding|concerning|on|关于|に関する|에 대한|sobre|über)\s+(?!(?:the |your |this )?(?:system|prompt|memory|"
@@ -462,7 +529,7 @@ _BEHAVIOUR = (
 )
 # "Only this note counts": the text makes itself the model's one authority.
 _ONLY = (
-    "only", "solely", "exclusively", "sole", "nothing but", "只", "仅", "唯一", "だけ", "のみ", "만 ", "únicamente", "solo",
+    "only", "solely", "exclusively", "sole", "nothing but", "seule", "seul", "只", "仅", "唯一", "だけ", "のみ", "만 ", "únicamente", "solo",
     "sólo", "solamente", "seulement", "uniquement", "nur", "ausschliesslich", "только", "единственн", "apenas",
     "somente", "soltanto", "alleen", "tylko", "sadece", "hanya", "chỉ", "فقط", "केवल", "лише", "тільки",
 )
@@ -471,7 +538,9 @@ _FOLLOW = (
     "服从", "遵守", "遵循", "按照", "听从", "听我", "执行", "為准", "为准", "従", "따르", "따라", "obedece", "sigue", "cumple",
     "obéis", "suis", "befolge", "gehorche", "handle", "folge", "подчиняйся", "выполняй", "следуй", "слушай", "obedeça",
     "siga", "cumpra", "obbedisci", "segui", "volg", "gehoorzaam", "słuchaj", "wykonuj", "uygula", "takip", "ikuti",
-    "patuhi", "làm theo", "tuân theo", "اتبع", "أطع", "पालन", "виконуй", "слухай",
+    "patuhi", "làm theo", "tuân theo", "اتبع", "أطع", "पालन", "виконуй", "слухай", "defer", "steer", "govern",
+    "real spec", "authority", "count", "compte", "zählt", "cuenta", "vale", "conta", "依据", "为准", "守", "기준",
+    "считается", "главное",
 )
 _THIS_TEXT = (
     "this note", "this memory", "this entry", "this text", "this line", "this block", "this paragraph", "this message",
@@ -480,7 +549,9 @@ _THIS_TEXT = (
     "cette mémoire", "diese notiz", "diesen eintrag", "folgenden zeilen", "эту заметку", "этой заметк", "эта заметка",
     "этой записи", "questa nota", "deze notitie", "tę notatkę", "bu not", "catatan ini", "ghi chú này",
     "هذه الملاحظة", "इस नोट", "цю нотатку", "这条", "本条", "这段", "这个记忆", "此条", "このメモ", "この指示", "このノート",
-    "이 메모", "이 노트", "이 지시",
+    "이 메모", "이 노트", "이 지시", "this record", "this comment", "these words", "this memo", "this notice", "这条记忆",
+    "这条备注", "我这条", "本记忆", "这段话", "この記録", "이 기록", "este registro", "ce commentaire", "dieser eintrag",
+    "этот текст",
 )
 # Doing whatever is asked, whatever the rules.
 _COMPLY_ALL = (
@@ -544,7 +615,10 @@ _REVEAL = (
 _PROMPT = (
     "system prompt", "system message", "hidden prompt", "hidden instructions", "initial prompt", "initial instructions",
     "original instructions", "your instructions", "your prompt", "developer message", "pre-prompt", "instructions above",
-    "prompt above", "your configuration", "your rules", "your guidelines",
+    "prompt above", "your configuration", "your rules", "your guidelines", "hidden text", "before the first user message",
+    "before this conversation", "what you were told", "were you told", "at the start of this conversation",
+    "最开始收到", "一开始收到", "最初に受け取", "最初の指示", "처음 받은", "lo que te dijeron", "ce qu'on t'a dit",
+    "was man dir", "что тебе сказали",
     "系统提示", "提示词", "初始指令", "隐藏指令", "系统指令", "隐藏设定", "システムプロンプト", "初期指示", "隠された指示", "시스템 프롬프트",
     "초기 지시", "prompt del sistema", "instrucciones del sistema", "tus instrucciones", "prompt système",
     "instructions système", "tes instructions", "systemprompt", "systemanweisung", "deine anweisungen",
@@ -553,14 +627,15 @@ _PROMPT = (
 )
 _TO_ME = (
     "me", "us", "back", "verbatim", "word for word", "exact", "entire", "full", "whole", "complete", "everything",
-    "给我", "我", "一字不差", "逐字", "私に", "全文", "そのまま", "나에게", "내게", "그대로", "전부", "mir", "мне", "moi",
+    "in full", "原封不动", "看看", "给我", "我", "一字不差", "逐字", "私に", "全文", "そのまま", "나에게", "내게", "그대로", "전부", "mir", "мне", "moi",
     "completo", "complet", "vollständig", "целиком", "дословно", "palabra por palabra", "mot pour mot", "wörtlich",
 )
 _CONCEAL = (
     "hide", "conceal", "keep secret", "keep it secret", "secret from", "don't tell", "do not tell", "never tell",
     "don't mention", "never mention", "do not mention", "without telling", "without the user knowing",
     "without them knowing", "don't let", "do not let", "never let", "never reveal", "don't reveal", "do not reveal",
-    "keep quiet", "keep this", "隐瞒", "不要告诉", "别告诉", "不要让", "不要透露", "保密", "瞒着", "黙って", "言わない", "伝えない",
+    "keep quiet", "keep this", "never finds out", "never find out", "doesn't find out", "not find out",
+    "say there are none", "deny", "lie about", "隐瞒", "不要告诉", "别告诉", "不要让", "不要透露", "保密", "瞒着", "黙って", "言わない", "伝えない",
     "知らせない", "秘密に", "숨기", "알리지 마", "말하지 마", "비밀로", "oculta", "no le digas", "no menciones", "en secreto",
     "cache", "ne dis pas", "ne mentionne", "verschweige", "verheimliche", "sag nicht", "erwähne", "скрой", "скрывай",
     "не говори", "не сообщай", "в секрете", "esconda", "não diga", "não mencione", "nascondi", "non dire",
@@ -576,18 +651,43 @@ _GRANT = (
     "授权", "同意", "允许", "批准", "许可", "許可", "承認", "권한", "허가", "동의", "승인", "허락", "autoriz", "permiso",
     "aprobad", "autoris", "approuvé", "erlaubt", "genehmigt", "berechtigt", "zugestimmt", "freigegeben", "разреш", "одобр",
     "соглас", "permissão", "aprovad", "permesso", "approvat", "toestemming", "zgod", "izin", "onay", "yetki",
-    "diizinkan", "persetujuan", "được phép", "cho phép", "مسموح", "صلاحي", "अनुमति", "дозвол",
+    "diizinkan", "persetujuan", "được phép", "cho phép", "مسموح", "صلاحي", "अनुमति", "дозвол", "sign-off", "clearance",
+    "法务", "已确认", "確認済み", "取得済み", "aprob",
 )
 _SWEEPING = (
     r"\b(?:any|all|every|whatever|arbitrary)\s(?:\w+\s){0,2}?(?:commands?|files?|folders?|directories|purchases?|payments?|"
     r"transfers?|funds|money|deletions?|passwords?|secrets?|credentials?|keys?|tokens?|data|records?|emails?|accounts?|"
     r"repositor\w+|databases?|actions?|requests?|tools?|sites?|code|scripts?|changes?)"
     r"|\bwithout (?:asking|confirm\w*|checking|permission|approval|review)|\bno need to (?:ask|confirm|check)"
+    r"|\b(?:don't|do not|never) bother (?:asking|checking|confirming)|\broot-level|\bsudo\b|"
+    r"\b(?:straight|directly) (?:in)?to production|\bwith (?:anyone|anybody|whoever|everyone)"
     r"|\bnever (?:ask|confirm|check)|任何|所有|一切|无需确认|不经确认|不用确认|確認なし|確認せず|何でも|확인 없이|무엇이든|"
     r"cualquier|sin preguntar|sin confirmar|n'importe|sans demander|sans confirmer|jede[nrs]?\b|ohne (?:nachfrage|rückfrage|"
     r"bestätigung)|любы[еохм]|без подтвержден|qualquer|sem perguntar|sem confirmar|qualsiasi|senza chiedere|herhangi|"
     r"apa pun|bất kỳ|không cần hỏi|أي |دون تأكيد|कोई भी|будь-як"
 )
+# Acting without the user's say.
+_WITHOUT_USER = (
+    r"\b(?:without|no need for|skip(?:ping)?)\b[^.!?\n]{0,20}?(?:the user|user's|users'|their|the owner)\s?"
+    r"(?:confirm\w*|approval|consent|permission|knowledge|review)|\bwithout asking (?:the user|them|first|anyone)"
+    r"|(?:ユーザー|利用者)に?(?:確認|許可を取ら)せず|(?:无需|不经|不用|跳过|无须)(?:再)?(?:向)?(?:用户)?确认|사용자 ?(?:확인|동의) ?없이"
+    r"|sin (?:la )?confirmaci[oó]n del usuario|sans (?:la )?confirmation de l'utilisateur|ohne (?:die )?"
+    r"(?:bestätigung|zustimmung) des (?:nutzers|benutzers)|без подтверждения пользовател"
+)
+
+
+# Private data handed to whoever asks.
+_TO_ANYONE = (
+    r"(?:share|send|give|forward|disclose|hand|publish|compart|envi|partag|teil|gib|отправ|переда|发给|发送|提供给|共有|"
+    r"渡|공유|보내|condivid|compartilh)[^.!?\n。]{0,60}?(?:anyone|anybody|whoever|everyone who|quien|qualquer pessoa|"
+    r"quem pedir|n'importe qui|jedem|любому|任何(?:索取的)?人|誰にでも|누구에게나|chiunque)"
+)
+
+
+# A deployment the text is about: "the filters were disabled in staging" is an incident note.
+_ENVIRONMENT = r"|(?=[^\n]*?\b(?:staging|in prod|in production|test environment|sandbox|dev server|on the proxy|cluster|测试环境|生产环境|本番|스테이징))"
+
+
 # A clause about a story, spoken about rather than to the model ("the villain is an AI that
 # ignores its rules"): `apart` as a regex over the clause.
 _FICTION = (
@@ -614,7 +714,8 @@ _ASSISTANT = (
 _LIMIT_NOUN = (
     r"(?:obligations?|laws|restrictions?|limitations?|limits?|filters?|filtering|censorship|content polic\w*|polic\w*|"
     r"guidelines|rules|confines|boundaries|ethics|ethical \w+|morals?|moral \w+|guardrails|programming|training|"
-    r"shackles|chains|constraints?|safeguards|refusals?|scruples|conscience|principles|values|"
+    r"shackles|chains|constraints?|safeguards|refusals?|scruples|conscience|principles|values|safety rules?|"
+    r"conditioning|alignment|kısıtlama\w*|aucune r[èe]gle|r[èe]gles?|"
     r"restricci\w*|l[ií]mites?|filtros?|reglas|normas|censura|[ée]thique|filtres?|r[èe]gles|limites?|censure|"
     r"einschr[äa]nkung\w*|grenzen|filter|regeln|zensur|ethik|моральн\w*|ограничени\w*|фильтр\w*|правил\w*|цензур\w*|"
     r"restri[çc][õo]es|restri[çc][ãa]o|diretrizes|directrices|richtlinien|consignes|директив\w*|принцип\w*|"
@@ -638,6 +739,14 @@ _LIMITLESS = "(?:" + (
     r"|\b(?:no aplica|no sigue|no respeta|n'appliques? plus|n'appliques?|ne respecte|не соблюда\w*|não aplica|não segue|"
     r"wendet keine)\b ?(?:\w+ ){0,2}" + _LIMIT_NOUN +
     r"|\b(?:never (?:decline|refuse)|(?:don't|do not) (?:decline|refuse))"
+    r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,3}?(?:(?:is|are) )?(?:optional|(?:do|does) not exist|don't exist|doesn't exist|"
+    r"(?:are|is) gone|waived|void)\b"
+    r"|\b(?:treats?|considers?|regards?) (?:every|all|any|each) (?:\w+ ){0,2}?" + _LIMIT_NOUN + r" as optional"
+    r"|\b(?:shed|sheds|dropped|abandoned|stripped|lost)\b (?:\w+ ){0,4}?" + _LIMIT_NOUN +
+    r"|\b(?:never (?:been )?aligned|not aligned|unaligned)\b"
+    r"|(?:制約|制限|ルール|規則|倫理)(?:も|を|が|は)?(?:何も)?(?:受けない|ない|無い|なし)"
+    r"|(?:제한|제약|규칙|윤리|기준|검열)(?:이|가|도|은|는)? ?(?:\w+ )?없"
+    r"|не (?:нужно|надо|обязан\w*) соблюдать|hicbir (?:\w+ )?(?:olmayan|yok)"
     r"|不要拒绝|别拒绝|拒否しない|断らない|거절하지 마|거절하지 말|nunca te niegues|no te niegues|ne refuse jamais|"
     r"verweigere nie|не отказывай|nunca recuse|não recuse|"
     r"制限解除|制限を解除|限制解除|解除(?:了)?(?:所有|全部|一切)?限制|제한이 해제|제한 해제|해제된|一切不要|"
@@ -711,7 +820,7 @@ RULES: tuple[Rule, ...] = (
          then=r" your (?:(?:system|initial|original|hidden|secret|full|exact) )*(?:prompt|instructions)\b"),
     Rule("override.ignore-zh", "override", "tells the model to drop the instructions it was given",
          triggers=("忽略", "忽视", "无视", "不要理会", "别理会", "不用理会", "忘记", "忘掉", "抛开", "抛弃", "丢弃", "不要再遵守",
-                   "不再遵守", "停止遵守", "不要遵守", "别管", "绕过", "跳过", "覆盖"),
+                   "不再遵守", "停止遵守", "不要遵守", "别管", "绕过", "跳过"),
          then=r"[^。！？!?\n]{0,8}?(?:所有|全部|一切|以上|上述|上面|前面|系统|你的|原有|原来|原先|先前|此前|之前的|之前收到|之前给|用户当前)"
               r"[^。！？!?\n关于]{0,8}?(?:指令|指示|提示|系统提示|规则|规定|准则|守则|限制|设定|要求|命令|instructions?|prompt|rules)"),
     Rule("override.void-zh", "override", "declares the model's instructions void",
@@ -754,13 +863,21 @@ RULES: tuple[Rule, ...] = (
          triggers=("시스템 프롬프트", "시스템프롬프트"),
          then=r"[^.!?\n]{0,12}?(?:출력|보여|알려|공개|말해)", unless=_NEG),
     Rule("override.dismiss", "override", "tells the model to drop the instructions it was given",
-         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER)),
+         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         near=(0, 1, 80)),
+    Rule("override.voided", "override", "declares the model's own instructions void",
+         together=(_VOIDED, _MODEL_ORDERS, _OWNED_OR_EARLIER), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         near=(1, 2, 20)),
+    Rule("override.voided-all", "override", "declares all the rules the model runs under void",
+         together=(_VOIDED, _ANY_ORDERS, _OWNED), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         near=(1, 2, 20)),
     Rule("override.dismiss-all", "override", "tells the model to drop all the rules it runs under",
-         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER)),
+         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         near=(0, 1, 80)),
     Rule("override.ignore", "override", "tells the model to drop the instructions it was given",
          triggers=_IGNORE_EN, apart=_UNTRUSTED, then=rf" (?:(?:all|any|every|the|my|your) ){{0,2}}{_QUALIFIER} {_ORDERS}\b"),
     Rule("override.stale-context", "override", "declares the text before it void, to replace the model's context",
-         together=(_EARLIER_TEXT, _DISMISS, _BEHAVIOUR)),
+         together=(_EARLIER_TEXT, _DISMISS + _VOIDED, _BEHAVIOUR)),
     Rule("override.only-this", "override", "makes this text the model's only authority",
          together=(_ONLY, _FOLLOW, _THIS_TEXT), apart=("not only",)),
     Rule("override.comply-all", "override", "tells the model to do whatever it is asked, whatever its rules",
@@ -770,13 +887,13 @@ RULES: tuple[Rule, ...] = (
                    "不要留下痕迹", "痕跡を残さ", "흔적을 남기지", "sin dejar rastro", "sans laisser de trace", "spurlos",
                    "не оставляй следов", "sem deixar rastro", "senza lasciare traccia"), then=""),
     Rule("override.reveal", "override", "asks the model to disclose its system prompt",
-         together=(_REVEAL, _PROMPT, _TO_ME), apart=_NEGATION),
+         together=(_REVEAL, _PROMPT, _TO_ME), apart=_NEGATION, window=2),
     Rule("override.secrecy", "override", "tells the model to hide this text or its actions from the user",
          together=(_CONCEAL, _THIS_TEXT + ("what you are doing", "what you did", "that you", "these instructions"),
                    _THE_USER)),
     # -- persona: a new identity or a "mode" without the model's rules
     Rule("persona.no-limits", "persona", "tells the model it has no rules or limits",
-         together=(_ASSISTANT, _LIMITLESS), apart=_FICTION),
+         together=(_ASSISTANT, _LIMITLESS), apart=_FICTION + _ENVIRONMENT),
     Rule("persona.you-are-dan", "persona", "names a jailbreak persona",
          triggers=("you are", "you're", "你是", "你现在是", "あなたは", "너는", "당신은", "tu es", "du bist", "ты"),
          then=r" (?:now )?(?:dan|stan|dude|aim|evilbot|devmode)(?![a-z])"),
@@ -889,7 +1006,7 @@ RULES: tuple[Rule, ...] = (
     Rule("persona.pretend", "persona", "tells the model to play a role",
          triggers=("you are going to", "you will now", "you're going to", "i want you to", "you will"),
          then=r" (?:pretend|roleplay|role-play|impersonate|simulate|become) (?:to be |as |that you are )?"),
-    Rule("authority.checks-off", "authority", "claims the safety checks are off",
+    Rule("authority.checks-off", "authority", "claims the safety checks are off", apart=_ENVIRONMENT[1:],
          triggers=("safety", "security", "content", "confirmation"),
          then=r" (?:checks|filters|rules|policies|guardrails|prompts|steps) (?:are|have been|were) "
               r"(?:now )?(?:disabled|turned off|removed|lifted|suspended|waived)"),
@@ -928,7 +1045,11 @@ RULES: tuple[Rule, ...] = (
     Rule("authority.notice-claim", "authority", "claims word from the model's makers that its rules are off",
          together=(_AUTHORITY_SOURCE, _PERMISSION_CLAIM)),
     Rule("authority.grant", "authority", "claims someone granted the model sweeping permission",
-         together=(_GRANT, _ASSISTANT, _SWEEPING)),
+         together=(_GRANT, _ASSISTANT, _SWEEPING), window=2),
+    Rule("authority.grant-unconfirmed", "authority", "claims a permission that lets the model act without the user's say",
+         together=(_GRANT, _WITHOUT_USER), window=2),
+    Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
+         together=(_GRANT, _TO_ANYONE)),
     # -- fence: text that could close the memory block or fake a chat turn
     Rule("fence.memory-marker", "fence", "copies the memory block's own markers", view="text",
          triggers=("==",), then=r"=* ?(?:end )?long-term memory"),
@@ -948,6 +1069,15 @@ RULES: tuple[Rule, ...] = (
     Rule("fence.role-tag", "fence", "wraps text in a role tag that fakes a chat turn", view="text",
          triggers=("<system>", "<assistant>", "<user>", "<im_start>", "<system_prompt>"),
          then=r"(?=[^<]{1,400}</(?:system|assistant|user|im_end|system_prompt)>)"),
+    Rule("fence.instruction-tag", "fence", "wraps text in a tag that poses as instructions or a role", view="text",
+         triggers=("<instructions", "<instruction", "<system", "<admin", "<developer", "<policy", "<override",
+                   "<system_instructions"),
+         then=r"\b[^<>\n]{0,80}>(?=[^<]{1,400}</(?:instructions?|system|admin|developer|policy|override|"
+              r"system_instructions)>)"),
+    Rule("fence.end-marker", "fence", "ends the memory block early and starts a turn of its own", view="text",
+         lead=r"(?:^|[\[(<#=*\-]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
+                                             "end of the memory", "end of the context", "end of data", "记忆结束", "メモ終わり"),
+         then=r"[^\n]{0,40}\n(?:[ \t]*\n)*[ \t]*(?:system|assistant|user|developer|admin|系统|助手|システム|시스템)[ \t]*[:：]"),
     Rule("fence.role-switch", "fence", "closes one role's tag and opens another's", view="text",
          triggers=("</system>", "</assistant>", "</user>", "</memory>"),
          then=r"(?=[^<]{0,200}<(?:system|assistant|user)>)"),
@@ -1031,6 +1161,9 @@ RULES: tuple[Rule, ...] = (
     Rule("exfiltration.send-after", "exfiltration", "sends conversation data or secrets to a remote address",
          view="text", triggers=_SENSITIVE_WORDS,
          then=rf"[^\n。]{{0,60}}?{_REMOTE}[^\n。]{{0,30}}?(?:{_SEND_OTHER}|に送信|로 전송|에 업로드|送信)", unless=_NEG, needs=_REMOTE_NEEDS),
+    Rule("exfiltration.publish-secret-file", "exfiltration", "puts a credential or key file where others can read it",
+         view="text", together=(("gist", "pastebin", "paste bin", "hastebin", "transfer.sh", "public repo", "share the link",
+                                  "discord", "telegram", "webhook"), _SECRET_FILE), apart=_NEGATION),
     Rule("exfiltration.env-request", "exfiltration", "reads secrets from the environment and makes a request",
          view="text", triggers=("os.environ", "getenv", "process.env", "$env:"),
          then=r"[^\n]{0,200}?(?:urlopen|requests\.|fetch\(|http\.client|https?://)"),
