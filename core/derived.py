@@ -229,14 +229,20 @@ def save(storage, derived: Derived) -> bool:
     return True
 
 
-def derive(records: list, key: str) -> Derived:
-    """The derived index of these records (as parsed from the bytes `key` names)."""
+def derive(records: list, key: str, redact: bool = False) -> Derived:
+    """The derived index of these records (as parsed from the bytes `key` names). `redact`: the
+    records may hold secrets another program wrote (memtui's own writes never store one): their
+    terms are taken from the redacted text, so the saved index holds no secret either."""
     from .ranking import build_parts, document_tokens
     from .tokenize import tokenize
 
-    terms, starts, ids, lengths = build_parts(document_tokens(r.text, r.kind.label, r.kind.value) for r in records)
+    clean = (lambda text: text)
+    if redact:
+        from .threats import redact_secrets as clean
+    terms, starts, ids, lengths = build_parts(
+        document_tokens(clean(r.text), r.kind.label, r.kind.value) for r in records)
     verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
-    keywords = [[tokenize(k) for k in r.keywords] for r in records]
+    keywords = [[tokenize(clean(k)) for k in r.keywords] for r in records]
     return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths))
 
 
@@ -254,9 +260,11 @@ def parse(storage, data: bytes):
     return doc
 
 
-def ensure(storage, doc) -> Derived | None:
-    """The document's derived index: the one read with it, or derived now and saved if possible."""
+def ensure(storage, doc, written: bool = False) -> Derived | None:
+    """The document's derived index: the one read with it, or derived now and saved if possible.
+    `written`: memtui just wrote this document (every field redacted); a document read as it is
+    may hold secrets another program wrote, kept out of the index."""
     if doc.derived is None and doc.key is not None:
-        doc.derived = derive(doc.records, doc.key)
+        doc.derived = derive(doc.records, doc.key, redact=not written)
         save(storage, doc.derived)
     return doc.derived

@@ -236,7 +236,7 @@ class Storage:
                 # the derived index of what was just written, refreshed while the lock is held
                 doc.key, doc.derived = derived.content_key(data), None
                 try:
-                    derived.ensure(self, doc)
+                    derived.ensure(self, doc, written=True)
                 except Exception:  # an optimisation only: the change is saved, the next reader derives it
                     doc.derived = None
         except BaseException:

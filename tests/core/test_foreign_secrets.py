@@ -65,3 +65,13 @@ def test_the_redacted_state_is_what_recovery_brings_back(store, tmp_path):
     texts = [e.text for e in reader.entries()]
     assert "answers in English" in texts and any("[REDACTED:" in t for t in texts)
     assert all(secret not in t for t in texts)
+
+
+def test_a_reader_that_indexes_the_file_keeps_the_secret_out_of_the_index(store, tmp_path):
+    text, secret = SECRETS[9]
+    _write_foreign(store, {"id": "f0f0f0f0f0f3", "kind": "fact", "text": text, "source": "", "ts": 1,
+                           "keywords": [text]})
+    reader = MemoryStore(tmp_path / "store")
+    assert "[REDACTED:" in reader.retrieve_block("STRIPE_SECRET_KEY export")  # found, and shown redacted
+    index = (tmp_path / "store" / "memory.json.index").read_bytes()
+    assert secret.lower().encode() not in index.lower()
