@@ -2,6 +2,8 @@
 
 Set A: a store from bench/relevance_memories.json, the messages of bench/relevance_messages.json.
 Set B: bench/relevance_set_b.json, written after the settings were chosen on set A.
+Sets C and D: bench/relevance_set_c.json and relevance_set_d.json, written blind by someone who
+never saw the ranking code or the other sets (docs/ranking.md, "The evaluation").
 Each is replayed for three runs: the default profile with the memories' keywords, the default
 profile on the texts alone, and the nanohermes profile (the original ranking). Per split (A dev:
 the messages tuning looked at; A held-out: every third message of A; B: the second set) it prints:
@@ -25,12 +27,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+SETS = ("A", "B", "C", "D")
+
+
 def load(name: str = "A") -> tuple[list[dict], list[dict]]:
     """The memories and messages of set A (each message tagged dev or held-out) or set B."""
-    if name == "B":
-        data = json.loads((HERE / "relevance_set_b.json").read_text("utf-8"))
+    if name in ("B", "C", "D"):
+        data = json.loads((HERE / f"relevance_set_{name.lower()}.json").read_text("utf-8"))
         memories = data["memories"]
-        split = lambda i: "B"  # noqa: E731 - one split: all of it
+        split = lambda i: name  # noqa: E731 - one split: all of it
     else:
         memories = json.loads((HERE / "relevance_memories.json").read_text("utf-8"))["memories"]
         data = json.loads((HERE / "relevance_messages.json").read_text("utf-8"))
@@ -91,13 +96,13 @@ def runs():
 def evaluate(limits_by_run=None) -> dict[str, dict[str, dict]]:
     results: dict[str, dict[str, dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for set_name in ("A", "B"):
+        for set_name in SETS:
             memories, messages = load(set_name)
             for n, (name, limits, with_keywords) in enumerate(limits_by_run or runs()):
                 store, ids = build(Path(tmp) / f"{set_name}{n}", memories, with_keywords, limits)
-                splits = ("dev", "held-out") if set_name == "A" else ("B",)
+                splits = ("dev", "held-out") if set_name == "A" else (set_name,)
                 for split in splits:
-                    results.setdefault(name, {})[split if set_name == "B" else f"A {split}"] = measure(
+                    results.setdefault(name, {})[split if set_name != "A" else f"A {split}"] = measure(
                         store, ids, [m for m in messages if m["split"] == split])
     return results
 
@@ -108,12 +113,14 @@ def table(results: dict[str, dict[str, dict]]) -> str:
         for split, r in splits.items():
             lines.append(f"{name:<22} {split:<11} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
                          f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%}")
-    for set_name in ("A", "B"):
+    for set_name in SETS:
         memories, messages = load(set_name)
         relevant = [m for m in messages if m["expect"]]
         lines.append(f"set {set_name}: {len(memories)} memories; {len(relevant)} relevant messages "
                      f"({sum(m['lexical'] for m in relevant)} lexical), {len(messages) - len(relevant)} with no memory"
-                     + ("; held-out = every third message" if set_name == "A" else "; written after tuning"))
+                     + {"A": "; held-out = every third message", "B": "; written after tuning",
+                        "C": "; written blind by someone who never saw the ranking",
+                        "D": "; written blind, first measured held out"}[set_name])
     return "\n".join(lines)
 
 

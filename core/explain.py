@@ -19,7 +19,7 @@ def explain(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Explanation:
     tokens = tokenize(query)
-    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_plurals else None)
+    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_inflections else None)
     # Every term gets a row, in the order of the query; the ignored ones say so.
     shown = [token if token in ignored else kept_token for token, kept_token in _aligned(tokens, ignored, kept)]
     terms = query_terms(shown)
@@ -36,7 +36,8 @@ def explain(
     eligible = [i for i in ranked if not records[i].blocked]
     held: dict[int, str] = {}
     if index and eligible:
-        gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords)
+        gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords,
+                    limits.general_words)
         if gate.active:
             gate.settle((doc_id, scores[doc_id]) for doc_id in eligible)
             for doc_id in eligible:

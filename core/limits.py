@@ -6,6 +6,7 @@ A plain slotted class rather than a pydantic model: it sits on the agent's hot p
 
 from __future__ import annotations
 
+from .general_words import GENERAL_WORDS
 from .stopwords import DEFAULT_STOPWORDS
 
 _FIELDS: dict[str, tuple[type, object, str]] = {
@@ -33,8 +34,12 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     # Relevance (docs/ranking.md). Each was chosen by `python -m bench.relevance`.
     "stopwords": (frozenset, DEFAULT_STOPWORDS,
                   "function words match nearly every message and say nothing about which memory is relevant"),
-    "fold_plurals": (int, 1, "1 lets a query word the store lacks match its singular or plural ('tests' finds "
-                             "'test'); people do not remember which one a memory used. 0 matches words exactly"),
+    "general_words": (frozenset, GENERAL_WORDS,
+                      "general English words ('name', 'way', 'work') count toward a score but are not enough "
+                      "alone: an entry sharing nothing else with a message is held back by the gate"),
+    "fold_inflections": (int, 1, "1 lets an English query word the store lacks match the store's form of the same word "
+                                 "('tests' finds 'test', 'cached' finds 'cache'); people do not remember which form a "
+                                 "memory used. 0 matches words exactly"),
     "keyword_weight": (float, 0.6, "a keyword occurrence counts for this much of one in the text (BM25F field "
                                    "weight): keywords widen recall but are guesses, the text is what was said; "
                                    "0 ignores keywords"),
@@ -49,7 +54,7 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
-_ZERO_OK = frozenset({"b", "fold_plurals", "keyword_weight", "min_coverage", "relative_floor",
+_ZERO_OK = frozenset({"b", "fold_inflections", "keyword_weight", "min_coverage", "relative_floor",
                       "injection_log", "injection_queries"})
 # Shares of something: at most 1.
 _SHARES = frozenset({"min_coverage", "relative_floor"})
@@ -78,7 +83,7 @@ class Limits:
                 raise ValueError(f"limit {name} must be positive, got {value!r}")
             if name in _SHARES and value > 1:
                 raise ValueError(f"limit {name} is a share and must be at most 1, got {value!r}")
-            if name == "fold_plurals" and value > 1:
+            if name == "fold_inflections" and value > 1:
                 raise ValueError(f"limit {name} is a switch: 0 or 1, got {value!r}")
             object.__setattr__(self, name, value)
 
@@ -140,7 +145,7 @@ def _words(name: str, value: object) -> frozenset[str]:
 
 # The relevance settings of the original ranking: no stopwords, no gate, no keywords.
 NANOHERMES_RELEVANCE: dict[str, object] = {
-    "stopwords": frozenset(), "fold_plurals": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
+    "stopwords": frozenset(), "general_words": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
 }
 PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": NANOHERMES_RELEVANCE}
 

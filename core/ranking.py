@@ -24,9 +24,10 @@ from collections.abc import Collection, Container, Iterable, Sequence
 
 from itertools import accumulate, chain, groupby
 
+from .stopwords import PARTICLES
 from .tokenize import tokenize
 
-__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_plurals", "query_terms", "split_query"]
+__all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_inflections", "query_terms", "split_query"]
 
 VECTOR_MIN_DOCS = 2000
 
@@ -39,35 +40,67 @@ def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
     return tokens
 
 
-def fold_plurals(tokens: Sequence[str], vocabulary: Collection[str], stopwords: Collection[str] = ()) -> list[str]:
-    """Each query word the store does not hold, replaced by its singular or plural form that the
-    store does hold: "tests" finds "test", "message" finds "messages", "dependencies" finds
-    "dependency". Only ASCII words of 4+ letters; documents are never changed, so what a term
-    row shows is the store's own word."""
+def fold_inflections(tokens: Sequence[str], vocabulary: Collection[str], stopwords: Collection[str] = ()) -> list[str]:
+    """Each English query word the store does not hold, replaced by a word the store does hold
+    that has the same Snowball stem: "tests" finds "test", "dependencies" finds "dependency",
+    "cached" finds "cache", "deploying" finds "deploy". Only ASCII words of 4+ letters; documents
+    are never changed, so what a term row shows is the store's own word.
+
+    The candidates are the stem with common English endings (a lookup each, so the cost does not
+    grow with the store); the stemmer (PyStemmer, the Snowball project's) decides which of them
+    are the same word. Among several, the one most entries hold wins."""
     out = []
+    stem = None
     for token in tokens:
-        if len(token) > 3 and token[0] < "\x80" and token not in vocabulary:
-            for form in _number_forms(token):
-                if form in vocabulary and form not in stopwords:  # "notes" must not become "not"
-                    token = form
-                    break
+        if len(token) > 3 and token[0] < "\x80" and not token.isdigit() and token not in vocabulary:
+            if stem is None:
+                stem = _stemmer().stemWord
+            root = stem(token)
+            best = None
+            for form in _forms(root):
+                if form != token and form in vocabulary and form not in stopwords and stem(form) == root:
+                    rank = (_df(vocabulary, form), -len(form))
+                    if best is None or rank > best[0]:
+                        best = (rank, form)
+            if best is not None:
+                token = best[1]
         out.append(token)
     return out
 
 
-_SIBILANT_ENDS = ("s", "x", "z", "ch", "sh")  # the endings English pluralises with -es
+# Endings that inflect or derive an English word from its Snowball stem; each candidate is
+# checked by stemming it, so a wrong guess costs a lookup, never a wrong match.
+_ENDINGS = ("", "e", "s", "es", "ed", "d", "ing", "er", "ers", "y", "ies", "ied", "ion", "ions", "ation",
+            "ations", "ment", "ments", "ence", "ency", "ance", "al", "ity", "ize", "ized", "ise", "ised", "ly")
 
 
-def _number_forms(word: str) -> list[str]:
-    if word.endswith("ies"):
-        return [word[:-3] + "y", word[:-1]]
-    if word.endswith("es") and word[:-2].endswith(_SIBILANT_ENDS):
-        return [word[:-2], word[:-1]]  # "matches" -> "match", "boxes" -> "box"
-    if word.endswith("s") and not word.endswith("ss"):
-        return [word[:-1]]  # "notes" -> "note", never "not"
-    if word.endswith("y"):
-        return [word + "s", word[:-1] + "ies"]
-    return [word + "es", word + "s"] if word.endswith(_SIBILANT_ENDS) else [word + "s"]
+def _forms(root: str) -> list[str]:
+    bases = [root]
+    if root.endswith("i"):
+        bases.append(root[:-1] + "y")  # "dependenci" <- "dependency"
+    if len(root) > 2 and root[-1] == root[-2]:
+        bases.append(root[:-1])
+    forms = [base + ending for base in bases for ending in _ENDINGS]
+    forms += [root + root[-1] + ending for ending in ("ed", "ing", "er")]  # "run" -> "running"
+    return forms
+
+
+def _df(vocabulary: Collection[str], term: str) -> int:
+    df = getattr(vocabulary, "df", None)
+    return df(term) if df is not None else 0
+
+
+_STEMMER = None
+
+
+def _stemmer():
+    """The Snowball English stemmer, imported on first use (about 1 ms)."""
+    global _STEMMER
+    if _STEMMER is None:
+        import Stemmer
+
+        _STEMMER = Stemmer.Stemmer("english")
+    return _STEMMER
 
 
 def query_terms(tokens: Sequence[str]) -> dict[str, int]:
@@ -78,15 +111,15 @@ def query_terms(tokens: Sequence[str]) -> dict[str, int]:
 def split_query(
     tokens: Sequence[str], stopwords: Collection[str], vocabulary: Collection[str] | None = None
 ) -> tuple[list[str], list[str]]:
-    """The query tokens that are scored (plurals folded to the store's words when a `vocabulary`
+    """The query tokens that are scored (inflections folded to the store's words when a `vocabulary`
     is given), and the distinct ones ignored as function words."""
     if not stopwords:
         kept = list(tokens)
-        return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), []
+        return (fold_inflections(kept, vocabulary) if vocabulary is not None else kept), []
     dropped = [token in stopwords or _function_bigram(tokens, i, stopwords) for i, token in enumerate(tokens)]
     kept = [token for token, drop in zip(tokens, dropped) if not drop]
     ignored = list(dict.fromkeys(token for token, drop in zip(tokens, dropped) if drop))
-    return (fold_plurals(kept, vocabulary) if vocabulary is not None else kept), ignored
+    return (fold_inflections(kept, vocabulary) if vocabulary is not None else kept), ignored
 
 
 def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str]) -> bool:
@@ -130,11 +163,12 @@ def build_parts(docs: Iterable[Sequence[str]]) -> tuple[list[str], array, array,
 class Vocabulary:
     """The terms of an index: those of the texts and kinds, and of the keywords."""
 
-    __slots__ = ("_text", "_keywords")
+    __slots__ = ("_text", "_keywords", "df")
 
-    def __init__(self, text: dict[str, int], keywords: dict[str, list[int]]) -> None:
+    def __init__(self, text: dict[str, int], keywords: dict[str, list[int]], df=None) -> None:
         self._text = text
         self._keywords = keywords
+        self.df = df  # entries holding a term (Index.df), for choosing among folded forms
 
     def __contains__(self, term: object) -> bool:
         return term in self._text or term in self._keywords
@@ -277,7 +311,7 @@ class Index:
         """Every term of the store's texts, kinds and (when used) keywords, as a membership test
         over the index itself (no set of all terms is built)."""
         if self._vocabulary is None:
-            self._vocabulary = Vocabulary(self._slot, self._keyword_postings)
+            self._vocabulary = Vocabulary(self._slot, self._keyword_postings, self.df)
         return self._vocabulary
 
     def counts(self, doc_id: int) -> DocCounts:
@@ -502,9 +536,15 @@ def _kind_terms() -> frozenset[str]:
 KIND_TERMS = _kind_terms()
 
 
-def _weak(term: str) -> bool:
+# The parts every web address has: an entry holding a URL holds them whatever it is about.
+URL_PARTS = frozenset({"http", "https", "www"})
+
+
+def _weak(term: str, general: Collection[str] = ()) -> bool:
     """A term that alone says nothing about which memory is relevant (see `Gate`)."""
-    return term.isdigit() or term in KIND_TERMS
+    if term[:1] >= "\u3000":  # CJK: a lone character, or a bigram across a particle (年的, 里的)
+        return len(term) == 1 or term[0] in PARTICLES or term[1] in PARTICLES or term in KIND_TERMS
+    return term.isdigit() or term in KIND_TERMS or term in general or term in URL_PARTS
 
 
 class Gate:
@@ -513,23 +553,29 @@ class Gate:
     Coverage: the share of the query's idf mass that the terms an entry holds carry; only terms
     the store knows (df > 0) count, since a word no memory holds says nothing about which one is
     relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
-    (`15`, `8080`: versions, counts, ports or dates of anything) and the kinds' names (`fact`,
-    `偏好`: every entry of a kind holds them), so "a fun fact about octopuses" does not inject
-    facts while a query of just `偏好` still lists preferences. Relative floor: a hit scoring
-    below this share of the best hit's score.
+    (`15`, `8080`: versions, counts, ports or dates of anything), the kinds' names (`fact`,
+    `偏好`: every entry of a kind holds them) and general English words (`name`, `way`, `work`,
+    `year`: `Limits.general_words`). So "a fun fact about octopuses" does not inject facts and
+    "a good name for a cat" does not inject the memory about `__name__`, while a query of just
+    `偏好` still lists preferences. A message of nothing but weak terms ("what's 15% of 80")
+    passes only an entry that holds every one of them: one shared number is a coincidence.
+    Relative floor: a hit scoring below this share of the best hit's score.
     """
 
     __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
-                 "required", "_coverage")
+                 "required", "all_weak", "weak", "_coverage")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
-                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None) -> None:
+                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None,
+                 general: Collection[str] = ()) -> None:
         self.index = index
         self.via_keywords = via_keywords or {}
         self.terms = terms
         self.idf = {term: index.idf(term) for term in terms if index.df(term)}
-        if not all(_weak(term) for term in terms):
-            self.idf = {term: idf for term, idf in self.idf.items() if not _weak(term)}
+        self.weak = {term for term in terms if _weak(term, general)}
+        self.all_weak = bool(terms) and len(self.weak) == len(terms)
+        if not self.all_weak:
+            self.idf = {term: idf for term, idf in self.idf.items() if term not in self.weak}
         self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
         self.best = best
         self.min_coverage = min_coverage
@@ -543,7 +589,7 @@ class Gate:
         covering the most are still relevant, and only weaker ones are held back. `ranked` is
         (doc_id, score) best first; returns True once a hit reaching `min_coverage` was seen
         (nothing further can change the bar)."""
-        if self.min_coverage <= 0.0:
+        if self.min_coverage <= 0.0 or self.all_weak:
             return True
         floor = self.relative_floor * self.best
         best = 0.0
@@ -567,19 +613,31 @@ class Gate:
             return cached
         if not self.mass:
             return 0.0
-        counts = self.index.counts(doc_id)
-        keywords = self.via_keywords.get(doc_id, {})
         # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
         # bounds the score, not what the entry is about).
         held = sum(qtf * self.idf[term] for term, qtf in self.terms.items()
-                   if term in self.idf and (term in counts or term in keywords))
+                   if term in self.idf and self._holds(doc_id, term))
         self._coverage[doc_id] = held / self.mass
         return self._coverage[doc_id]
 
+    def _holds(self, doc_id: int, term: str) -> bool:
+        return term in self.index.counts(doc_id) or term in self.via_keywords.get(doc_id, {})
+
     def reason(self, doc_id: int, score: float) -> str | None:
         """Why this hit is held back, in plain words; None if it passes."""
+        if self.min_coverage > 0.0 and self.all_weak:
+            missing = [term for term in self.terms if term not in self.idf or not self._holds(doc_id, term)]
+            if missing:
+                return (f"the message holds only numbers, kinds' names or general words, and this entry lacks "
+                        f"{', '.join(missing)}: sharing one of those is a coincidence, not a match")
+            return None
         if self.min_coverage > 0.0:
             share = self.coverage(doc_id)
+            if share == 0.0:
+                shared = [term for term in self.terms if term in self.weak and self._holds(doc_id, term)]
+                if shared:
+                    return (f"it shares only {', '.join(shared)} with the message: numbers, kinds' names and "
+                            f"general words alone are a coincidence, not a match")
             if share < self.required - 1e-12:
                 needed = (f"at least {self.required:.0%} is needed" if self.required >= self.min_coverage else
                           f"no entry reaches {self.min_coverage:.0%} and the best hold {self.required:.0%}")
@@ -600,6 +658,7 @@ def pick(
     min_coverage: float = 0.0,
     relative_floor: float = 0.0,
     fold: bool = False,
+    general: Collection[str] = (),
 ) -> list[tuple[int, float]]:
     """The hits to inject: the best `k` not excluded whose match passes the gate."""
     kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None)
@@ -612,13 +671,14 @@ def pick(
         scores, via_keywords = index.term_scores(terms)
         ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
                         key=lambda pair: (-pair[1], pair[0]))
-        return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True)[0]
+        return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True, general)[0]
     # Without keywords, look at the best few hits first (cheap on a big store), and more only if
     # the gate needs them.
     size = max(8 * k, 32)
     while True:
         ranked = index.top(kept, size, excluded)
-        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size)
+        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size,
+                                 general)
         if certain:
             return picked
         size *= 4
@@ -633,13 +693,14 @@ def _gated(
     relative_floor: float,
     via_keywords: dict[int, dict[str, tuple[int, int, float]]],
     exhaustive: bool,
+    general: Collection[str] = (),
 ) -> tuple[list[tuple[int, float]], bool]:
     """The first `k` of `ranked` (best first) that pass the gate, and whether that is certain:
     `ranked` held every hit that matters (it is `exhaustive`, or reaches below the floor) or
     already gave `k` hits under a settled bar."""
     if not ranked:
         return [], True
-    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords)
+    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords, general)
     complete = exhaustive or ranked[-1][1] < relative_floor * gate.best
     if not gate.settle(ranked) and not complete:
         return [], False

@@ -16,7 +16,7 @@ characters that stand alone as a token (的, 了, 吗...).
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_STOPWORDS"]
+__all__ = ["DEFAULT_STOPWORDS", "PARTICLES"]
 
 _ENGLISH = """
 a an the this that these those there here it its it's itself
@@ -52,3 +52,8 @@ _CHINESE = """
 DEFAULT_STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(
     word for word in _CHINESE.split() if len(word) <= 2
 )
+
+# Chinese grammatical particles: nearly always a word boundary, so a bigram holding one (年的 in
+# 这一年的, 里的 in 家里的) spans two words and matches only by coincidence. The relevance gate
+# treats such bigrams as weak evidence (docs/ranking.md); they still score.
+PARTICLES: frozenset[str] = frozenset("的了吗呢吧啊呀嘛哦么")

@@ -188,7 +188,7 @@ class MemoryStore:
         k = limits.top_k if top_k is None else top_k
         blocked = _Blocked(snap.records)
         hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
-                    limits.relative_floor, bool(limits.fold_plurals))
+                    limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
         if blocked.judged and not snap.verdicts_kept:
             snap.verdicts_kept = True  # once per file state: a long-running process keeps them in memory
             self._keep_verdicts(snap, blocked.judged)

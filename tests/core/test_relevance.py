@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from memtui_core.kinds import Kind
 from memtui_core.limits import DEFAULT_LIMITS, Limits
 from memtui_core.model import Status
-from memtui_core.ranking import document_tokens, fold_plurals, split_query
+from memtui_core.ranking import document_tokens, fold_inflections, split_query
 from memtui_core.stopwords import DEFAULT_STOPWORDS
 from memtui_core.store import MemoryStore
 from memtui_core.tokenize import tokenize
@@ -29,18 +29,22 @@ def item(n, kind, text, **extra):
     return {"id": f"{n:012x}", "kind": kind, "text": text, "source": "t", "ts": n, **extra}
 
 
+def store_of(directory, *rows):
+    """A memory.json of (kind, text) or (kind, text, extra fields) rows, numbered from 1."""
+    write(directory, [item(n, row[0], row[1], **(row[2] if len(row) > 2 else {})) for n, row in enumerate(rows, 1)])
+    return directory
+
+
 @pytest.fixture
 def store_dir(tmp_path):
-    write(tmp_path / "s", [
-        item(1, "fact", "The capital of the staging config is in config/staging.yaml"),
-        item(2, "preference", "回复一律用中文，代码注释保持英文"),
-        item(3, "lesson", "Run the test suite with pytest -x before a release"),
-        item(4, "fact", "The API server listens on port 8080 behind nginx",
-             keywords=["reverse proxy", "端口", "backend"]),
-        item(5, "fact", "Postgres 15 holds the staging database; migrations live in db/migrations"),
-        item(6, "correction", "什么时候都不要直接改生产数据库"),
-    ])
-    return tmp_path / "s"
+    return store_of(tmp_path / "s",
+                    ("fact", "The capital of the staging config is in config/staging.yaml"),
+                    ("preference", "回复一律用中文，代码注释保持英文"),
+                    ("lesson", "Run the test suite with pytest -x before a release"),
+                    ("fact", "The API server listens on port 8080 behind nginx",
+                     {"keywords": ["reverse proxy", "端口", "backend"]}),
+                    ("fact", "Postgres 15 holds the staging database; migrations live in db/migrations"),
+                    ("correction", "什么时候都不要直接改生产数据库"))
 
 
 # ---------------------------------------------------------------- limits and profiles
@@ -48,7 +52,7 @@ def store_dir(tmp_path):
 
 def test_limits_carry_relevance_settings_with_reasons():
     reasons = Limits.reasons()
-    for name in ("stopwords", "fold_plurals", "keyword_weight", "keyword_only_terms", "min_coverage",
+    for name in ("stopwords", "fold_inflections", "keyword_weight", "keyword_only_terms", "min_coverage",
                  "relative_floor", "max_keywords", "max_keyword_chars"):
         assert reasons[name], name
     assert DEFAULT_LIMITS.stopwords == DEFAULT_STOPWORDS
@@ -68,7 +72,7 @@ def test_stopwords_are_overridable_and_compared_as_sets():
     ("overrides", "message"),
     [({"stopwords": "the"}, "collection of words"), ({"stopwords": [1]}, "collection of words"),
      ({"min_coverage": 1.5}, "at most 1"), ({"relative_floor": -0.1}, "positive"),
-     ({"fold_plurals": 2}, "0 or 1"), ({"max_keywords": 0}, "positive")],
+     ({"fold_inflections": 2}, "0 or 1"), ({"max_keywords": 0}, "positive")],
 )
 def test_bad_relevance_limits_are_refused(overrides, message):
     with pytest.raises(ValueError, match=message):
@@ -77,7 +81,7 @@ def test_bad_relevance_limits_are_refused(overrides, message):
 
 def test_nanohermes_profile_is_the_original_ranking():
     nano = Limits.nanohermes()
-    assert nano.stopwords == frozenset() and nano.keyword_weight == 0 and nano.fold_plurals == 0
+    assert nano.stopwords == frozenset() and nano.keyword_weight == 0 and nano.fold_inflections == 0
     assert nano.min_coverage == 0 and nano.relative_floor == 0
     assert nano.profile_name == "nanohermes" and Limits().profile_name == "default"
     assert Limits.profile("nanohermes") == nano and Limits.profile("default") == Limits()
@@ -124,7 +128,7 @@ def test_only_function_words_gives_a_plain_reason(store_dir):
 
 
 def test_default_scores_are_bm25_over_the_query_without_stopwords(store_dir):
-    store = MemoryStore(store_dir, Limits(min_coverage=0, relative_floor=0, fold_plurals=0, keyword_weight=0))
+    store = MemoryStore(store_dir, Limits(min_coverage=0, relative_floor=0, fold_inflections=0, keyword_weight=0))
     entries = store.entries()
     docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in entries]
     engine = bm25s.BM25(method="atire", idf_method="lucene", k1=1.2, b=0.75, dtype="float64")
@@ -196,9 +200,9 @@ def test_bigrams_made_of_function_words_are_ignored():
 
 def test_plural_folding_finds_the_stores_form():
     vocabulary = {"test", "messages", "dependency", "class"}
-    assert fold_plurals(["tests", "message", "dependencies", "classes", "pytest", "zzzs"], vocabulary) == [
+    assert fold_inflections(["tests", "message", "dependencies", "classes", "pytest", "zzzs"], vocabulary) == [
         "test", "messages", "dependency", "class", "pytest", "zzzs"]
-    assert fold_plurals(["tests"], {"tests", "test"}) == ["tests"]  # a word the store holds is kept
+    assert fold_inflections(["tests"], {"tests", "test"}) == ["tests"]  # a word the store holds is kept
 
 
 def test_plural_folding_never_lands_on_a_function_word_or_a_bare_stem():
@@ -206,9 +210,45 @@ def test_plural_folding_never_lands_on_a_function_word_or_a_bare_stem():
     from memtui_core.stopwords import DEFAULT_STOPWORDS
 
     vocabulary = {"not", "bu", "note", "match", "box", "class", "tim"}
-    assert fold_plurals(["notes", "bus", "matches", "boxes", "classes", "times"], vocabulary, DEFAULT_STOPWORDS) == [
+    assert fold_inflections(["notes", "bus", "matches", "boxes", "classes", "times"], vocabulary, DEFAULT_STOPWORDS) == [
         "note", "bus", "match", "box", "class", "times"]
-    assert fold_plurals(["notes"], {"not"}, DEFAULT_STOPWORDS) == ["notes"]
+    assert fold_inflections(["notes"], {"not"}, DEFAULT_STOPWORDS) == ["notes"]
+
+
+@pytest.mark.parametrize("query_word,store_word", [
+    ("cached", "cache"), ("caching", "cache"), ("deploying", "deploy"), ("deployed", "deploy"),
+    ("migrations", "migration"), ("running", "run"), ("configured", "configuration"), ("reports", "reported"),
+])
+def test_inflections_fold_to_the_stores_form(query_word, store_word):
+    assert fold_inflections([query_word], {store_word, "unrelated"}) == [store_word]
+
+
+@pytest.mark.parametrize("query_word,store_word", [
+    ("universe", "university"), ("news", "new"), ("general", "generate"), ("stream", "streams2"),
+    ("organ", "organization"), ("pest", "pytest"),
+])
+def test_different_words_with_a_shared_prefix_stay_apart(query_word, store_word):
+    assert fold_inflections([query_word], {store_word}) == [query_word]
+
+
+def test_among_several_forms_the_one_most_entries_hold_wins(tmp_path):
+    write(tmp_path / "s", [item(1, "fact", "deployment notes"), item(2, "fact", "deploy script"),
+                           item(3, "fact", "deploy on friday")])
+    store = MemoryStore(tmp_path / "s")
+    assert [t.term for t in store.explain("deploying").entries[0].terms] == ["deploy"]
+
+
+@given(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12), max_size=8),
+       st.sets(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12), max_size=20))
+@settings(max_examples=200, deadline=None)
+def test_folding_only_ever_lands_on_a_store_word_with_the_same_stem(tokens, vocabulary):
+    import Stemmer
+
+    stem = Stemmer.Stemmer("english").stemWord
+    folded = fold_inflections(tokens, vocabulary)
+    assert len(folded) == len(tokens)
+    for before, after in zip(tokens, folded):
+        assert after == before or (after in vocabulary and before not in vocabulary and stem(after) == stem(before))
 
 
 def test_plural_folding_in_the_store_and_explain(store_dir):
@@ -323,6 +363,95 @@ def test_a_kind_named_in_passing_injects_nothing(store_dir, query):
     held = [row for row in store.explain(query).entries if row.score > 0]
     assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
     assert MemoryStore(store_dir, Limits.nanohermes()).search(query) != []  # the original injects them
+
+
+@pytest.mark.parametrize("query", ["what's 15% of 80", "15 + 8080 = ?", "偏好 8080"])
+def test_a_message_of_numbers_needs_every_number(store_dir, query):
+    # "15" and "8080" are each held by an entry; a message of nothing but numbers (and kinds'
+    # names) is a coincidence unless one entry holds all of them.
+    store = MemoryStore(store_dir)
+    assert store.search(query) == []
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
+    assert all("only numbers, kinds' names or general words" in row.reason for row in held)
+
+
+@pytest.mark.parametrize("query,expected", [("8080", 4), ("port 8080", 4), ("15", 5), ("8080 事实", 4)])
+def test_a_message_of_numbers_an_entry_holds_all_of_finds_it(store_dir, query, expected):
+    store = MemoryStore(store_dir)
+    assert [h.entry.id for h in store.search(query)] == [f"{expected:012x}"]
+
+
+def test_general_words_are_the_maintained_list():
+    """core/general_words.py is generated from stopwords-iso; regenerate it when the package moves."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from memtui_core.general_words import GENERAL_WORDS
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_general_words.py"
+    spec = importlib.util.spec_from_file_location("gen_general_words", script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_general_words"] = module
+    spec.loader.exec_module(module)
+    assert GENERAL_WORDS == frozenset(module.words())
+    assert {"name", "way", "work", "year"} <= GENERAL_WORDS
+    assert not {"py", "sh", "ts", "ci", "pr"} & GENERAL_WORDS  # two-letter entries (country codes) are left out
+
+
+@pytest.fixture
+def named_store(tmp_path):
+    return store_of(tmp_path / "n", ("preference", "日志不要用 print，统一用 logging 模块，logger 名取 __name__。"),
+                    ("fact", "Work laptop: ThinkPad X1 Carbon, Fedora 41"),
+                    ("fact", "My cat is a 4-year-old tabby called Sesame"))
+
+
+@pytest.mark.parametrize("query", ["what's a good name for a sourdough starter?", "how do noise-cancelling headphones work?",
+                                   "What year did the Berlin Wall fall?"])
+def test_an_entry_sharing_only_general_words_is_held_back(named_store, query):
+    store = MemoryStore(named_store)
+    assert store.search(query) == []
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD and "it shares only" in row.reason for row in held)
+    assert MemoryStore(named_store, Limits(general_words=[])).search(query) != []  # the list is what holds them
+
+
+@pytest.mark.parametrize("query,expected", [("which logger name should I use", 1), ("my work laptop is slow", 2),
+                                            ("how old is my cat this year", 3)])
+def test_a_general_word_beside_a_topic_still_counts(named_store, query, expected):
+    hits = MemoryStore(named_store).search(query)
+    assert hits and hits[0].entry.id == f"{expected:012x}"
+
+
+@pytest.fixture
+def everyday_store(tmp_path):
+    return store_of(tmp_path / "e", ("lesson", "有一次回填三年的 SCADA 数据没加 LIMIT，把磁盘写满了，回填要按月分批。"),
+                    ("lesson", "给风机 ID 做 join 前要先 trim，厂商导出的 CSV 里 ID 末尾经常带空格。"),
+                    ("fact", "家里的猫叫豆包，是只橘猫，对鸡肉过敏。"),
+                    ("fact", "Grafana dashboards are at https://grafana.windops.internal/d/fleet"))
+
+
+@pytest.mark.parametrize("query,shared", [
+    ("帮我润色一下这段话：感谢大家这一年的辛苦付出，我们明年继续加油！", "年的"),  # a bigram across 的
+    ("JavaScript 里 == 和 === 有什么区别？", "里"),  # a lone character between English words
+    ("如何理解 Rust 里的所有权和借用？", "里的"),
+    ("How does HTTPS certificate pinning work?", "https"),  # every URL holds it
+])
+def test_word_boundary_bigrams_lone_characters_and_url_parts_are_coincidences(everyday_store, query, shared):
+    store = MemoryStore(everyday_store)
+    assert store.search(query) == []
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
+    assert any(f"it shares only {shared} " in row.reason for row in held)
+    assert MemoryStore(everyday_store, Limits.nanohermes()).search(query) != []
+
+
+@pytest.mark.parametrize("query,expected", [("回填数据要注意什么", 1), ("CSV 里的 ID 要 trim 吗", 2), ("猫能吃鸡肉吗", 3),
+                                            ("grafana 的地址是什么", 4), ("家里的猫叫什么", 3)])
+def test_the_same_characters_beside_a_real_match_still_count(everyday_store, query, expected):
+    hits = MemoryStore(everyday_store).search(query)
+    assert hits and hits[0].entry.id == f"{expected:012x}"
 
 
 def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
