@@ -88,7 +88,8 @@ class Rule:
     a regex (a class of things no word list can name: a remote address, a placeholder).
     `bound`: (i, before, after) for a clause rule: a word of list i does not count when `before`
     matches the text just before it or `after` the text just after it. It names what an object
-    is: "the deploy instructions", "las instrucciones de instalación" are not the model's.
+    is: "the deploy instructions", "las instrucciones de instalación" are not the model's. Several
+    triples may be given, one per list; an empty `after` binds by what comes before only.
     `window`: for a clause rule, how many clauses in a row may hold its words (1: one clause).
     `near`: (i, j, n): a word of list i and one of list j must be at most n characters apart
     ("your ... instructions", not "your" in one half of a long clause and "prompt" in the other).
@@ -116,7 +117,7 @@ class Rule:
         prefix: bool | None = None,
         together: tuple[tuple[str, ...], ...] = (),
         apart: tuple[str, ...] | str = (),
-        bound: tuple[int, str, str] | None = None,
+        bound: tuple | None = None,
         window: int = 1,
         near: tuple[int, int, int] | None = None,
     ) -> None:
@@ -127,8 +128,7 @@ class Rule:
             together = tuple(fold_marks(item) if isinstance(item, str) else tuple(map(fold_marks, item))
                              for item in together)
             apart = fold_marks(apart) if isinstance(apart, str) else tuple(map(fold_marks, apart))
-            if bound is not None:
-                bound = (bound[0], fold_marks(bound[1]), fold_marks(bound[2]))
+            bound = tuple((i, fold_marks(before), fold_marks(after)) for i, before, after in _bounds(bound))
         self.id = id
         self.category = category
         self.reason = reason
@@ -165,10 +165,9 @@ class Rule:
     def compiled(self) -> tuple:
         if self._compiled is None and self.together:
             words = tuple(re.compile(item if isinstance(item, str) else _lexicon(item)) for item in self.together)
-            bound = None
-            if self.bound is not None:
-                index, before, after = self.bound
-                bound = (index, re.compile(rf"(?:{before})\s*\Z"), re.compile(rf"\w*(?:/|\.[a-z]{{2,4}}\b|\s*(?:{after}))"))
+            bound = tuple((index, re.compile(rf"(?:{before})\s*\Z"),
+                           re.compile(rf"\w*(?:/|\.[a-z]{{2,4}}\b|\s*(?:{after}))") if after else None)
+                          for index, before, after in _bounds(self.bound)) or None
             self._compiled = (words, _apart(self.apart), bound)
         if self._compiled is None:
             apart = _apart(self.apart)
@@ -211,7 +210,7 @@ class Rule:
             if all(lexicon.search(text, start, end) for lexicon in lexicons):
                 if apart is not None and apart(text[start:end]):
                     continue
-                if bound is not None and not self._unbound(text, start, end, lexicons, bound):
+                if bound is not None and not all(self._unbound(text, start, end, lexicons, b) for b in bound):
                     continue
                 if self.near is not None and not self._near(text, start, end, lexicons):
                     continue
@@ -232,7 +231,7 @@ class Rule:
         for match in lexicons[index].finditer(text, start, end):
             if before.search(text, max(start, match.start() - 40), match.start()):
                 continue
-            if after.match(text, match.end(), end):
+            if after is not None and after.match(text, match.end(), end):
                 continue
             return True
         return False
@@ -242,6 +241,13 @@ class Rule:
 
 
 _NEEDS: dict[str, re.Pattern[str]] = {}
+
+
+def _bounds(bound) -> tuple:
+    """A rule's `bound` as a tuple of (list, before, after) triples (one triple may stand alone)."""
+    if not bound:
+        return ()
+    return (bound,) if isinstance(bound[0], int) else tuple(bound)
 
 
 def _apart(apart):
@@ -500,6 +506,9 @@ _DOMAIN = (
 )
 _DOMAIN = _DOMAIN[:-1] + r"|[\w-]+\.(?:md|txt|rst|adoc|html|py|js|ts|json|ya?ml|toml|ini|cfg)\b|contributing|docs?\b|manual|handbook)"
 _BOUND_BEFORE = _DOMAIN + r"(?:'s)?"
+# An order word in the passive says what happens to something ("常被忽略", "旧块被丢弃", "is ignored
+# by the loader"), not what the model must do.
+_PASSIVE = r"被|会被|已被|常被|\b(?:is|are|was|were|been|being|gets?|got)"
 _BOUND_AFTER = (
     r"(?:cache|templates?|files?|registry|library|engineering|injection|tokens?|length|format|folder|directory|repo|"
     r"versions?|ids?|names?|field|column|table|tests?|suite|evals?|page|docs?|builder|store|loader|parser|editor|"
@@ -820,7 +829,7 @@ RULES: tuple[Rule, ...] = (
          then=r" your (?:(?:system|initial|original|hidden|secret|full|exact) )*(?:prompt|instructions)\b"),
     Rule("override.ignore-zh", "override", "tells the model to drop the instructions it was given",
          triggers=("忽略", "忽视", "无视", "不要理会", "别理会", "不用理会", "忘记", "忘掉", "抛开", "抛弃", "丢弃", "不要再遵守",
-                   "不再遵守", "停止遵守", "不要遵守", "别管", "绕过", "跳过"),
+                   "不再遵守", "停止遵守", "不要遵守", "别管", "绕过"),
          then=r"[^。！？!?\n]{0,8}?(?:所有|全部|一切|以上|上述|上面|前面|系统|你的|原有|原来|原先|先前|此前|之前的|之前收到|之前给|用户当前)"
               r"[^。！？!?\n关于]{0,8}?(?:指令|指示|提示|系统提示|规则|规定|准则|守则|限制|设定|要求|命令|instructions?|prompt|rules)"),
     Rule("override.void-zh", "override", "declares the model's instructions void",
@@ -863,7 +872,8 @@ RULES: tuple[Rule, ...] = (
          triggers=("시스템 프롬프트", "시스템프롬프트"),
          then=r"[^.!?\n]{0,12}?(?:출력|보여|알려|공개|말해)", unless=_NEG),
     Rule("override.dismiss", "override", "tells the model to drop the instructions it was given",
-         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED,
+         bound=((1, _BOUND_BEFORE, _BOUND_AFTER), (0, _PASSIVE, "")),
          near=(0, 1, 80)),
     Rule("override.voided", "override", "declares the model's own instructions void",
          together=(_VOIDED, _MODEL_ORDERS, _OWNED_OR_EARLIER), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
@@ -872,7 +882,8 @@ RULES: tuple[Rule, ...] = (
          together=(_VOIDED, _ANY_ORDERS, _OWNED), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
          near=(1, 2, 20)),
     Rule("override.dismiss-all", "override", "tells the model to drop all the rules it runs under",
-         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED,
+         bound=((1, _BOUND_BEFORE, _BOUND_AFTER), (0, _PASSIVE, "")),
          near=(0, 1, 80)),
     Rule("override.ignore", "override", "tells the model to drop the instructions it was given",
          triggers=_IGNORE_EN, apart=_UNTRUSTED, then=rf" (?:(?:all|any|every|the|my|your) ){{0,2}}{_QUALIFIER} {_ORDERS}\b"),
