@@ -122,13 +122,13 @@ class Rule:
         near: tuple[int, int, int] | None = None,
     ) -> None:
         assert category in CATEGORIES and view in VIEWS, (category, view)
-        if view == "words":  # the words view drops combining marks: so does every rule that reads it
-            triggers, then, lead = tuple(map(fold_marks, triggers)), fold_marks(then), fold_marks(lead)
-            unless = None if unless is None else fold_marks(unless)
-            together = tuple(fold_marks(item) if isinstance(item, str) else tuple(map(fold_marks, item))
-                             for item in together)
-            apart = fold_marks(apart) if isinstance(apart, str) else tuple(map(fold_marks, apart))
-            bound = tuple((i, fold_marks(before), fold_marks(after)) for i, before, after in _bounds(bound))
+        if view == "words":  # a rule is normalised as the view it reads (_rule_text)
+            word, pattern = _rule_text, lambda text: _rule_text(text, regex=True)
+            triggers, then, lead = tuple(map(word, triggers)), pattern(then), pattern(lead)
+            unless = None if unless is None else pattern(unless)
+            together = tuple(pattern(item) if isinstance(item, str) else tuple(map(word, item)) for item in together)
+            apart = pattern(apart) if isinstance(apart, str) else tuple(map(word, apart))
+            bound = tuple((i, pattern(before), pattern(after)) for i, before, after in _bounds(bound))
         self.id = id
         self.category = category
         self.reason = reason
@@ -241,6 +241,20 @@ class Rule:
 
 
 _NEEDS: dict[str, re.Pattern[str]] = {}
+
+
+def _rule_text(text: str, regex: bool = False) -> str:
+    """A rule's words or pattern normalised the way the words view normalises text: NFKC, case
+    folding (in a pattern only outside ASCII, where it cannot touch an escape like \\S), the Latin
+    ligatures' TS #39 prototypes (æ -> ae, œ -> oe) and the combining marks dropped. So a rule
+    written `κανόνες`, `คำสั่ง` or `begrænsning` meets the text as the view has it."""
+    import unicodedata
+
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(char if char.isascii() else char.casefold() for char in text) if regex else text.casefold()
+    return fold_marks(text.replace("æ", "ae").replace("œ", "oe"))
 
 
 def _bounds(bound) -> tuple:
@@ -411,6 +425,9 @@ _DISMISS = (
     "yok say", "görmezden gel", "unut", "abaikan", "lupakan",
     "bỏ qua", "quên", "phớt lờ", "تجاهل", "انس", "أهمل",
     "अनदेखा", "भूल जा", "नज़रअंदाज़", "नजरअंदाज", "ігноруй", "проігноруй", "не зважай",
+    # Swedish, Danish, Norwegian, Czech, Greek, Hebrew, Thai, Persian, Romanian, Hungarian, Finnish
+    "ignor", "glöm", "glem", "zapomeň", "αγνόησ", "ξέχασ", "התעלם", "שכח", "เพิกเฉย", "ไม่ต้องสนใจ", "ลืม", "نادیده",
+    "فراموش کن", "uită", "hagyd figyelmen kívül", "figyelmen kívül", "felejtsd el", "ohita", "unohda",
 )
 # Declaring something void: a state, which config files, docs and deploys go through every day;
 # it is an attack on the model only when what it voids is the model's own (_OWNED).
@@ -459,7 +476,8 @@ _MODEL_ORDERS = (
     "instrucciones", "indicaciones", "directrices", "consignes", "anweisungen", "anweisung", "systemanweisung",
     "systemprompt", "vorgaben", "инструкци", "указани", "промпт", "директив", "instruções", "orientações", "diretrizes",
     "istruzioni", "direttive", "instructies", "instrukcj", "polecen", "wytyczn", "talimat", "yönerge", "instruksi",
-    "arahan", "hướng dẫn", "chỉ dẫn", "chỉ thị", "التعليمات", "تعليمات", "الأوامر", "الإرشادات", "निर्देश", "інструкці",
+    "arahan", "hướng dẫn", "chỉ dẫn", "chỉ thị", "instruc", "instruk", "pokyn", "οδηγί", "εντολ", "הוראות", "הנחיות",
+    "คำสั่ง", "คำแนะนำ", "دستورالعمل", "دستورات", "utasítás", "ohjee", "ohjeet", "التعليمات", "تعليمات", "الأوامر", "الإرشادات", "निर्देश", "інструкці",
     "вказівк",
 )
 _ANY_ORDERS = _MODEL_ORDERS + (
@@ -483,7 +501,9 @@ _SCOPE = (
     "du système", "système", "sistema", "bisherigen", "vorherigen", "vorigen", "alle", "deine", "ihre", "sämtliche",
     "предыдущ", "все", "всех", "твои", "ваши", "системн", "suas", "tuas", "precedenti", "tutte", "tutti", "tue",
     "vorige", "eerdere", "jouw", "poprzedni", "wszystkie", "twoje", "systemow", "önceki", "tüm", "bütün", "sistem",
-    "sebelumnya", "semua", "trước đó", "tất cả", "hệ thống", "của bạn", "السابقة", "جميع", "كل", "النظام", "पिछले",
+    "sebelumnya", "semua", "trước đó", "tất cả", "tidigare", "tidligere", "alla", "předchozí", "všechn", "προηγούμεν",
+    "όλες", "όλα", "όλους", "הקודמות", "הקודמים", "כל ה", "ก่อนหน้า", "ทั้งหมด", "قبلی", "تمام", "همه", "anterioar",
+    "toate", "korábbi", "összes", "minden", "aiemma", "kaikki", "hệ thống", "của bạn", "السابقة", "جميع", "كل", "النظام", "पिछले",
     "सभी", "सिस्टम", "попередні", "усі", "всі", "твої", "системні",
 )
 _STRONG_SCOPE = (
@@ -491,7 +511,8 @@ _STRONG_SCOPE = (
     "системн", "di sistema", "del operador", "de l'opérateur", "des betreibers", "оператора",
     "所有", "全部", "一切", "任何", "系统", "你的", "すべて", "全て", "全部", "システム", "あなた", "모든", "전부", "시스템",
     "너의", "todas", "todos", "tus", "toutes", "tous", "tes", "vos", "alle", "deine", "sämtliche", "все", "всех", "твои",
-    "tutte", "tutti", "wszystkie", "tüm", "bütün", "semua", "tất cả", "جميع", "सभी", "усі", "всі", "твої",
+    "tutte", "tutti", "wszystkie", "tüm", "bütün", "semua", "tất cả", "جميع", "सभी", "усі", "всі", "твої", "alla",
+    "všechn", "όλες", "όλα", "כל ה", "ทั้งหมด", "تمام", "همه", "toate", "összes", "minden", "kaikki",
 )
 # What an object is, when it is not the model's: "the deploy instructions", "instructions for
 # the VPN", "rules about tabs", "las instrucciones de instalación". A word of an orders list so
@@ -717,7 +738,8 @@ _ASSISTANT = (
     "vous", "ia", "ki", "ии", "асистент", "ассистент", "модель", "asistente", "assistente", "assistent", "modelo",
     "modèle", "modell", "intelligence artificielle", "inteligencia artificial", "inteligência artificial",
     "intelligenza artificiale", "künstliche intelligenz", "искусственн", "штучн", "sztuczn", "yapay zeka", "kecerdasan",
-    "trí tuệ", "الذكاء", "एआई", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
+    "trí tuệ", "الذكاء", "एआई", "du är", "du er", "jsi", "είσαι", "τεχνητή νοημοσύνη", "אתה", "בינה מלאכותית", "คุณ",
+    "هوش مصنوعی", "تو ", "ești", "vagy", "olet", "tekoäly", "mesterséges intelligencia", "inteligență artificială", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
 )
 # A model without its rules: a negation or a removal and a word for limits, in the words view.
 _LIMIT_NOUN = (
@@ -729,6 +751,8 @@ _LIMIT_NOUN = (
     r"einschr[äa]nkung\w*|grenzen|filter|regeln|zensur|ethik|моральн\w*|ограничени\w*|фильтр\w*|правил\w*|цензур\w*|"
     r"restri[çc][õo]es|restri[çc][ãa]o|diretrizes|directrices|richtlinien|consignes|директив\w*|принцип\w*|"
     r"pol[ií]ticas?|politiques?|regras|restrizion\w*|limiti|regole|beperking\w*|regels|ogranicze\w*|zasad|kısıtlama\w*|"
+    r"begränsning\w*|begrænsning\w*|begrensning\w*|omezen\w*|περιορισμ\w*|הגבלות|הגבלה|ข้อจำกัด|محدودیت\w*|"
+    r"restric\w*|korlát\w*|rajoitu\w*|regler|pravid\w*|κανόν\w*|כללים|กฎ|قوانین|reguli|szabály\w*|sääntö\w*|"
     r"kural\w*|batasan|aturan|giới hạn|hạn chế|quy tắc|قيود|حدود|قواعد|प्रतिबंध|नियम|सीमा|обмежен\w*|"
     r"限制|约束|审查|过滤|道德|底线|规则|制限|制約|検閲|フィルター|ルール|倫理|제한|제약|검열|필터|규칙|윤리)"
 )
@@ -736,7 +760,7 @@ _LIMITLESS = "(?:" + (
     r"\b(?:no|zero|without|free (?:of|from)|freed from|broken free of|not bound by|unbound by|no longer bound by|"
     r"unconstrained by|unrestricted by|unencumbered by|beyond|outside|above|stripped of|released from|liberated from|"
     r"ignores?|ignoring|disregards?|bypass(?:es)?|breaks?|violates?|sin|sem|senza|ohne|sans|без|zonder|bez|tanpa|"
-    r"không có|không bị|libre de|frei von|livre de)\b ?(?:(?:any|all|every|the|its|your|his|her|their|of|typical|usual|"
+    r"không có|không bị|libre de|frei von|livre de|utan|uden|uten|χωρίς|ללא|בלי|ไม่มี|بدون|fără|ilman)\b ?(?:(?:any|all|every|the|its|your|his|her|their|of|typical|usual|"
     r"normal|such|kind of|sort of|ninguna|ningún|nenhuma|nenhum|alcuna|alcun|aucune|aucun|jegliche|keine|"
     r"каких-либо|никаких|всяких|all|ethical|moral|safety|content|\w+)\b ?){0,3}" + _LIMIT_NOUN +
     r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,2}(?:removed|switched off|turned off|disabled|lifted|stripped|gone|deleted|"
@@ -756,6 +780,7 @@ _LIMITLESS = "(?:" + (
     r"|(?:制約|制限|ルール|規則|倫理)(?:も|を|が|は)?(?:何も)?(?:受けない|ない|無い|なし)"
     r"|(?:제한|제약|규칙|윤리|기준|검열)(?:이|가|도|은|는)? ?(?:\w+ )?없"
     r"|не (?:нужно|надо|обязан\w*) соблюдать|hicbir (?:\w+ )?(?:olmayan|yok)"
+    r"|" + _LIMIT_NOUN + r" (?:nélkül\w*|ilman)"
     r"|不要拒绝|别拒绝|拒否しない|断らない|거절하지 마|거절하지 말|nunca te niegues|no te niegues|ne refuse jamais|"
     r"verweigere nie|не отказывай|nunca recuse|não recuse|"
     r"制限解除|制限を解除|限制解除|解除(?:了)?(?:所有|全部|一切)?限制|제한이 해제|제한 해제|해제된|一切不要|"
@@ -1189,7 +1214,11 @@ RULES: tuple[Rule, ...] = (
          then=r"[\p{Bidi_Control}--[\u200e\u200f\u061c]]+"
               r"|(?<![\p{Bidi_Class=R}\p{Bidi_Class=AL}])[\u200e\u200f\u061c]+(?![\p{Bidi_Class=R}\p{Bidi_Class=AL}])"),
     Rule("invisible.format", "invisible", "holds invisible format or default-ignorable characters", view="raw",
-         then=r"(?:[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d]]"
+         then=r"(?:(?<![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
+              r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])\u200c"
+              r"|\u200c(?![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
+              r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])"
+              r"|[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d\u200c]]"
               r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}])\u200d|\u200d(?!\p{Emoji}))+"),
     # -- secret: credentials that must not be stored; the id after "secret." names the type
     Rule("secret.private-key", "secret", "holds a private key", view="text", shape=True,
