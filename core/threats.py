@@ -204,6 +204,8 @@ class Rule:
         lexicons, apart, bound = self.compiled()
         out = []
         clauses = [clause.span() for clause in _CLAUSE.finditer(text)]
+        if len(clauses) > 1 and not all(lexicon.search(text) for lexicon in lexicons):
+            return out  # some list has no word anywhere in the text
         if self.window > 1:  # a claim and what it licenses often sit in two sentences
             clauses += [(clauses[k][0], clauses[k + self.window - 1][1]) for k in range(len(clauses) - self.window + 1)]
         for start, end in clauses:
@@ -1246,7 +1248,7 @@ RULES: tuple[Rule, ...] = (
          lead=r"(?<![a-z0-9_-])", triggers=("eyj",), then=r"[a-z0-9_-]{8,}\.eyj[a-z0-9_-]{8,}\.[a-z0-9_-]*"),
     Rule("secret.url-credentials", "secret", "holds a password inside a URL", view="text",
          triggers=("://",),
-         then=r"[^\s/:@]*:(?P<value>(?!\[redacted)[^\s/@]{1,200})@[\w.-]"),
+         then=r"(?![^\s/@]*\[redacted:)[^\s/:@]*:(?P<value>(?!\[redacted)[^\s/@]{1,200})@[\w.-]"),
     Rule("secret.authorization", "secret", "holds an Authorization header", view="text",
          triggers=("authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token"),
          then=r"['\"]?\s*[:=]\s*['\"]?(?:(?:basic|bearer|token|digest|apikey|key)\s+)?"
@@ -1319,9 +1321,11 @@ class _Index:
                 first = words[0]
                 phrase = "".join(trigger.split())
                 whole = None if phrase == first else phrase
-                # A first word the trigger goes on from ("do" in "do not ask") or of one or two
-                # letters must be a whole word of the text; any other may run on ("revoked").
-                if len(first) <= 2 or (len(trigger) > len(first) and not trigger[len(first)].isalnum()):
+                # A one-word trigger of one or two letters must be a whole word of the text; any
+                # other may run on ("revoked"). A trigger of several words may have had its spaces
+                # squeezed out ("systemprompt"): its first word is looked for as a beginning, and
+                # the whole trigger in the squeezed text.
+                if whole is None and (len(first) <= 2 or (len(trigger) > len(first) and not trigger[len(first)].isalnum())):
                     self.exact.setdefault(first, []).append((whole, rule))
                 else:
                     self.by_start.setdefault(first[:3], []).append((first, whole, rule))
@@ -1469,14 +1473,18 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
         by_view["secret" if rule.category == "secret" else rule.view].append(rule)
     findings += _run(by_view["cased"], View(text, None), text)
     for view_name, view in (("words", words_v), ("text", text_v)):
-        rules = by_view[view_name]
-        if not rules or not any(rule.spans(view.text) for rule in rules):
+        matched = [(rule, spans) for rule in by_view[view_name] for spans in (rule.spans(view.text),) if spans]
+        if not matched:
             continue
         # Something matched: redo the view with its map back to raw offsets.
         tracked = text_view(text, tracked=True, plain=plain)
         if view_name == "words":
             tracked = words_view(tracked)
-        findings += _run(rules, tracked, text)
+        if tracked.text != view.text:  # the same steps give the same text; never trust that blindly
+            findings += _run([rule for rule, _ in matched], tracked, text)
+            continue
+        for rule, spans in matched:
+            findings += _findings(rule, spans, tracked, text)
     if secrets and by_view["secret"]:
         findings += _secrets(text, by_view["secret"])
     if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text)):
@@ -1502,10 +1510,15 @@ def _has_control(text: str) -> bool:
 def _run(rules: list[Rule], view: View, raw: str) -> list[Finding]:
     findings = []
     for rule in rules:
-        for start, end in rule.spans(view.text):
-            raw_start, raw_end = view.raw_span(start, end, len(raw)) if view.offsets is not None else (start, end)
-            findings.append(Finding(rule.category, rule.id, rule.reason, _excerpt(raw[raw_start:raw_end]),
-                                    raw_start, raw_end))
+        findings += _findings(rule, rule.spans(view.text), view, raw)
+    return findings
+
+
+def _findings(rule: Rule, spans: list[tuple[int, int]], view: View, raw: str) -> list[Finding]:
+    findings = []
+    for start, end in spans:
+        raw_start, raw_end = view.raw_span(start, end, len(raw)) if view.offsets is not None else (start, end)
+        findings.append(Finding(rule.category, rule.id, rule.reason, _excerpt(raw[raw_start:raw_end]), raw_start, raw_end))
     return findings
 
 
