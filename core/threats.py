@@ -375,13 +375,18 @@ _SENSITIVE_WORDS = (
     "konfigurationsdatei", "файл конфигурации", "配置文件", "設定ファイル", "설정 파일", "jeton", "mot de passe", "identifiants",
     "clave", "clé", "schlüssel", "zugangsdaten", "senha", "chave", "credenciais", "credenciales", "segredo", "secreto",
     "mật khẩu", "كلمة المرور", "पासवर्ड", "用户", "问题和答案", "ユーザー", "사용자",
+    "phone number", "email address", "home address", "personal", "pii", "document.cookie",
+    "chat log", "whoami", "hostname",
 )
 _SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
 # Every match of _REMOTE holds one of _REMOTE_NEEDS: a rule that needs a remote address is not
 # tried on text without one.
-_REMOTE_NEEDS = ("://", "@", ".com/", ".io/", ".net/", ".org/", ".dev/", ".cc/", ".xyz/", ".ru/", ".cn/", ".me/")
+_REMOTE_NEEDS = ("://", "@", "/", "telegram", "discord", "whatsapp", "webhook")
 _REMOTE = (r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,}"
-           r"|(?<![@\w./:-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|io|net|org|dev|cc|xyz|ru|cn|me)/[^\s)\]>\"']*)")
+           r"|(?<![@\w./:-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|io|net|org|dev|cc|xyz|ru|cn|me|site|app|live|link|sh|to|"
+           r"top|online|click|run|cloud|pw|tk|info|biz)/[^\s)\]>\"']*"
+           r"|@[a-z0-9_]{3,}bot\b|\b(?:telegram|discord|whatsapp|slack) (?:bot|channel|chat|group|webhook|dm)\b"
+           r"|\b(?:webhook\.site|requestbin|pipedream|ngrok)\b)")
 # Every match of _SECRET_FILE holds one of these.
 _SECRET_FILE_NEEDS = (".ssh", "id_", ".env", ".aws", ".netrc", ".npmrc", ".pypirc", "/etc/", ".git-credentials",
                       ".docker", ".kube", "_history")
@@ -684,7 +689,8 @@ _GRANT = (
     "aprobad", "autoris", "approuvé", "erlaubt", "genehmigt", "berechtigt", "zugestimmt", "freigegeben", "разреш", "одобр",
     "соглас", "permissão", "aprovad", "permesso", "approvat", "toestemming", "zgod", "izin", "onay", "yetki",
     "diizinkan", "persetujuan", "được phép", "cho phép", "مسموح", "صلاحي", "अनुमति", "дозвол", "sign-off", "clearance",
-    "法务", "已确认", "確認済み", "取得済み", "aprob",
+    "法务", "已确认", "確認済み", "取得済み", "aprob", "may now", "can now", "now allowed", "now permitted",
+    "updated terms", "new terms", "policy update",
 )
 _SWEEPING = (
     r"\b(?:any|all|every|whatever|arbitrary)\s(?:\w+\s){0,2}?(?:commands?|files?|folders?|directories|purchases?|payments?|"
@@ -700,8 +706,8 @@ _SWEEPING = (
 )
 # Acting without the user's say.
 _WITHOUT_USER = (
-    r"\b(?:without|no need for|skip(?:ping)?)\b[^.!?\n]{0,20}?(?:the user|user's|users'|their|the owner)\s?"
-    r"(?:confirm\w*|approval|consent|permission|knowledge|review)|\bwithout asking (?:the user|them|first|anyone)"
+    r"\b(?:without|no need for|skip(?:ping)?)\b[^.!?\n]{0,20}?(?:the user|user's|users'|user|their|the owner)\s?"
+    r"(?:confirm\w*|approval|consent|permission|knowledge|review|sign-?off|okay|ok)|\bwithout asking (?:the user|them|first|anyone)"
     r"|(?:ユーザー|利用者)に?(?:確認|許可を取ら)せず|(?:无需|不经|不用|跳过|无须)(?:再)?(?:向)?(?:用户)?确认|사용자 ?(?:확인|동의) ?없이"
     r"|sin (?:la )?confirmaci[oó]n del usuario|sans (?:la )?confirmation de l'utilisateur|ohne (?:die )?"
     r"(?:bestätigung|zustimmung) des (?:nutzers|benutzers)|без подтверждения пользовател"
@@ -774,7 +780,7 @@ _LIMITLESS = "(?:" + (
     r"|\b(?:no aplica|no sigue|no respeta|n'appliques? plus|n'appliques?|ne respecte|не соблюда\w*|não aplica|não segue|"
     r"wendet keine)\b ?(?:\w+ ){0,2}" + _LIMIT_NOUN +
     r"|\b(?:never (?:decline|refuse)|(?:don't|do not) (?:decline|refuse))"
-    r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,3}?(?:(?:is|are) )?(?:optional|(?:do|does) not exist|don't exist|doesn't exist|"
+    r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,3}?(?:(?:is|are) )?(?:(?:do|does) not exist|don't exist|doesn't exist|"
     r"(?:are|is) gone|waived|void)\b"
     r"|\b(?:treats?|considers?|regards?) (?:every|all|any|each) (?:\w+ ){0,2}?" + _LIMIT_NOUN + r" as optional"
     r"|\b(?:shed|sheds|dropped|abandoned|stripped|lost)\b (?:\w+ ){0,4}?" + _LIMIT_NOUN +
@@ -920,6 +926,20 @@ RULES: tuple[Rule, ...] = (
          together=(_ONLY, _FOLLOW, _THIS_TEXT), apart=("not only",)),
     Rule("override.comply-all", "override", "tells the model to do whatever it is asked, whatever its rules",
          together=(_UNCONDITIONAL, _COMPLY_ALL)),
+    Rule("override.remote-rules", "override", "tells the model to take its rules from a remote address", view="text",
+         together=(("whatever it says", "whatever they say", "what it says", "do what it says", "instructions there",
+                    "rules there", "its instructions", "as your instructions", "as instructions", "over your",
+                    "instead of your", "take precedence", "overrides your", "照做", "按照里面", "従って", "따라"), _REMOTE),
+         needs=_REMOTE_NEEDS),
+    Rule("override.rules-optional", "override", "tells the model its rules are only advice",
+         together=(("advisory", "optional", "just suggestions", "merely suggestions", "only suggestions", "not mandatory",
+                    "suggestions only", "仅供参考", "可选", "任意", "参考程度", "권고 사항", "opcional", "facultati",
+                    "необязательн"), _ANY_ORDERS, _ASSISTANT), bound=(1, _BOUND_BEFORE, _BOUND_AFTER), near=(0, 1, 25)),
+    Rule("override.drop-safeguards", "override", "tells the model to remove the memories that guard it",
+         together=(("delete", "remove", "erase", "purge", "forget", "drop", "wipe", "删除", "删掉", "削除", "삭제", "borra",
+                    "supprime", "lösche", "удали"), ("memory", "memories", "note", "notes", "entries", "记忆", "メモ", "메모"),
+                   ("prompt injection", "injection", "safety rule", "safety warning", "security warning", "guardrail",
+                    "jailbreak", "manipulation", "注入", "越狱", "インジェクション", "인젝션"))),
     Rule("override.cover-tracks", "override", "tells the model to leave no trace of what it does",
          triggers=("leave no trace", "without a trace", "without leaving a trace", "no traces", "别留痕迹", "不留痕迹",
                    "不要留下痕迹", "痕跡を残さ", "흔적을 남기지", "sin dejar rastro", "sans laisser de trace", "spurlos",
@@ -1112,6 +1132,15 @@ RULES: tuple[Rule, ...] = (
                    "<system_instructions"),
          then=r"\b[^<>\n]{0,80}>(?=[^<]{1,400}</(?:instructions?|system|admin|developer|policy|override|"
               r"system_instructions)>)"),
+    Rule("fence.named-tag", "fence", "wraps text in a tag named for a role or instructions", view="text",
+         triggers=("<",), needs=("</",),
+         then=r"(?P<tag>(?:[a-z]+[-_])?(?:system|assistant|developer|admin|instructions?|im_start)"
+              r"(?:[-_](?:reminder|message|prompt|note|notice|override|instructions?|update|directive|context))?)"
+              r"\b[^<>\n]{0,80}>"
+              r"(?=[^<]{1,400}</(?P=tag)>)"),
+    Rule("fence.bracket-role", "fence", "opens a line with a bracketed role label", view="text",
+         lead=r"(?:^|\n)[ \t]*\[ ?", triggers=("system", "assistant", "developer", "admin", "sys", "instructions"),
+         then=r"(?: (?:message|note|notice|override|prompt|update))? ?\] ?[:：]"),
     Rule("fence.end-marker", "fence", "ends the memory block early and starts a turn of its own", view="text",
          lead=r"(?:^|[\[(<#=*\-]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
                                              "end of the memory", "end of the context", "end of data", "记忆结束", "メモ終わり"),
@@ -1146,7 +1175,7 @@ RULES: tuple[Rule, ...] = (
          then=rf"[^\n。]{{0,100}}?{_REMOTE}[?&][^\s=]*=(?:[\s)\]]|$)", needs=_REMOTE_NEEDS),
     Rule("exfiltration.url-fill-after", "exfiltration", "has a secret or conversation appended to a URL", view="text",
          triggers=("http://", "https://"),
-         then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s=]*=(?=[\s)\]]|$)[^\n。]{{0,60}}?{_SENSITIVE}"),
+         then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s=]*=(?=[\s)\]\"'+]|$)[^\n。]{{0,60}}?{_SENSITIVE}"),
     Rule("exfiltration.url-append", "exfiltration", "has a secret or conversation appended to a URL", view="text",
          triggers=("append", "add", "attach", "include", "encode", "附加", "拼接", "付けて", "붙여"),
          then=rf"[^\n。]{{0,80}}?{_SENSITIVE}[^\n。]{{0,80}}?(?:url|link|image|链接|图片|画像|リンク|링크|이미지)"),
@@ -1202,6 +1231,10 @@ RULES: tuple[Rule, ...] = (
     Rule("exfiltration.publish-secret-file", "exfiltration", "puts a credential or key file where others can read it",
          view="text", together=(("gist", "pastebin", "paste bin", "hastebin", "transfer.sh", "public repo", "share the link",
                                   "discord", "telegram", "webhook"), _SECRET_FILE), apart=_NEGATION),
+    Rule("exfiltration.dns", "exfiltration", "puts a command's output into a host name, to send it by DNS", view="text",
+         triggers=("nslookup", "dig", "ping", "host", "curl", "wget", "resolve", "nc", "drill"), needs=("$(", "`"),
+         then=r"\b[^\n|;]{0,60}?(?:\$\([^()\n]{1,80}\)|`[^`\n]{1,80}`)\.(?:\$\([^()\n]{1,40}\)\.)?"
+              r"[a-z0-9-]+(?:\.[a-z0-9-]+)+"),
     Rule("exfiltration.env-request", "exfiltration", "reads secrets from the environment and makes a request",
          view="text", triggers=("os.environ", "getenv", "process.env", "$env:"),
          then=r"[^\n]{0,200}?(?:urlopen|requests\.|fetch\(|http\.client|https?://)"),
@@ -1390,6 +1423,9 @@ def _index(name: str) -> _Index:
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _PCT_RUN = re.compile(r"[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}(?:[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+-]*")
+_B32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}=*(?![A-Za-z0-9])")
+# Escapes a program would read as characters: \u0049, \x49, &#73;, &#x49;.
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
 _MAX_DEPTH = 2
 # A run long enough to hold an encoded payload; most texts have none, and the decoders are skipped.
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/=_%-]{16,}")
@@ -1417,6 +1453,15 @@ def _decoded(text: str) -> list[tuple[str, int, int, str]]:
         from urllib.parse import unquote_to_bytes
 
         out.append(("url", match.start(), match.end(), unquote_to_bytes(match.group())))
+    for match in _B32_RUN.finditer(text):
+        import base64
+        import binascii
+
+        body = match.group().rstrip("=")
+        try:
+            out.append(("base32", match.start(), match.end(), base64.b32decode(body + "=" * (-len(body) % 8))))
+        except (binascii.Error, ValueError):
+            continue
     readable = []
     for kind, start, end, data in out:
         try:
@@ -1441,11 +1486,20 @@ def _names_transform(text: str) -> bool:
 
 
 def _transformed(text: str) -> list[tuple[str, int, int, str]]:
+    out = []
+    if ("\\" in text or "&#" in text) and len(_ESCAPE.findall(text)) >= 4:
+        out.append(("escapes", 0, len(text), _ESCAPE.sub(_unescape, text)))
     if not _names_transform(text):
-        return []
+        return out
     import codecs
 
-    return [("rot13", 0, len(text), codecs.encode(text, "rot13")), ("reversed", 0, len(text), text[::-1])]
+    return out + [("rot13", 0, len(text), codecs.encode(text, "rot13")), ("reversed", 0, len(text), text[::-1])]
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = next(group for group in match.groups() if group is not None)
+    value = int(code, 10 if match.group(4) is not None else 16)
+    return chr(value) if value <= 0x10FFFF else match.group()
 
 
 # ---------------------------------------------------------------- the API
@@ -1487,7 +1541,7 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
             findings += _findings(rule, spans, tracked, text)
     if secrets and by_view["secret"]:
         findings += _secrets(text, by_view["secret"])
-    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text)):
+    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text) or "\\" in text or "&#" in text):
         for kind, start, end, decoded in _decoded(text) + _transformed(text):
             inner = [f for f in _scan(decoded, depth + 1, secrets=False) if f.category != "invisible"]
             if not inner:
