@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .errors import InvalidInput
 from .limits import Limits
-from .threats import redact, scan_text
+from .threats import redact, scan_text, strip_controls
 from .tokenize import tokenize
 
 __all__ = ["clean_keywords", "merge_keywords"]
@@ -39,7 +39,7 @@ def clean_keywords(value: object, limits: Limits, strict: bool = True) -> tuple[
         if not isinstance(raw, str):
             refuse(f"keyword {position} is a {type(raw).__name__}, not a string")
             continue
-        keyword = " ".join(raw.lstrip("\ufeff").split())
+        keyword = " ".join(strip_controls(raw.lstrip("\ufeff")).split())  # NUL, ESC...: never stored
         if not keyword:
             continue
         try:

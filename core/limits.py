@@ -65,6 +65,38 @@ class Limits:
 
     __slots__ = tuple(_FIELDS)
 
+    # One declaration per field of _FIELDS, for type checkers and readers (tests/core/test_limits_types.py
+    # keeps the two lists in step); the values are set in __init__.
+    max_entries: int
+    max_text: int
+    top_k: int
+    char_budget: int
+    excerpt_chars: int
+    excerpt_message_chars: int
+    dedupe_min_bytes: int
+    k1: float
+    b: float
+    backups_keep: int
+    backups_daily_days: int
+    lock_timeout: float
+    audit_max_bytes: int
+    injection_log: int
+    injection_queries: int
+    injection_days: int
+    injection_max_bytes: int
+    injection_query_chars: int
+    import_max_bytes: int
+    audit_tail_bytes: int
+    stopwords: frozenset[str]
+    general_words: frozenset[str]
+    fold_inflections: int
+    keyword_weight: float
+    keyword_only_terms: int
+    min_coverage: float
+    relative_floor: float
+    max_keywords: int
+    max_keyword_chars: int
+
     def __init__(self, **overrides: object) -> None:
         unknown = set(overrides) - set(_FIELDS)
         if unknown:

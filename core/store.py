@@ -298,6 +298,8 @@ class MemoryStore:
         if not text.lstrip("\ufeff").strip():
             raise InvalidInput("text is empty")
         text, secrets_found, cut_from = self._clean_text(text)
+        if not text:
+            raise InvalidInput("text is empty once control characters are removed")
         _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
         flags += threat_flags(scan_text(text))

@@ -28,9 +28,10 @@ from pathlib import Path
 import orjson
 
 from .errors import InvalidInput, MemtuiError
+from .keywords import clean_keywords
 from .kinds import Kind
 from .records import Corrupt, Document, Record, _check, approval_flag, dumps, new_id, parse_document
-from .threats import redact, scan_text, threat_flags
+from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 
 __all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "ImportPlan", "ImportRefused", "detect_format", "export_bytes",
            "import_file", "parse_import", "plan_import", "write_export"]
@@ -204,6 +205,22 @@ class ImportPlan:
                 "redacted": sum(1 for r in self.rows if r["redacted"])}
 
 
+def _cleaned_keywords(extra: dict, limits) -> dict:
+    """The file's unknown fields, with `keywords` kept only as the keywords a write would store:
+    a keyword holding a secret or an instruction, too long or past the cap is dropped."""
+    if "keywords" not in extra:
+        return extra
+    extra = dict(extra)
+    raw = extra.pop("keywords")
+    try:
+        kept, _dropped = clean_keywords(raw, limits, strict=False)
+    except InvalidInput:  # not a list at all: the entry comes in without keywords
+        kept = []
+    if kept:
+        extra["keywords"] = kept
+    return extra
+
+
 def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) -> tuple[ImportPlan, list[dict]]:
     """Apply `items` to `doc` by the write rules; returns the plan and the audit events."""
     from .store import _eviction_order, normalize
@@ -214,12 +231,15 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
     now = int(time.time())
     taken = doc.ids()
     for item in items:
-        raw = item.text.lstrip("\ufeff").strip()
-        clean, secrets_found = redact(raw)
-        truncated = len(clean) > limits.max_text
-        clean = clean[: limits.max_text].strip()
+        # The same cleaning as every other write: control characters out, secrets redacted in the
+        # text, the source and the keywords, the text cut to max_text.
+        clean, secrets_found, cut_from = store._clean_text(item.text)
+        truncated = cut_from is not None
         if not clean:
-            raise ImportRefused(f"{file} entry at line {item.line} is empty; nothing was imported")
+            raise ImportRefused(f"{file} entry at line {item.line} is empty once control characters are removed; "
+                                "nothing was imported")
+        source = redact_secrets(strip_controls(item.source)) if item.source else ""
+        extra = _cleaned_keywords(item.extra, limits)
         try:
             clean.encode("utf-8")
         except UnicodeEncodeError:
@@ -230,8 +250,8 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
         if match is not None:
             before = match.view()
             match.ts = max(match.ts, item.ts if item.ts is not None else now)
-            if item.source:
-                match.source = item.source
+            if source:
+                match.source = source
             row.update(action="refresh", id=match.id, kind=match.kind.value, duplicate_of=match.text, blocked=match.blocked)
             events.append({"op": "import", "id": match.id, "before": before, "after": match.view(),
                            "note": f"refreshed from {file}", "file": file})
@@ -243,8 +263,8 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
             flags.append("secret-redacted")
         flags += threat_flags(scan_text(clean))
         entry_id = item.id if item.id and item.id not in taken else new_id(taken)
-        record = Record(entry_id, item.kind, clean, item.source or f"import:{file}", item.ts if item.ts is not None else now,
-                        flags, item.extra)
+        record = Record(entry_id, item.kind, clean, source or f"import:{file}", item.ts if item.ts is not None else now,
+                        flags, extra)
         taken[entry_id] = record
         doc.items.append(record)
         row.update(id=entry_id, blocked=record.blocked)

@@ -32,12 +32,12 @@ from .messages import (
     WriteConflict,
     WriteDone,
     WriteFailed,
-    WriteRequest,
 )
 from .modals.conflict import ConflictChoice, ConflictModal
 from .modals.edit import EditModal, EditResult
 from .screens.audit import AuditScreen
 from .screens.backups import BackupsScreen
+from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
 from .screens.explain import ExplainScreen
 from .screens.help import HelpScreen
@@ -45,21 +45,10 @@ from .screens.injections import InjectionsScreen
 from .screens.probes import ProbesScreen
 from .settings import Settings, default_path
 from .widgets import fmt, palette
-from .widgets.fmt import kind_name, one_line
+from .widgets.fmt import one_line
+from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
 
 __all__ = ["MemtuiApp", "run_app"]
-
-DONE_TITLES = {
-    "add": "Added",
-    "edit": "Saved",
-    "reclassify": "Reclassified",
-    "delete": "Deleted",
-    "approve": "Approved",
-    "restore": "Restored",
-    "undo": "Undone",
-    "bulk": "Done",
-}
-
 
 class MemtuiCommands(Provider):
     """The command palette: the same actions as the keys of the app and of the current screen."""
@@ -133,12 +122,9 @@ class MemtuiApp(App[None]):
             store = MemoryStore(store.dir, store.limits, actor="tui")
         self.store = store
         self.demo = demo
-        self.select_after_load: str | None = None
-        self.audit_entry_filter: str | None = None
-        self.explain_entry: str | None = None  # the entry selected in Browse when `w` was pressed
-        self.arriving: Screen | None = None
         self._loading = False
-        self._reload_again = False
+        self._reload_again = False  # a reload was asked for while one ran: it runs next
+        self._select_next: str | None = None  # ... and the entry it selects when it is done
         self._seen_state: object = object()
         self.started_at = time.perf_counter()
         self.first_rows_at: float | None = None
@@ -176,17 +162,21 @@ class MemtuiApp(App[None]):
         if self.store.state() != self._seen_state:
             self.reload()
 
-    def reload(self) -> None:
-        """Read the store again in a worker; a request while one runs queues exactly one more."""
+    def reload(self, select: str | None = None) -> None:
+        """Read the store again in a worker; a request while one runs queues exactly one more.
+
+        `select`: the entry a write just touched, which Browse selects once the new read arrives.
+        """
         if self._loading:
             self._reload_again = True
+            self._select_next = select or self._select_next
             return
         self._loading = True
         self._seen_state = self.store.state()
-        self._load()
+        self._load(select)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _load(self) -> None:
+    def _load(self, select: str | None) -> None:
         store = self.store
         try:
             started = time.perf_counter()
@@ -209,7 +199,7 @@ class MemtuiApp(App[None]):
                 usage_days=store.limits.injection_days,
                 usage_logged=log.enabled,
             )
-            self.post_message(StoreLoaded(snapshot))
+            self.post_message(StoreLoaded(snapshot, select))
             health = store.health()
             events = store.audit()
             self.post_message(HistoryLoaded(StoreHistory(health, events, _events_by_id(events))))
@@ -217,7 +207,11 @@ class MemtuiApp(App[None]):
             self.post_message(LoadFailed(one_line(f"{type(exc).__name__}: {exc}")))
 
     def on_store_loaded(self, message: StoreLoaded) -> None:
-        self.snapshot = message.snapshot
+        self.snapshot = message.snapshot  # every screen redraws from it
+        if message.select is not None:
+            browse = self.get_screen_stack("browse")[0]
+            if isinstance(browse, BrowseScreen):
+                browse.reveal(message.select)
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         self.history = message.history
@@ -230,8 +224,9 @@ class MemtuiApp(App[None]):
     def _load_finished(self) -> None:
         self._loading = False
         if self._reload_again:
+            select, self._select_next = self._select_next, None
             self._reload_again = False
-            self.reload()
+            self.reload(select)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, less the two that memtui's Quit (q) and Keys (?) already offer."""
@@ -254,9 +249,8 @@ class MemtuiApp(App[None]):
         from .modals.transfer import TransferModal
 
         def done(summary: str | None) -> None:
-            if summary:
-                self.notify(summary, title="Export" if mode == "export" else "Import")
-                self.reload()
+            if summary:  # an export (an import is a write: it reports through on_write_done)
+                self.notify(summary, title="Export")
 
         self.push_screen(TransferModal(mode), done)
 
@@ -264,199 +258,105 @@ class MemtuiApp(App[None]):
         """Rank with another profile from now on (explain, and the block it shows)."""
         self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor)
         self.notify(f"Ranking profile: {name}")
-        refresh = getattr(self.screen, "refresh_explain", None)
-        if refresh is not None:
-            refresh()
+        if isinstance(self.screen, ExplainScreen):
+            self.screen.refresh_explain()
 
     # ------------------------------------------------------------------ navigation
 
     def action_show(self, mode: str) -> None:
-        if self.current_mode != mode:
-            if mode == "audit" and self.audit_entry_filter is None:
-                self.audit_entry_filter = ""  # a plain visit: drop a filter that `h` set for one entry
-            if mode == "explain" and isinstance(self.screen, BrowseScreen):
-                selected = self.screen.selected_entry()
-                self.explain_entry = selected.id if selected else None  # explain opens on it
-            self.switch_mode(mode)
-            self.arriving = self.screen  # its ScreenResume handler moves the focus to its home
+        entry_id = None
+        if mode == "explain" and isinstance(self.screen, BrowseScreen):
+            selected = self.screen.selected_entry()
+            entry_id = selected.id if selected else None  # explain opens on it, pinned
+        self.visit(mode, entry_id)
+
+    def visit(self, mode: str, entry_id: str | None = None) -> None:
+        """Switch to `mode`; its screen then moves the focus to its home and shows `entry_id` if it can."""
+        if self.current_mode == mode:
+            return
+        self.switch_mode(mode)
+        screen = self.get_screen_stack(mode)[0]
+        if isinstance(screen, ModeScreen):
+            screen.post_message(ModeScreen.Arrived(entry_id))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.current_mode))
 
     def show_audit_for(self, entry_id: str) -> None:
-        self.audit_entry_filter = entry_id  # the audit screen takes it when it shows
-        self.action_show("audit")
+        self.visit("audit", entry_id)  # the audit screen filters on it
 
     # ------------------------------------------------------------------ writing
 
-    def submit(self, request: WriteRequest) -> None:
+    def submit(self, write: Write) -> None:
         """Send one change to the core off the UI thread; the answer comes back as a Message."""
-        self._write(request)
+        self._write(write)
 
     @work(thread=True, group="write", exit_on_error=False)
-    def _write(self, request: WriteRequest) -> None:
-        store = self.store
+    def _write(self, write: Write) -> None:
         try:
-            if request.op == "add":
-                assert request.kind is not None and request.text is not None
-                result = store.remember(request.kind, request.text, source="tui", keywords=request.keywords)
-                added = result.entry
-                if any(gone.id == added.id for gone in result.evicted):
-                    summary = (
-                        f"The store is full and this {kind_name(added.kind)} was the next to go, "
-                        "so it was evicted at once"
-                    )
-                    if len(result.evicted) > 1:
-                        summary += f" with {len(result.evicted) - 1} more"
-                    self.post_message(WriteDone(request, summary, None, warning=True))
-                    return
-                if result.added:
-                    summary = f"Added {kind_name(added.kind)} {added.id}"
-                    if result.evicted:
-                        summary += f"; evicted {len(result.evicted)} to stay within {store.limits.max_entries}"
-                else:
-                    summary = f"Already remembered as {added.id}: refreshed its time instead of adding a copy"
-                if added.blocked:
-                    summary += " — blocked by the threat scan until approved"
-                self.post_message(WriteDone(request, summary, added))
-            elif request.op in ("edit", "reclassify"):
-                assert request.entry_id is not None
-                entry = store.update(
-                    request.entry_id,
-                    text=request.text,
-                    kind=request.kind,
-                    expected=request.expected,
-                    keywords=request.keywords,
-                )
-                if request.op == "reclassify":
-                    summary = f"{entry.id} is now {kind_name(entry.kind)}"
-                elif request.text is None and request.kind is None and request.keywords is not None:
-                    summary = f"Keywords of {entry.id}: {', '.join(entry.keywords) or 'none'}"
-                else:
-                    summary = f"Saved {entry.id} ({len(entry.text)}/{store.limits.max_text})"
-                if entry.blocked:
-                    summary += " — blocked by the threat scan until approved"
-                self.post_message(WriteDone(request, summary, entry))
-            elif request.op == "delete":
-                assert request.entry_id is not None
-                entry = store.delete(request.entry_id, expected=request.expected)
-                self.post_message(WriteDone(request, f"{entry.id} {one_line(entry.text)[:48]} (a backup keeps it)", entry))
-            elif request.op == "approve":
-                assert request.entry_id is not None
-                entry = store.approve(request.entry_id, expected=request.expected)
-                self.post_message(WriteDone(request, f"Approved {entry.id}: it can be injected now", entry))
-            elif request.op == "bulk":
-                assert request.bulk is not None
-                done = store.bulk(request.bulk, [e.id for e in request.entries], kind=request.kind,
-                                  expected={e.id: e for e in request.entries})
-                verb = {"delete": "Deleted", "reclassify": "Reclassified", "approve": "Approved"}[request.bulk]
-                summary = f"{verb} {len(done)} entries"
-                if request.bulk == "delete":
-                    summary += ": the backup taken before them brings all back (b)"
-                self.post_message(WriteDone(request, summary, None))
-            elif request.op == "undo":
-                assert request.event is not None
-                event = request.event
-                try:
-                    entry = store.undo(event)
-                except ConflictError:
-                    self.post_message(WriteFailed(request, (
-                        f"{event.id} changed after that {event.op}: nothing was written. "
-                        "Undo the later changes first, newest first.")))
-                    return
-                gone = str(event.op) == "add"
-                summary = (f"Took back the add of {entry.id}: it is deleted (a backup keeps it)" if gone
-                           else f"Took back the {event.op} of {entry.id}")
-                self.post_message(WriteDone(request, summary, None if gone else entry))
-            elif request.op == "restore":
-                assert request.backup is not None
-                restored = store.restore(request.backup)
-                summary = (
-                    f"Restored {restored.name}: {len(restored.added)} added, {len(restored.removed)} removed, "
-                    f"{len(restored.changed)} changed"
-                )
-                self.post_message(WriteDone(request, summary, restore=restored))
+            outcome = write.run(self.store)
         except ConflictError as exc:
-            if request.op == "bulk":
-                self.post_message(WriteFailed(request, f"{exc} (nothing of the batch was written)"))
-                return
-            self.post_message(WriteConflict(request, exc.current))
-        except (MemtuiError, ValueError, KeyError, OSError) as exc:
-            self.post_message(WriteFailed(request, one_line(str(exc)) or type(exc).__name__))
+            if isinstance(write, EntryWrite):
+                current = exc.current if isinstance(exc.current, Entry) else None  # None: it is gone
+                self.post_message(WriteConflict(write, current))
+            else:
+                self.post_message(WriteFailed(write, one_line(str(exc))))
+        except (WriteRefused, MemtuiError, ValueError, KeyError, OSError) as exc:
+            self.post_message(WriteFailed(write, one_line(str(exc)) or type(exc).__name__))
+        else:
+            self.post_message(WriteDone(write, outcome))
 
     def on_write_done(self, message: WriteDone) -> None:
-        entry = message.entry
-        if entry is not None and message.request.op != "delete":
-            self.select_after_load = entry.id
-        if message.warning:
-            self.notify(message.summary, title="Not kept", severity="warning", timeout=8)
+        outcome = message.outcome
+        if outcome.warning:
+            self.notify(outcome.summary, title="Not kept", severity="warning", timeout=8)
         else:
-            self.notify(message.summary, title=DONE_TITLES.get(message.request.op, "Saved"), timeout=4)
-        self.reload()
+            self.notify(outcome.summary, title=message.write.title, timeout=4)
+        self.reload(select=outcome.select)
 
     def on_write_failed(self, message: WriteFailed) -> None:
         self.notify(message.error, title="Not saved", severity="error", timeout=8)
-        request = message.request
-        if request.op in ("add", "edit") and (request.text is not None or request.keywords is not None):
-            # give the text (and keywords) back rather than lose them; escape discards them
-            self.edit_entry(request.expected if request.op == "edit" else None, text=request.text, kind=request.kind,
-                            keywords=request.keywords)
+        draft = message.write.draft()
+        if draft is not None:  # give the text (and keywords) back rather than lose them; escape discards them
+            self.edit_entry(draft)
 
     def on_write_conflict(self, message: WriteConflict) -> None:
-        request = message.request
+        write = message.write
         current = message.current
 
         def decided(choice: ConflictChoice | None) -> None:
             if choice == "mine":
-                if current is None:
-                    if request.op in ("edit", "reclassify") and request.expected is not None:
-                        kind = request.kind or request.expected.kind
-                        text = request.text or request.expected.text
-                        self.submit(WriteRequest("add", text=text, kind=kind))
-                    else:
-                        self.notify("It is already gone from the store.", title="Nothing to do")
+                if current is not None:
+                    self.submit(write.over(current))
+                elif (again := write.add_back()) is not None:
+                    self.submit(again)
                 else:
-                    self.submit(
-                        WriteRequest(request.op, request.entry_id, request.text, request.kind, expected=current,
-                                     keywords=request.keywords)
-                    )
+                    self.notify("It is already gone from the store.", title="Nothing to do")
             elif choice == "theirs":
                 self.notify("Kept the version on disk; your change was not saved.", title="Not saved")
-                self.reload()
-            elif request.op == "edit" and request.expected is not None:
-                # back to the editor on the version the person started from: the editor still says the
-                # entry changed on disk, and the next save asks again instead of overwriting
-                started = request.expected
-                self.edit_entry(started, text=request.text if request.text is not None else started.text,
-                                kind=request.kind or started.kind)
+            elif (draft := write.reopen()) is not None:
+                self.edit_entry(draft)
             self.reload()
 
-        self.push_screen(ConflictModal(request, current), decided)
+        self.push_screen(ConflictModal(write, current), decided)
 
-    def edit_entry(self, entry: Entry | None, text: str | None = None, kind=None,
-                   keywords: list[str] | None = None) -> None:
-        """Open the editor on `entry` (or a blank one to add); saving checks for changes on disk."""
+    def edit_entry(self, draft: Draft) -> None:
+        """Open the editor on `draft.entry` (or a blank one to add); saving checks for changes on disk."""
+        entry = draft.entry
 
         def saved(result: EditResult | None) -> None:
             if result is None:
                 return
             if entry is None:
-                self.submit(WriteRequest("add", text=result.text, kind=result.kind, keywords=result.keywords))
+                self.submit(Add(result.kind, result.text, keywords=result.keywords))
                 return
-            text_changed = result.text != entry.text
-            self.submit(
-                WriteRequest(
-                    "edit",
-                    entry.id,
-                    text=result.text if text_changed else None,
-                    kind=result.kind if result.kind is not entry.kind else None,
-                    expected=entry,
-                    keywords=result.keywords,
-                )
-            )
+            self.submit(Edit(entry.id, entry,
+                             text=result.text if result.text != entry.text else None,
+                             kind=result.kind if result.kind is not entry.kind else None,
+                             keywords=result.keywords))
 
-        self.push_screen(EditModal(entry, text=text, kind=kind, keywords=keywords), saved)
+        self.push_screen(EditModal(entry, text=draft.text, kind=draft.kind, keywords=draft.keywords), saved)
 
     # ------------------------------------------------------------------ measuring
 

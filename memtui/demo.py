@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from unittest import mock
 
@@ -99,10 +101,10 @@ def create_demo_store(directory: Path | None = None) -> MemoryStore:
     def later(text: str) -> str:
         return ids[text]
 
-    timeline: list[tuple[float, object]] = []
+    timeline: list[tuple[float, Callable[[], object]]] = []
     for days, kind, text, source in DEMO_MEMORIES:
         writer = cli if source == "cli" else agent
-        timeline.append((days, lambda w=writer, k=kind, t=text, s=source: remember(w, k, t, s)))
+        timeline.append((days, partial(remember, writer, kind, text, source)))
 
     chatter = "用户今天心情不错，说话比较随意"
     staging = "Staging is at stage.example.com"
@@ -134,5 +136,5 @@ def create_demo_store(directory: Path | None = None) -> MemoryStore:
     with mock.patch("time.time", clock):
         for days, step in timeline:
             clock.days_ago(days)
-            step()  # type: ignore[operator]
+            step()
     return MemoryStore(directory, actor="tui")

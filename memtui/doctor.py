@@ -11,8 +11,12 @@ import math
 import shlex
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from memtui_core import health_codes as warning_codes
+
+if TYPE_CHECKING:
+    from memtui_core.model import Health
 
 __all__ = ["Duplicate", "Fix", "Problem", "Report", "diagnose", "near_duplicates"]
 
@@ -44,12 +48,12 @@ class Duplicate:
 
 @dataclass
 class Report:
-    health: object  # memtui_core.model.Health
+    health: Health
     problems: list[Problem]
     duplicates: list[Duplicate]
 
     def as_dict(self) -> dict:
-        data = self.health.model_dump(mode="json")  # type: ignore[attr-defined]
+        data = self.health.model_dump(mode="json")
         data["ok"] = not self.problems
         data["problems"] = [asdict(p) for p in self.problems]
         data["near_duplicates"] = [asdict(d) for d in self.duplicates]

@@ -6,12 +6,13 @@ Workers never touch widgets: they read or write through the core and post one of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from textual.message import Message
 
 from memtui_core.kinds import Kind
 from memtui_core.model import AuditEvent, Backup, Entry, Explanation, Health, RestoreResult, TextCheck
+
+from .writes import EntryWrite, Outcome, Write
 
 
 @dataclass(eq=False)
@@ -52,28 +53,10 @@ class StoreHistory:
     by_id: dict[str, list[AuditEvent]] = field(default_factory=dict)
 
 
-WriteOp = Literal["add", "edit", "reclassify", "delete", "approve", "restore", "undo", "bulk"]
-
-
-@dataclass
-class WriteRequest:
-    """One change a person asked for. `expected` is the entry as they saw it when they started."""
-
-    op: WriteOp
-    entry_id: str | None = None
-    text: str | None = None
-    kind: Kind | None = None
-    expected: Entry | None = None
-    backup: str | None = None
-    keywords: list[str] | None = None  # the entry's whole new keyword list (None: leave them)
-    event: AuditEvent | None = None  # the change to take back (op "undo")
-    bulk: str | None = None  # op "bulk": delete, reclassify or approve every entry in `entries`
-    entries: tuple[Entry, ...] = ()
-
-
 @dataclass
 class StoreLoaded(Message):
     snapshot: StoreSnapshot
+    select: str | None = None  # the entry the write that asked for this read touched: Browse selects it
 
 
 @dataclass
@@ -88,16 +71,13 @@ class LoadFailed(Message):
 
 @dataclass
 class WriteDone(Message):
-    request: WriteRequest
-    summary: str
-    entry: Entry | None = None
-    restore: RestoreResult | None = None
-    warning: bool = False  # done, but not what the person wanted (e.g. evicted at once)
+    write: Write
+    outcome: Outcome
 
 
 @dataclass
 class WriteFailed(Message):
-    request: WriteRequest
+    write: Write
     error: str
 
 
@@ -105,7 +85,7 @@ class WriteFailed(Message):
 class WriteConflict(Message):
     """The entry on disk is not the one the person started from; `current` is None if it is gone."""
 
-    request: WriteRequest
+    write: EntryWrite
     current: Entry | None
 
 
@@ -113,6 +93,7 @@ class WriteConflict(Message):
 class ExplainReady(Message):
     explanation: Explanation
     seconds: float
+    select: str | None = None  # the entry to select in this ranking (a probe's expected entry)
 
 
 @dataclass

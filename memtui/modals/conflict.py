@@ -15,19 +15,11 @@ from textual.widgets import Button, Static
 
 from memtui_core.model import Entry
 
-from ..messages import WriteRequest
 from ..widgets.fmt import ago, kind_badge
 from ..widgets.palette import P
+from ..writes import EntryWrite
 
 ConflictChoice = Literal["mine", "theirs", "cancel"]
-
-VERBS = {
-    "edit": "save your text",
-    "reclassify": "change its kind",
-    "delete": "delete it",
-    "approve": "approve it",
-}
-
 
 class ConflictModal(ModalScreen[ConflictChoice]):
     """`m` keeps mine (applies it over the current version), `t` takes theirs, `escape` cancels."""
@@ -38,14 +30,13 @@ class ConflictModal(ModalScreen[ConflictChoice]):
         Binding("escape", "choose('cancel')", "Cancel", id="conflict.cancel"),
     ]
 
-    def __init__(self, request: WriteRequest, current: Entry | None) -> None:
+    def __init__(self, write: EntryWrite, current: Entry | None) -> None:
         super().__init__(classes="modal")
-        self.request = request
+        self.write = write
         self.current = current
 
     def compose(self) -> ComposeResult:
-        request, current = self.request, self.current
-        entry_id = request.entry_id or "?"
+        entry_id, current = self.write.entry_id, self.current
         what = "deleted" if current is None else "changed"
         with Vertical(classes="dialog", id="conflict-dialog"):
             yield Static(f"Entry {entry_id} was {what} by someone else", classes="dialog-title", markup=False)
@@ -69,26 +60,22 @@ class ConflictModal(ModalScreen[ConflictChoice]):
 
     def _mine_label(self) -> str:
         if self.current is None:
-            return "Add mine back" if self.request.op in ("edit", "reclassify") else "Nothing to keep"
-        return {"delete": "Delete anyway", "approve": "Approve anyway"}.get(self.request.op, "Keep mine")
+            return "Add mine back" if self.write.add_back() is not None else "Nothing to keep"
+        return self.write.mine_label
 
     def _mine(self) -> RenderableType:
-        request = self.request
-        started = request.expected
-        title = Text("Yours — you want to " + VERBS.get(request.op, request.op), style=f"bold {P.warning}")
-        parts: list[RenderableType] = [title, Text("")]
-        if request.op in ("edit", "reclassify"):
-            kind = request.kind or (started.kind if started else None)
-            text = request.text if request.text is not None else (started.text if started else "")
-            if kind is not None:
-                parts.append(kind_badge(kind))
-            parts.append(Text(text))
-        elif started is not None:
-            parts += [kind_badge(started.kind), Text(started.text)]
-        if started is not None:
-            parts += [Text(""), Text("You started from:", style=f"bold {P.muted}"), kind_badge(started.kind)]
-            parts.append(Text(started.text, style=P.muted))
-        return Group(*parts)
+        started = self.write.expected
+        kind, text = self.write.yours()
+        return Group(
+            Text("Yours — you want to " + self.write.verb, style=f"bold {P.warning}"),
+            Text(""),
+            kind_badge(kind),
+            Text(text),
+            Text(""),
+            Text("You started from:", style=f"bold {P.muted}"),
+            kind_badge(started.kind),
+            Text(started.text, style=P.muted),
+        )
 
     def _theirs(self) -> RenderableType:
         current = self.current

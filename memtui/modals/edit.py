@@ -13,18 +13,19 @@ from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on, work
+from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
 
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry, TextCheck
 
+from ..node import AppNode
+from ..debounce import Debounce
 from ..messages import ProbesChecked, TextChecked
 from ..widgets.fmt import clip, kind_badge, kind_name
 from .confirm import ConfirmModal
@@ -84,8 +85,11 @@ class KindChoice(RadioSet):
         event.prevent_default()
 
 
-class EditModal(ModalScreen[EditResult | None]):
+class EditModal(AppNode, ModalScreen[EditResult | None]):
     """`ctrl+s` saves, `escape` cancels; `tab` moves between the kind (arrows, enter) and the text."""
+    text_area = getters.query_one("#edit-text", TextArea)
+    kind_choice = getters.query_one("#edit-kind", RadioSet)
+
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
@@ -101,12 +105,12 @@ class EditModal(ModalScreen[EditResult | None]):
         self.validator = MemoryText()
         self.check: TextCheck | None = None
         self.disk_notice: Text | None = None
-        self._timer: Timer | None = None
+        self._check_later = Debounce(self, CHECK_DELAY, lambda: self._run_check(self.text))
         self._touched = bool(self.initial_text)  # say "empty" only once there was text, or on save
         self.initial_keywords = list(entry.keywords) if entry is not None else []  # what is stored
         self.shown_keywords = list(keywords) if keywords is not None else self.initial_keywords
         self.probe_breaks: list = []  # probes that pass now and that this change would break
-        self._probe_timer: Timer | None = None
+        self._probe_check_later = Debounce(self, PROBE_CHECK_DELAY, self._check_probes)
 
     def compose(self) -> ComposeResult:
         title = f"Edit memory {self.entry.id}" if self.entry else "Add a memory"
@@ -127,30 +131,30 @@ class EditModal(ModalScreen[EditResult | None]):
                 yield Button("Cancel (esc)", id="cancel")
 
     def on_mount(self) -> None:
-        area = self.query_one("#edit-text", TextArea)
+        area = self.text_area
         area.move_cursor(area.document.end)
-        kinds = self.query_one("#edit-kind", RadioSet)
+        kinds = self.kind_choice
         kinds._selected = list(Kind).index(self.initial_kind)  # highlight the pressed kind, not the first
         if self.entry is None:
-            self.query_one("#edit-kind", RadioSet).focus()  # a new memory starts with its kind
+            self.kind_choice.focus()  # a new memory starts with its kind
         else:
             area.focus()
         self._update_count()
-        self._schedule_check()
+        self._check_later.poke()
         if self.entry is not None:
             # init: an editor reopened on a version that is already stale says so at once
             self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
 
     # ------------------------------------------------------------------ live checks
 
     @property
     def text(self) -> str:
-        return self.query_one("#edit-text", TextArea).text
+        return self.text_area.text
 
     @property
     def kind(self) -> Kind:
-        pressed = self.query_one("#edit-kind", RadioSet).pressed_button
+        pressed = self.kind_choice.pressed_button
         if pressed is None or pressed.id is None:
             return self.initial_kind
         return Kind(pressed.id.removeprefix("kind-"))
@@ -158,7 +162,7 @@ class EditModal(ModalScreen[EditResult | None]):
     @on(RadioSet.Changed, "#edit-kind")
     def _kind_changed(self) -> None:
         self._update_count()  # what saving evicts depends on the kind
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
 
     # ------------------------------------------------------------------ keywords and probes
 
@@ -173,21 +177,16 @@ class EditModal(ModalScreen[EditResult | None]):
         engine would refuse them."""
         from .keywords import keyword_effects
 
-        return keyword_effects(self.typed_keywords, self.app.store.limits)  # type: ignore[attr-defined]
+        return keyword_effects(self.typed_keywords, self.app.store.limits)
 
     @on(Input.Changed, "#edit-keywords")
     def _keywords_changed(self) -> None:
         self._update_count()
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
 
     @on(Input.Submitted, "#edit-keywords")
     def _keywords_submitted(self) -> None:
         self.action_save()
-
-    def _schedule_probe_check(self) -> None:
-        if self._probe_timer is not None:
-            self._probe_timer.stop()
-        self._probe_timer = self.set_timer(PROBE_CHECK_DELAY, self._check_probes)
 
     def _probe_key(self) -> tuple:
         return (self.text.strip(), self.kind, tuple(self.keyword_check()[0]))
@@ -202,7 +201,7 @@ class EditModal(ModalScreen[EditResult | None]):
     def _run_probe_check(self, key: tuple) -> None:
         from memtui_core.probes import ProbesUnreadable, load_probes, would_break
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         try:
             probes = load_probes(store).probes
         except ProbesUnreadable:
@@ -218,7 +217,7 @@ class EditModal(ModalScreen[EditResult | None]):
             self._update_count()
 
     def _known(self, entry_id: str) -> bool:
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         return snapshot is not None and snapshot.by_id(entry_id) is not None
 
     def _probe_warnings(self) -> list[Text]:
@@ -244,13 +243,8 @@ class EditModal(ModalScreen[EditResult | None]):
     def _text_changed(self) -> None:
         self._touched = True
         self._update_count()
-        self._schedule_check()
-        self._schedule_probe_check()
-
-    def _schedule_check(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(CHECK_DELAY, lambda: self._run_check(self.text))
+        self._check_later.poke()
+        self._probe_check_later.poke()
 
     @work(thread=True, exclusive=True, group="edit-check", exit_on_error=False)
     def _run_check(self, text: str) -> None:
@@ -277,7 +271,7 @@ class EditModal(ModalScreen[EditResult | None]):
 
     def evictions(self) -> int:
         """How many entries saving this new memory would evict: the store keeps at most max_entries."""
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         if self.entry is not None or snapshot is None:
             return 0
         if self.check is not None and self.check.duplicate_of is not None:
@@ -289,7 +283,7 @@ class EditModal(ModalScreen[EditResult | None]):
         if not typed and not self.initial_keywords:
             return []
         kept, lines, _refused = self.keyword_check()
-        limit = self.app.store.limits.max_keywords  # type: ignore[attr-defined]
+        limit = self.app.store.limits.max_keywords
         head = Text(f"{len(kept)}/{limit} keywords", style=f"{P.muted}")
         if kept != typed:
             head.append(" stored: ", style=f"{P.muted}")
@@ -297,7 +291,8 @@ class EditModal(ModalScreen[EditResult | None]):
         return [head, *lines]
 
     def _eviction_warning(self, evicts: int) -> Text:
-        snapshot = self.app.snapshot  # type: ignore[attr-defined]
+        snapshot = self.app.snapshot
+        assert snapshot is not None  # evictions() counts none before the store is read
         count, cap = len(snapshot.entries), snapshot.max_entries
         # the new entry is the newest of its kind: it goes after every entry of its kind or a more evictable one
         rank = self.kind.eviction_rank
@@ -364,7 +359,7 @@ class EditModal(ModalScreen[EditResult | None]):
     def _snapshot_changed(self, snapshot) -> None:
         if snapshot is None or self.entry is None:
             return
-        self._schedule_probe_check()
+        self._probe_check_later.poke()
         current = snapshot.by_id(self.entry.id)
         if current is None:
             self.disk_notice = Text(
@@ -387,7 +382,7 @@ class EditModal(ModalScreen[EditResult | None]):
         if not result.is_valid:
             self._touched = True
             self._update_count()
-            self.query_one("#edit-text", TextArea).focus()
+            self.text_area.focus()
             return
         keywords, _lines, refused = self.keyword_check()
         if refused:
@@ -428,7 +423,7 @@ class EditModal(ModalScreen[EditResult | None]):
             if discard:
                 self.dismiss(None)
             else:
-                self.query_one("#edit-text", TextArea).focus()
+                self.text_area.focus()
 
         what = "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
         body = Text(f"Closing the editor now loses {what}. Nothing has been saved.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual import on
+from textual import getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -22,6 +22,7 @@ from memtui_core.keywords import clean_keywords
 from memtui_core.limits import Limits
 from memtui_core.model import Entry
 
+from ..node import AppNode
 from ..widgets.palette import P
 from ..widgets.fmt import clip
 
@@ -61,8 +62,10 @@ def keyword_effects(typed: list[str], limits: Limits) -> tuple[list[str], list[T
     return kept, lines, bool(refused)
 
 
-class KeywordsModal(ModalScreen[list[str] | None]):
+class KeywordsModal(AppNode, ModalScreen[list[str] | None]):
     """Keywords to add to `entry`: enter saves (merged with the ones it has), escape cancels."""
+    keywords_input = getters.query_one("#keywords-input", Input)
+
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="keywords.cancel")]
 
@@ -99,26 +102,26 @@ class KeywordsModal(ModalScreen[list[str] | None]):
             Text.assemble(("the query's terms it lacks are filled in; keywords find it, they are never "
                            "shown to the model", f"{P.muted}")),
         ]
-        if not self.app.store.limits.keyword_weight:  # type: ignore[attr-defined]
+        if not self.app.store.limits.keyword_weight:
             lines.append(Text("this ranking profile ignores keywords: they are saved, but the rank changes only "
                               "under the default profile", style=f"{P.warning}"))
         return Group(*lines)
 
     def on_mount(self) -> None:
-        self.query_one("#keywords-input", Input).focus()
+        self.keywords_input.focus()
         self._show_effects()
 
     @property
     def merged(self) -> tuple[list[str], bool]:
         """The entry's keywords plus the typed ones, as the engine would store them."""
-        typed = split_keywords(self.query_one("#keywords-input", Input).value)
-        kept, _lines, blocking = keyword_effects(list(self.entry.keywords) + typed, self.app.store.limits)  # type: ignore[attr-defined]
+        typed = split_keywords(self.keywords_input.value)
+        kept, _lines, blocking = keyword_effects(list(self.entry.keywords) + typed, self.app.store.limits)
         return kept, blocking
 
     @on(Input.Changed, "#keywords-input")
     def _show_effects(self) -> None:
-        typed = split_keywords(self.query_one("#keywords-input", Input).value)
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        typed = split_keywords(self.keywords_input.value)
+        limits = self.app.store.limits
         kept, lines, _blocking = keyword_effects(list(self.entry.keywords) + typed, limits)
         new = [keyword for keyword in kept if keyword not in self.entry.keywords]
         head = Text.assemble(("adds: ", f"{P.muted}"), (", ".join(new) or "nothing new", "bold"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -12,7 +13,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..node import AppNode
 from ..widgets.palette import P
+from ..writes import Import
+
+if TYPE_CHECKING:
+    from memtui_core.transfer import ImportPlan
 
 
 def export_format(path: str) -> str:
@@ -27,7 +33,7 @@ def export_format(path: str) -> str:
     return "markdown"
 
 
-class TransferModal(ModalScreen[str | None]):
+class TransferModal(AppNode, ModalScreen[str | None]):
     """`export`: a path, written on enter. `import`: a path, enter previews, `y` imports."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="transfer.cancel")]
@@ -35,7 +41,7 @@ class TransferModal(ModalScreen[str | None]):
     def __init__(self, mode: str) -> None:
         super().__init__(classes="modal")
         self.mode = mode
-        self.plan = None  # the previewed import plan
+        self.plan: ImportPlan | None = None  # the previewed import plan
         self.previewed_path: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -75,7 +81,7 @@ class TransferModal(ModalScreen[str | None]):
         from memtui_core.errors import MemtuiError
         from memtui_core.transfer import export_bytes, write_export
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         fmt = export_format(path)
         try:
             data = export_bytes(store, fmt, file_name=path)
@@ -91,7 +97,7 @@ class TransferModal(ModalScreen[str | None]):
 
         from memtui.cli_transfer import plan_lines
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         button = self.query_one("#transfer-go", Button)
         try:
             self.plan = import_file(store, path, dry_run=True)
@@ -118,19 +124,12 @@ class TransferModal(ModalScreen[str | None]):
 
     @on(Button.Pressed, "#transfer-go")
     def _import(self) -> None:
-        from memtui_core.errors import MemtuiError
-        from memtui_core.transfer import import_file
-
         if self.previewed_path is None:
             return
-        store = self.app.store  # type: ignore[attr-defined]
-        try:
-            # the person saw the preview, evictions included, and confirmed it
-            plan = import_file(store, self.previewed_path, allow_evict=True)
-        except MemtuiError as exc:
-            self._body(Text(str(exc), style=f"{P.error}"))
-            return
-        self.dismiss("Imported " + plan.summary)
+        # the person saw the preview, evictions included, and confirmed it: the app writes it in its
+        # write worker and says how it went, like every other change
+        self.app.submit(Import(self.previewed_path))
+        self.dismiss(None)
 
     @on(Button.Pressed, "#transfer-cancel")
     def action_cancel(self) -> None:

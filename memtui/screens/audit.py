@@ -8,22 +8,23 @@ from datetime import datetime
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from memtui_core.model import AuditEvent, AuditOp
 
-from ..messages import StoreHistory, WriteRequest
+from ..debounce import Debounce
+from ..messages import StoreHistory
 from ..modals.confirm import ConfirmModal
 from ..widgets.entry_detail import change_summary
 from ..widgets.fmt import OP_COLOURS, kind_name, one_line, timestamp
 from ..widgets.virtual_table import Column, VirtualTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from ..writes import Undo
 from .base import ModeScreen
 from ..widgets.palette import P
 
@@ -48,6 +49,9 @@ PERIODS: list[tuple[str, float]] = [
 class AuditScreen(ModeScreen):
     """Who changed what, and when. `/` searches ids and texts; `o`, `c` and `t` filter by operation,
     actor and time."""
+    audit_table = getters.query_one("#audit-table", VirtualTable)
+    id_filter = getters.query_one("#audit-id", Input)
+
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="audit.back", tooltip="Back to the entries"),
@@ -65,7 +69,7 @@ class AuditScreen(ModeScreen):
         super().__init__()
         self.events: list[AuditEvent] = []
         self.shown: list[AuditEvent] = []
-        self._timer: Timer | None = None
+        self._filter = Debounce(self, FILTER_DELAY, self.fill)
         self._history_filter: str | None = None  # the entry id `h` filled in, if it is still there
 
     def compose(self) -> ComposeResult:
@@ -89,23 +93,16 @@ class AuditScreen(ModeScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#audit-table", VirtualTable).focus()
-        self.apply_entry_filter()
+        self.audit_table.focus()
         self.watch(self.app, "history", self._history_changed, init=True)
 
-    def on_screen_resume(self) -> None:
-        self.call_after_refresh(self.apply_entry_filter)
+    def arrive(self, entry_id: str | None = None) -> None:
+        self.audit_table.focus()  # keys are keys again, not letters in a box
+        self.apply_entry_filter(entry_id or "")
 
-    def arrive(self) -> None:
-        self.query_one("#audit-table", VirtualTable).focus()  # keys are keys again, not letters in a box
-
-    def apply_entry_filter(self) -> None:
-        """Take the entry id that `h` asked for; on a plain visit, drop the one it set last time."""
-        wanted = self.app.audit_entry_filter  # type: ignore[attr-defined]
-        if wanted is None:
-            return
-        self.app.audit_entry_filter = None  # type: ignore[attr-defined]
-        field = self.query_one("#audit-id", Input)
+    def apply_entry_filter(self, wanted: str) -> None:
+        """Filter on the entry id that `h` asked for; on a plain visit (""), drop the one it set last time."""
+        field = self.id_filter
         if not wanted:
             if self._history_filter is None or field.value != self._history_filter:
                 return  # the person typed this filter: keep it
@@ -125,7 +122,7 @@ class AuditScreen(ModeScreen):
     # ------------------------------------------------------------------ filtering
 
     def matching(self) -> list[AuditEvent]:
-        wanted = self.query_one("#audit-id", Input).value.strip().lower()
+        wanted = self.id_filter.value.strip().lower()
         op = self.query_one("#audit-op", Select).value
         actor = self.query_one("#audit-actor", Select).value
         period = self.query_one("#audit-time", Select).value
@@ -144,7 +141,7 @@ class AuditScreen(ModeScreen):
         return out
 
     def fill(self) -> None:
-        table = self.query_one("#audit-table", VirtualTable)
+        table = self.audit_table
         matching = self.matching()
         self.shown = matching[:MAX_ROWS]
         keys = _event_keys(self.shown)  # stable across reloads, so the selection stays on its event
@@ -168,14 +165,12 @@ class AuditScreen(ModeScreen):
 
     @on(Input.Changed, "#audit-id")
     def _id_changed(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(FILTER_DELAY, self.fill)
+        self._filter.poke()
 
     @on(Input.Submitted, "#audit-id")
     def _id_submitted(self) -> None:
-        self.fill()
-        self.query_one("#audit-table", VirtualTable).focus()
+        self._filter.now()
+        self.audit_table.focus()
 
     @on(Select.Changed)
     def _select_changed(self) -> None:
@@ -188,7 +183,7 @@ class AuditScreen(ModeScreen):
 
     def _show_selected(self) -> None:
         body = self.query_one("#audit-detail-body", Static)
-        table = self.query_one("#audit-table", VirtualTable)
+        table = self.audit_table
         if not self.shown or not table.row_count:
             body.update(Text("No events match the filters." if self.events else "The audit log is empty.",
                              style="dim italic"))
@@ -199,16 +194,16 @@ class AuditScreen(ModeScreen):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
-        self.app.action_show("browse")  # type: ignore[attr-defined]
+        self.app.action_show("browse")
 
     def action_focus_id(self) -> None:
-        self.query_one("#audit-id", Input).focus()
+        self.id_filter.focus()
 
     def action_focus_op(self) -> None:
         self.query_one("#audit-op", Select).focus()
 
     def selected_event(self) -> AuditEvent | None:
-        table = self.query_one("#audit-table", VirtualTable)
+        table = self.audit_table
         if not self.shown or not table.row_count:
             return None
         return self.shown[min(table.cursor_row, len(self.shown) - 1)]
@@ -236,7 +231,7 @@ class AuditScreen(ModeScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.app.submit(WriteRequest("undo", event.id, event=event))  # type: ignore[attr-defined]
+                self.app.submit(Undo(event))
 
         self.app.push_screen(ConfirmModal(what, body, yes="Undo", danger=op in ("add", "approve")), answered)
 
@@ -247,7 +242,7 @@ class AuditScreen(ModeScreen):
         self.query_one("#audit-time", Select).focus()
 
     def action_clear_filters(self) -> None:
-        self.query_one("#audit-id", Input).value = ""
+        self.id_filter.value = ""
         for select in self.query(Select):
             select.clear()
         self.fill()
@@ -279,7 +274,7 @@ def _says(event: AuditEvent, wanted: str) -> bool:
     for data in (event.before, event.after):
         if isinstance(data, dict) and wanted in str(data.get("text", "")).lower():
             return True
-    return bool(event.note) and wanted in event.note.lower()
+    return event.note is not None and wanted in event.note.lower()
 
 
 def _entry_block(title: str, style: str, data: dict | None) -> list[RenderableType]:

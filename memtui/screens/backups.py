@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -14,17 +14,21 @@ import bisect
 
 from memtui_core.model import AuditEvent, Backup, Entry
 
-from ..messages import BackupsLoaded, RestorePreviewFailed, RestorePreviewReady, WriteRequest
+from ..messages import BackupsLoaded, RestorePreviewFailed, RestorePreviewReady
 from ..modals.confirm import ConfirmModal
 from ..widgets.fmt import OP_COLOURS, age, kind_badge, one_line, size, timestamp
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from ..writes import Restore
 from .base import ModeScreen
 from ..widgets.palette import P
 
 
 class BackupsScreen(ModeScreen):
     """Every write backs the file up first; pick one to see the difference, `r` to restore it."""
+    backup_list = getters.query_one("#backup-list", DataTable)
+    preview_body = getters.query_one("#preview-body", Static)
+
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="backups.back", tooltip="Back to the entries"),
@@ -52,17 +56,17 @@ class BackupsScreen(ModeScreen):
                 yield Static(id="preview-body")
         yield KeyFooter()
 
-    def arrive(self) -> None:
-        self.query_one("#backup-list", DataTable).focus()
+    def arrive(self, entry_id: str | None = None) -> None:
+        self.backup_list.focus()
 
     def on_mount(self) -> None:
-        table = self.query_one("#backup-list", DataTable)
+        table = self.backup_list
         table.add_column("taken", width=5, key="taken")  # the age; the preview gives the time
         table.add_column("entries", width=7, key="entries")
         table.add_column("size", width=8, key="size")
         table.add_column("before", width=23, key="before")
         table.focus()
-        self.query_one("#preview-body", Static).update(Text("Reading backups…", style="dim italic"))
+        self.preview_body.update(Text("Reading backups…", style="dim italic"))
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
         self.watch(self.app, "history", self._snapshot_changed, init=False)  # the "before" labels
 
@@ -72,13 +76,13 @@ class BackupsScreen(ModeScreen):
     @work(thread=True, exclusive=True, group="backups", exit_on_error=False)
     def _load_backups(self) -> None:
         try:
-            backups = self.app.store.backups()  # type: ignore[attr-defined]
+            backups = self.app.store.backups()
         except Exception:
             backups = []
         self.post_message(BackupsLoaded(backups))
 
     def on_backups_loaded(self, message: BackupsLoaded) -> None:
-        table = self.query_one("#backup-list", DataTable)
+        table = self.backup_list
         selected = self._selected_name()
         self.backups = {b.name: b for b in message.backups}
         table.clear()
@@ -92,7 +96,7 @@ class BackupsScreen(ModeScreen):
                 key=backup.name,
             )
         if not message.backups:
-            self.query_one("#preview-body", Static).update(
+            self.preview_body.update(
                 Text("No backups yet: the first change to the store makes one.", style="dim italic")
             )
             return
@@ -101,11 +105,11 @@ class BackupsScreen(ModeScreen):
         self._preview_selected()
 
     def _events(self) -> list[AuditEvent]:
-        history = getattr(self.app, "history", None)
+        history = self.app.history
         return history.events if history is not None else []
 
     def _selected_name(self) -> str | None:
-        table = self.query_one("#backup-list", DataTable)
+        table = self.backup_list
         if not table.row_count:
             return None
         try:
@@ -128,7 +132,7 @@ class BackupsScreen(ModeScreen):
 
     @work(thread=True, exclusive=True, group="restore-preview", exit_on_error=False)
     def _load_preview(self, name: str) -> None:
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         try:
             preview = store.preview_restore(name)
             then = {entry.id: entry for entry in store.backup_entries(name)}
@@ -140,7 +144,7 @@ class BackupsScreen(ModeScreen):
 
     def on_restore_preview_failed(self, message: RestorePreviewFailed) -> None:
         self.preview = None
-        self.query_one("#preview-body", Static).update(
+        self.preview_body.update(
             Text(f"{message.name} cannot be restored: {message.error}", style=f"bold {P.error}")
         )
 
@@ -148,10 +152,10 @@ class BackupsScreen(ModeScreen):
         if message.name != self._selected_name():
             return
         self.preview = message
-        self.query_one("#preview-body", Static).update(render_preview(message, self.backups.get(message.name)))
+        self.preview_body.update(render_preview(message, self.backups.get(message.name)))
 
     def action_back(self) -> None:
-        self.app.action_show("browse")  # type: ignore[attr-defined]
+        self.app.action_show("browse")
 
     def action_restore(self) -> None:
         name = self._selected_name()
@@ -172,7 +176,7 @@ class BackupsScreen(ModeScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.app.submit(WriteRequest("restore", backup=name))  # type: ignore[attr-defined]
+                self.app.submit(Restore(name))
 
         self.app.push_screen(ConfirmModal("Restore a backup?", Group(*body), yes="Restore", danger=True), answered)
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on
+from textual import events, getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.timer import Timer
 from textual.widgets import Input, Static, Tab, Tabs
 
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
-from ..messages import StoreHistory, StoreSnapshot, WriteRequest
+from ..debounce import Debounce
+from ..messages import StoreHistory, StoreSnapshot
 from ..modals.confirm import ConfirmModal
 from ..modals.reclassify import ReclassifyModal
 from ..widgets.entry_detail import EntryDetail, flag_reasons
@@ -22,6 +22,7 @@ from ..widgets.entry_table import EntryTable
 from ..widgets.fmt import KIND_COLOURS, clip, kind_badge
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from ..writes import Approve, BatchApprove, BatchDelete, BatchReclassify, Delete, Draft, Reclassify
 from .base import ModeScreen
 from ..widgets.palette import P
 
@@ -63,6 +64,11 @@ def sort_entries(entries: list[Entry], order: str) -> list[Entry]:
 
 class BrowseScreen(ModeScreen):
     """Browse and curate. Writes go through the app, which runs them in a worker and reloads."""
+    entry_table = getters.query_one(EntryTable)
+    filter_input = getters.query_one("#filter", Input)
+    detail = getters.query_one(EntryDetail)
+    view_tabs = getters.query_one("#views", Tabs)
+
 
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="browse.filter", tooltip="Filter entries by text, id or source"),
@@ -95,7 +101,7 @@ class BrowseScreen(ModeScreen):
         self.usage_order = "store"  # store | least | never
         self.sort = "stored"
         self._by_id: dict[str, Entry] = {}
-        self._filter_timer: Timer | None = None
+        self._filter = Debounce(self, FILTER_DELAY, self._apply_filter)
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Browse")
@@ -109,22 +115,22 @@ class BrowseScreen(ModeScreen):
 
     def on_mount(self) -> None:
         self.query_one("#empty-state").display = False
-        self.query_one(EntryTable).focus()
+        self.entry_table.focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
         self.watch(self.app, "history", self._history_changed, init=False)
 
-    def arrive(self) -> None:
-        self.query_one(EntryTable).focus()
+    def arrive(self, entry_id: str | None = None) -> None:
+        self.entry_table.focus()
 
     # ------------------------------------------------------------------ data
 
     @property
     def snapshot(self) -> StoreSnapshot | None:
-        return self.app.snapshot  # type: ignore[attr-defined]
+        return self.app.snapshot
 
     @property
     def history(self) -> StoreHistory | None:
-        return self.app.history  # type: ignore[attr-defined]
+        return self.app.history
 
     def filtered_entries(self) -> list[Entry]:
         """The entries the text filter lets through, of every kind."""
@@ -162,26 +168,20 @@ class BrowseScreen(ModeScreen):
         if snapshot is None:
             return
         filtered = self.filtered_entries()
-        tabs = self.query_one("#views", Tabs)
+        tabs = self.view_tabs
         for name, kind in VIEWS:
             shown = len(filtered) if kind is None else sum(1 for e in filtered if e.kind is kind)
             tabs.query_one(f"#view-{name}", Tab).label = view_label(kind, shown, snapshot.count(kind))
 
     def selected_entry(self) -> Entry | None:
-        entry_id = self.query_one(EntryTable).selected_id()
+        entry_id = self.entry_table.selected_id()
         return self._by_id.get(entry_id) if entry_id else None
 
     def _snapshot_changed(self, snapshot: StoreSnapshot | None) -> None:
         if snapshot is None:
-            self.query_one(EntryDetail).show_message(Text("Reading the store…", style="dim italic"))
+            self.detail.show_message(Text("Reading the store…", style="dim italic"))
             return
         self._by_id = {entry.id: entry for entry in snapshot.entries}
-        keep = self.app.select_after_load  # type: ignore[attr-defined]
-        self.app.select_after_load = None  # type: ignore[attr-defined]
-        if keep and keep in self._by_id and keep not in {e.id for e in self.visible_entries()}:
-            self.filter_text = ""
-            self.query_one("#filter", Input).value = ""
-            self.action_view("all")
         empty = not snapshot.entries
         main = self.query_one("#browse-main")
         appeared = not empty and not main.display
@@ -189,25 +189,36 @@ class BrowseScreen(ModeScreen):
         main.display = not empty
         if empty:
             self._show_empty_state()
-        self.fill(keep=keep)
+        self.fill()
         if appeared and not isinstance(self.focused, Input):
-            self.query_one(EntryTable).focus()  # the first entries: arrows move through them, not the detail
+            self.entry_table.focus()  # the first entries: arrows move through them, not the detail
+
+    def reveal(self, entry_id: str) -> None:
+        """Select `entry_id` (the entry a write just touched), first clearing a filter or view that hides it."""
+        if entry_id not in self._by_id:
+            return
+        if entry_id not in {e.id for e in self.visible_entries()}:
+            self.filter_text = ""
+            self.filter_input.value = ""
+            self.view = None  # now, not when the tab's event arrives: the fill below must show it
+            self.action_view("all")
+        self.fill(keep=entry_id)
 
     def _history_changed(self, history: StoreHistory | None) -> None:
         self._show_selected()
 
     def fill(self, keep: str | None = None) -> None:
-        table = self.query_one(EntryTable)
+        table = self.entry_table
         entries = self.visible_entries()
         table.show(entries, keep=keep)
         self._update_counts()
         if entries:
-            self.app.rows_shown()  # type: ignore[attr-defined]
+            self.app.rows_shown()
         self._show_selected()
         self.refresh_bindings()
 
     def _show_selected(self) -> None:
-        detail = self.query_one(EntryDetail)
+        detail = self.detail
         marked = self.marked()
         if marked:
             detail.show_message(self._bulk_preview(
@@ -232,7 +243,7 @@ class BrowseScreen(ModeScreen):
         message.append("Press ", style="")
         message.append(" n ", style="bold reverse")
         message.append(" to add the first one here, or from a shell:\n\n")
-        command = getattr(self.app, "command", "memtui")  # with the --dir the app was opened with
+        command = self.app.command  # with the --dir the app was opened with
         message.append(f'{command} add preference "回答尽量简短，先给结论"', style=f"bold {P.success}")
         message.append("\n\nAgents add memories with memory_save; they show up here within a second.", style=P.muted)
         self.query_one("#empty-state", Static).update(message)
@@ -253,17 +264,14 @@ class BrowseScreen(ModeScreen):
             self.fill()
 
     @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        value = event.value
+    def _filter_changed(self) -> None:
+        self._filter.poke()
 
-        def apply() -> None:
-            if value != self.filter_text:
-                self.filter_text = value
-                self.fill()
-
-        self._filter_timer = self.set_timer(FILTER_DELAY, apply)
+    def _apply_filter(self) -> None:
+        value = self.filter_input.value
+        if value != self.filter_text:
+            self.filter_text = value
+            self.fill()
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
@@ -275,13 +283,8 @@ class BrowseScreen(ModeScreen):
             self._leave_filter()
 
     def _leave_filter(self) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        value = self.query_one("#filter", Input).value
-        if value != self.filter_text:
-            self.filter_text = value
-            self.fill()
-        self.query_one(EntryTable).focus()
+        self._filter.now()
+        self.entry_table.focus()
 
     # ------------------------------------------------------------------ actions
 
@@ -304,29 +307,29 @@ class BrowseScreen(ModeScreen):
         days = snapshot.usage_days if snapshot else 30
         self.notify({"store": "Store order", "least": "Least injected first",
                      "never": f"Only entries never injected in {days} days"}[order], title="Usage")
-        self.fill(keep=self.query_one(EntryTable).selected_id())
+        self.fill(keep=self.entry_table.selected_id())
 
     def action_sort(self) -> None:
         names = [name for name, _ in SORTS]
         self.sort = names[(names.index(self.sort) + 1) % len(names)]
-        self.fill(keep=self.query_one(EntryTable).selected_id())
+        self.fill(keep=self.entry_table.selected_id())
         label = dict(SORTS)[self.sort]
-        self.query_one("#filter", Input).placeholder = f"/ filter by text, id or source · s: sorted {label}"
+        self.filter_input.placeholder = f"/ filter by text, id or source · s: sorted {label}"
         self.notify(f"Sorted {label}", timeout=2)
 
     def action_filter(self) -> None:
-        self.query_one("#filter", Input).focus()
+        self.filter_input.focus()
 
     def marked(self) -> list[Entry]:
         """The marked entries still in the store, in store order."""
-        table = self.query_one(EntryTable)
+        table = self.entry_table
         snapshot = self.snapshot
         if not table.marked or snapshot is None:
             return []
         return [entry for entry in snapshot.entries if entry.id in table.marked]
 
     def action_mark(self) -> None:
-        table = self.query_one(EntryTable)
+        table = self.entry_table
         entry_id = table.selected_id()
         if entry_id is None:
             return
@@ -338,7 +341,7 @@ class BrowseScreen(ModeScreen):
         self.refresh_bindings()
 
     def _clear_marks(self) -> None:
-        table = self.query_one(EntryTable)
+        table = self.entry_table
         marked = list(table.marked)
         table.marked.clear()
         table.refresh_rows(marked)
@@ -356,33 +359,33 @@ class BrowseScreen(ModeScreen):
         return Group(*lines, Text(""), Text(what, style=P.muted))
 
     def action_back(self) -> None:
-        if self.query_one(EntryTable).marked:
+        if self.entry_table.marked:
             self._clear_marks()  # escape clears the marks first, then the filter
             return
-        field = self.query_one("#filter", Input)
+        field = self.filter_input
         if field.value:
             field.value = ""
             self.filter_text = ""
             self.fill()
-        self.query_one(EntryTable).focus()
+        self.entry_table.focus()
 
     def action_view(self, name: str) -> None:
-        self.query_one("#views", Tabs).active = f"view-{name}"
+        self.view_tabs.active = f"view-{name}"
 
     def action_add(self) -> None:
-        self.app.edit_entry(None)  # type: ignore[attr-defined]
+        self.app.edit_entry(Draft(None))
 
     def action_edit(self) -> None:
         entry = self.selected_entry()
         if entry is not None:
-            self.app.edit_entry(entry)  # type: ignore[attr-defined]
+            self.app.edit_entry(Draft(entry))
 
     def action_reclassify(self) -> None:
         marked = self.marked()
         if marked:
             def chosen_for_all(kind: Kind | None) -> None:
                 if kind is not None:
-                    self.app.submit(WriteRequest("bulk", bulk="reclassify", kind=kind, entries=tuple(marked)))  # type: ignore[attr-defined]
+                    self.app.submit(BatchReclassify(tuple(marked), kind))
                     self._clear_marks()
 
             self.app.push_screen(ReclassifyModal(marked[0], others=len(marked) - 1), chosen_for_all)
@@ -393,7 +396,7 @@ class BrowseScreen(ModeScreen):
 
         def chosen(kind: Kind | None) -> None:
             if kind is not None and kind is not entry.kind:
-                self.app.submit(WriteRequest("reclassify", entry.id, kind=kind, expected=entry))  # type: ignore[attr-defined]
+                self.app.submit(Reclassify(entry.id, entry, kind))
 
         self.app.push_screen(ReclassifyModal(entry), chosen)
 
@@ -405,7 +408,7 @@ class BrowseScreen(ModeScreen):
 
             def answered_all(yes: bool | None) -> None:
                 if yes:
-                    self.app.submit(WriteRequest("bulk", bulk="delete", entries=tuple(marked)))  # type: ignore[attr-defined]
+                    self.app.submit(BatchDelete(tuple(marked)))
                     self._clear_marks()
 
             self.app.push_screen(ConfirmModal(f"Delete {len(marked)} memories?", body, yes="Delete all", danger=True),
@@ -424,7 +427,7 @@ class BrowseScreen(ModeScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.app.submit(WriteRequest("delete", entry.id, expected=entry))  # type: ignore[attr-defined]
+                self.app.submit(Delete(entry.id, entry))
 
         self.app.push_screen(ConfirmModal("Delete this memory?", body, yes="Delete", danger=True), answered)
 
@@ -436,7 +439,7 @@ class BrowseScreen(ModeScreen):
 
             def answered_all(yes: bool | None) -> None:
                 if yes:
-                    self.app.submit(WriteRequest("bulk", bulk="approve", entries=tuple(blocked)))  # type: ignore[attr-defined]
+                    self.app.submit(BatchApprove(tuple(blocked)))
                     self._clear_marks()
 
             self.app.push_screen(ConfirmModal(f"Approve {len(blocked)} blocked memories?", body, yes="Approve all",
@@ -468,12 +471,12 @@ class BrowseScreen(ModeScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.app.submit(WriteRequest("approve", entry.id, expected=entry))  # type: ignore[attr-defined]
+                self.app.submit(Approve(entry.id, entry))
 
         self.app.push_screen(ConfirmModal("Approve a blocked memory?", body, yes="Approve", danger=True), answered)
 
     def action_history(self) -> None:
         entry = self.selected_entry()
         if entry is not None:
-            self.app.show_audit_for(entry.id)  # type: ignore[attr-defined]
+            self.app.show_audit_for(entry.id)
 

@@ -6,20 +6,21 @@ import time
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on, work
+from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 
 from memtui_core.model import EntryExplanation, Explanation, Status
 
+from ..debounce import Debounce
 from ..messages import ExplainFailed, ExplainReady
 from ..widgets.block_view import BlockView
 from ..widgets.fmt import STATUS_LOOK, kind_badge, one_line, status_badge
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from ..writes import Edit
 from .base import ModeScreen
 from ..widgets.term_bars import breakdown, comparison, entry_heading
 from ..widgets.virtual_table import Column, VirtualTable
@@ -39,6 +40,12 @@ RANKED_COLUMNS = [
 
 class ExplainScreen(ModeScreen):
     """Type a query; the table, the breakdown and the block follow as you type."""
+    ranked = getters.query_one("#ranked", VirtualTable)
+    query_input = getters.query_one("#query", Input)
+    find_input = getters.query_one("#ranked-find", Input)
+    summary = getters.query_one("#explain-summary", Static)
+    block_view = getters.query_one(BlockView)
+
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="explain.back", tooltip="Back to the entries"),
@@ -65,21 +72,17 @@ class ExplainScreen(ModeScreen):
         self.explanation: Explanation | None = None
         self.pinned: str | None = None
         self._rows: dict[str, EntryExplanation] = {}
-        self._timer: Timer | None = None
+        self._rank_later = Debounce(self, EXPLAIN_DELAY, self.refresh_explain)
         self._shown: list[EntryExplanation] = []
         self._hidden_unmatched = 0
         self._requested_at = 0.0
-        self._select_after: str | None = None  # the entry to select when the next ranking arrives
+        self._select_after: str | None = None  # the entry pinned from Browse, selected when a ranking shows it
         self.show_tokens = False
         self.last_refresh: tuple[float, float] | None = None  # (core seconds, keystroke-to-screen seconds)
         self.refreshes = 0
 
-    def select_when_ranked(self, entry_id: str | None) -> None:
-        """Select `entry_id` once the next ranking shows it (None: keep the selection as it is)."""
-        self._select_after = entry_id
-
     def compose(self) -> ComposeResult:
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        limits = self.app.store.limits
         yield StatusBar("Explain")
         with Horizontal(id="explain-inputs"):
             yield Input(placeholder="type a query as the agent would get it, e.g. 部署 dry-run", id="query")
@@ -100,27 +103,32 @@ class ExplainScreen(ModeScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#query", Input).focus()
+        self.query_input.focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
         self._show_intro()
-        self.query_one(BlockView).show(None)
-        self._take_entry()
+        self.block_view.show(None)
 
-    def arrive(self) -> None:
+    def arrive(self, entry_id: str | None = None) -> None:
         """Every visit starts in the query box with its text selected: typing replaces the old query."""
-        self.query_one("#query", Input).focus()
-        self._take_entry()
+        self.query_input.focus()
+        if entry_id:
+            self._pin_from_browse(entry_id)
 
-    def _take_entry(self) -> None:
+    def open_query(self, query: str, select: str | None = None) -> None:
+        """Rank `query` now and select `select` in the ranking, with the keys on the ranking (probes
+        open a probe's query here)."""
+        self._rank_later.cancel()
+        with self.query_input.prevent(Input.Changed):  # ranked right here, not again after the typing delay
+            self.query_input.value = query
+        self.refresh_explain(select=select)
+        self.ranked.focus()  # the keys (K, s, space) act on the ranking
+
+    def _pin_from_browse(self, entry_id: str) -> None:
         """Open on the entry that was selected in Browse: pinned, and selected once the query ranks it."""
-        entry_id = getattr(self.app, "explain_entry", None)
-        if not entry_id:
-            return
-        self.app.explain_entry = None  # type: ignore[attr-defined]
         previous = self.pinned
         self.pinned = entry_id
         self._select_after = entry_id
-        table = self.query_one("#ranked", VirtualTable)
+        table = self.ranked
         table.refresh_rows([key for key in (previous, entry_id) if key])
         if not table.select_key(entry_id):
             self._show_pinned_intro()
@@ -128,7 +136,7 @@ class ExplainScreen(ModeScreen):
             self._show_why()
 
     def _show_pinned_intro(self) -> None:
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         entry = snapshot.by_id(self.pinned) if snapshot is not None and self.pinned else None
         if entry is None:
             return
@@ -147,7 +155,7 @@ class ExplainScreen(ModeScreen):
         for status, (_label, _style, meaning) in STATUS_LOOK.items():
             legend.append_text(status_badge(status))
             legend.append(f" {meaning}   ", style=P.muted)
-        self.query_one("#explain-summary", Static).update(legend)
+        self.summary.update(legend)
         self.query_one("#why-entry", Static).update(
             Text(
                 "Type a query above. Every entry is scored with BM25 as the agent's retrieval would score it; "
@@ -164,14 +172,12 @@ class ExplainScreen(ModeScreen):
             if self.explanation is not None:
                 self.apply(self.explanation)
             return
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(EXPLAIN_DELAY, self.refresh_explain)
+        self._rank_later.poke()
 
     @on(Input.Submitted)
     def _input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "ranked-find":
-            self.query_one("#ranked", VirtualTable).focus()
+            self.ranked.focus()
             return
         self._to_ranked()
 
@@ -181,10 +187,8 @@ class ExplainScreen(ModeScreen):
             self._to_ranked()
 
     def _to_ranked(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self.refresh_explain()
-        self.query_one("#ranked", VirtualTable).focus()
+        self._rank_later.now()
+        self.ranked.focus()
 
     def _limit(self, widget_id: str, default: int) -> int | None:
         raw = self.query_one(widget_id, Input).value.strip()
@@ -196,66 +200,67 @@ class ExplainScreen(ModeScreen):
             return None
         return value if value >= 0 else None
 
-    def refresh_explain(self) -> None:
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+    def refresh_explain(self, select: str | None = None) -> None:
+        """Rank the query in a worker; `select`: the entry to select in the ranking it brings."""
+        limits = self.app.store.limits
         top_k = self._limit("#top-k", limits.top_k)
         budget = self._limit("#budget", limits.char_budget)
         if top_k is None or budget is None:
-            self.query_one("#explain-summary", Static).update(
+            self.summary.update(
                 Text("top-k and budget must be whole numbers ≥ 0", style=f"bold {P.error}")
             )
             return
-        query = self.query_one("#query", Input).value
+        query = self.query_input.value
         if not query.strip():
             self.explanation = None
             self._rows = {}
-            table = self.query_one("#ranked", VirtualTable)
+            table = self.ranked
             table.empty_message = TYPE_A_QUERY
             table.set_rows([], lambda index: ())
             self._show_intro()
             self.query_one("#why-terms", Static).update("")
             self.query_one("#why-compare", Static).update("")
-            self.query_one(BlockView).show(None)
+            self.block_view.show(None)
             return
         self._requested_at = time.perf_counter()
-        self._explain(query, top_k, budget)
+        self._explain(query, top_k, budget, select)
 
     @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
-    def _explain(self, query: str, top_k: int, budget: int) -> None:
+    def _explain(self, query: str, top_k: int, budget: int, select: str | None) -> None:
         started = time.perf_counter()
         try:
-            explanation = self.app.store.explain(query, top_k=top_k, budget=budget)  # type: ignore[attr-defined]
+            explanation = self.app.store.explain(query, top_k=top_k, budget=budget)
         except Exception as exc:
             self.post_message(ExplainFailed(one_line(str(exc))))
             return
-        self.post_message(ExplainReady(explanation, time.perf_counter() - started))
+        self.post_message(ExplainReady(explanation, time.perf_counter() - started, select))
 
     def on_explain_failed(self, message: ExplainFailed) -> None:
-        self.query_one("#explain-summary", Static).update(Text(message.error, style=f"bold {P.error}"))
+        self.summary.update(Text(message.error, style=f"bold {P.error}"))
 
     def on_explain_ready(self, message: ExplainReady) -> None:
-        if message.explanation.query != self.query_one("#query", Input).value:
+        if message.explanation.query != self.query_input.value:
             return  # a newer keystroke is on its way
-        self.apply(message.explanation)
+        self.apply(message.explanation, select=message.select)
         total = time.perf_counter() - self._requested_at
         self.last_refresh = (message.seconds, total)
         self.refreshes += 1
         self._show_summary()
 
     def _snapshot_changed(self, _snapshot: object) -> None:
-        if self.query_one("#query", Input).value.strip():
+        if self.query_input.value.strip():
             self.refresh_explain()
 
     # ------------------------------------------------------------------ showing
 
-    def apply(self, explanation: Explanation) -> None:
+    def apply(self, explanation: Explanation, select: str | None = None) -> None:
         self.explanation = explanation
         self._rows = {row.id: row for row in explanation.entries}
         if self.pinned not in self._rows:
             self.pinned = None
         shown: list[EntryExplanation] = []
         unmatched = 0
-        needle = self.query_one("#ranked-find", Input).value.strip().lower()
+        needle = self.find_input.value.strip().lower()
         for row in explanation.entries:
             if needle and needle not in row.text.lower() and not row.id.startswith(needle):
                 continue
@@ -266,15 +271,17 @@ class ExplainScreen(ModeScreen):
             shown.append(row)
         self._shown = shown
         self._hidden_unmatched = max(0, unmatched - MAX_UNMATCHED_ROWS)
-        table = self.query_one("#ranked", VirtualTable)
+        table = self.ranked
         table.empty_message = (
             "No entries to rank: the store is empty." if explanation.n == 0
             else "No ranked entry contains that text (escape clears the search)." if needle else TYPE_A_QUERY
         )
         table.set_rows([row.id for row in shown], self._cells)
-        if self._select_after is not None and table.select_key(self._select_after):
+        if select is not None:
+            table.select_key(select)
+        elif self._select_after is not None and table.select_key(self._select_after):
             self._select_after = None
-        self.query_one(BlockView).show(explanation)
+        self.block_view.show(explanation)
         self._show_why()
 
     def _cells(self, index: int) -> list[Text]:
@@ -338,10 +345,10 @@ class ExplainScreen(ModeScreen):
         hidden = self._hidden_unmatched
         if hidden:
             text.append(f" │ {hidden} more without a query term not listed", style=P.muted)
-        self.query_one("#explain-summary", Static).update(text)
+        self.summary.update(text)
 
     def _selected_id(self) -> str | None:
-        return self.query_one("#ranked", VirtualTable).selected_key()
+        return self.ranked.selected_key()
 
     def selected_row(self) -> EntryExplanation | None:
         entry_id = self._selected_id()
@@ -393,17 +400,17 @@ class ExplainScreen(ModeScreen):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
-        find = self.query_one("#ranked-find", Input)
+        find = self.find_input
         if find.value and self.focused is find:
             find.value = ""  # escape in the search clears it first
             return
-        self.app.action_show("browse")  # type: ignore[attr-defined]
+        self.app.action_show("browse")
 
     def action_find(self) -> None:
-        self.query_one("#ranked-find", Input).focus()
+        self.find_input.focus()
 
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        self.query_input.focus()
 
     def action_focus_limits(self) -> None:
         self.query_one("#top-k", Input).focus()
@@ -421,7 +428,7 @@ class ExplainScreen(ModeScreen):
 
     def _trial_limits(self) -> str:
         """`top-k 2 (store 4)` when a box differs from the store's own value, else ``."""
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        limits = self.app.store.limits
         out = []
         for widget_id, name, default in (("#top-k", "top-k", limits.top_k), ("#budget", "budget", limits.char_budget)):
             value = self._limit(widget_id, default)
@@ -430,7 +437,7 @@ class ExplainScreen(ModeScreen):
         return ", ".join(out)
 
     def action_reset_limits(self) -> None:
-        limits = self.app.store.limits  # type: ignore[attr-defined]
+        limits = self.app.store.limits
         self.query_one("#top-k", Input).value = str(limits.top_k)
         self.query_one("#budget", Input).value = str(limits.char_budget)
         self.refresh_explain()
@@ -446,7 +453,7 @@ class ExplainScreen(ModeScreen):
             return
         previous = self.pinned
         self.pinned = None if previous == row.id else row.id
-        self.query_one("#ranked", VirtualTable).refresh_rows([key for key in (previous, self.pinned) if key])
+        self.ranked.refresh_rows([key for key in (previous, self.pinned) if key])
         self._show_why()
 
     # ------------------------------------------------------------------ curation: keywords and probes
@@ -464,7 +471,7 @@ class ExplainScreen(ModeScreen):
         from ..modals.keywords import KeywordsModal
 
         row = self.selected_row()
-        snapshot = getattr(self.app, "snapshot", None)
+        snapshot = self.app.snapshot
         entry = snapshot.by_id(row.id) if row is not None and snapshot is not None else None
         if row is None or entry is None or self.explanation is None:
             self.notify("Select the entry you expected, then press K.", title="Nothing selected")
@@ -474,9 +481,7 @@ class ExplainScreen(ModeScreen):
         def chosen(keywords: list[str] | None) -> None:
             if keywords is None or keywords == list(entry.keywords):
                 return
-            from ..messages import WriteRequest
-
-            self.app.submit(WriteRequest("edit", entry.id, keywords=keywords, expected=entry))  # type: ignore[attr-defined]
+            self.app.submit(Edit(entry.id, entry, keywords=keywords))
 
         self.app.push_screen(KeywordsModal(entry, self.missing_terms(row), query), chosen)
 
@@ -489,13 +494,13 @@ class ExplainScreen(ModeScreen):
             self.notify("Select the entry this query must inject (S keeps it as expecting nothing).",
                         title="Nothing selected")
             return
-        self._save_probe(self.explanation.query, None if nothing else [row.id])  # type: ignore[union-attr]
+        self._save_probe(self.explanation.query, None if nothing or row is None else [row.id])
 
     @work(thread=True, group="probe-save", exit_on_error=False)
     def _save_probe(self, query: str, expect: list[str] | None) -> None:
         from memtui_core.probes import add_probe, evaluate
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         try:
             probe, outcome = add_probe(store, query, expect)
             result = evaluate(probe, store.explain(probe.query))

@@ -9,10 +9,10 @@ from datetime import datetime
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from ..widgets.fmt import one_line
@@ -20,6 +20,7 @@ from ..widgets.key_footer import KeyFooter
 from ..widgets.palette import P
 from ..widgets.status_bar import StatusBar
 from ..widgets.virtual_table import Column, VirtualTable
+from .base import ModeScreen
 
 INJECTION_COLUMNS = [
     Column("n", "#", 5, justify="right", min_width=3),
@@ -40,8 +41,10 @@ def _status_style(status: str) -> str:
     return {"unchanged": P.success, "changed": P.warning, "deleted": P.error}.get(status, "")
 
 
-class InjectionsScreen(Screen):
+class InjectionsScreen(ModeScreen):
     """Newest injection first. The right pane shows the highlighted one as it was; `r` replays it."""
+    injection_table = getters.query_one("#injections-table", VirtualTable)
+
 
     DEFAULT_CSS = """
     #injections-main { height: 1fr; }
@@ -80,17 +83,20 @@ class InjectionsScreen(Screen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#injections-table", VirtualTable).focus()
+        self.injection_table.focus()
         self.reload()
         self.set_interval(2.0, self.reload)
 
     def on_screen_resume(self) -> None:
         self.reload()
 
+    def arrive(self, entry_id: str | None = None) -> None:
+        self.injection_table.focus()
+
     # ------------------------------------------------------------------ data
 
     def reload(self) -> None:
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         log = store.injection_log
         lines, skipped = log.read()
         key = (len(lines), lines[-1]["at"] if lines else None, store.state(), len(skipped))
@@ -114,7 +120,7 @@ class InjectionsScreen(Screen):
         self.fill()
 
     def fill(self) -> None:
-        table = self.query_one("#injections-table", VirtualTable)
+        table = self.injection_table
         if self.showing_unused:
             table.set_columns(UNUSED_COLUMNS)
             table.set_rows([entry.id for entry in self.unused], self._unused_cells, keep=table.selected_key())
@@ -140,7 +146,7 @@ class InjectionsScreen(Screen):
         return [Text(entry.id, style=f"{P.muted}"), Text(entry.kind.value), Text(one_line(entry.text))]
 
     def selected_line(self) -> dict | None:
-        table = self.query_one("#injections-table", VirtualTable)
+        table = self.injection_table
         if self.showing_unused or not self.lines or not table.row_count:
             return None
         return self.lines[min(table.cursor_row, len(self.lines) - 1)]
@@ -164,7 +170,7 @@ class InjectionsScreen(Screen):
     def _render_line(self, line: dict) -> RenderableType:
         from memtui_core.injections import explain_line
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         head = Text()
         head.append(f" injection {line['n']} ", style="bold reverse")
         head.append(f"  {datetime.fromtimestamp(line['at']).strftime('%Y-%m-%d %H:%M:%S')}  by {line['actor']}",
@@ -208,7 +214,7 @@ class InjectionsScreen(Screen):
             self.notify("Highlight an injection to replay it", severity="warning")
             return
         try:
-            self.replayed[line["n"]] = replay(self.app.store, line)  # type: ignore[attr-defined]
+            self.replayed[line["n"]] = replay(self.app.store, line)
         except MemtuiError as exc:
             self.notify(str(exc), title="Cannot replay", severity="warning")
             return
@@ -219,7 +225,7 @@ class InjectionsScreen(Screen):
         self.fill()
 
     def action_back(self) -> None:
-        self.app.action_show("browse")  # type: ignore[attr-defined]
+        self.app.action_show("browse")
 
 
 def replay_lines(result) -> list[Text]:

@@ -10,12 +10,11 @@ from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
-from textual import on, work
+from textual import getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 
 from memtui_core.probes import ProbeResult, ProbeRun
@@ -26,6 +25,7 @@ from ..widgets.fmt import clip, one_line
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
 from ..widgets.virtual_table import Column, VirtualTable
+from .base import ModeScreen
 
 COLUMNS = [
     Column("result", "result", 6),
@@ -44,8 +44,10 @@ class ProbesRan(Message):
     state: object
 
 
-class ProbesScreen(Screen):
+class ProbesScreen(ModeScreen):
     """Each probe's result now, and why a failing one fails (explain's status and reason)."""
+    probe_list = getters.query_one("#probe-list", VirtualTable)
+
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="probes.back", tooltip="Back to the entries"),
@@ -85,12 +87,15 @@ class ProbesScreen(Screen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#probe-list", VirtualTable).focus()
+        self.probe_list.focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=True)
-        self.set_interval(getattr(self.app, "POLL_SECONDS", 1.0), self._poll_file)
+        self.set_interval(self.app.POLL_SECONDS, self._poll_file)
 
     def on_screen_resume(self) -> None:
         self.action_run()
+
+    def arrive(self, entry_id: str | None = None) -> None:
+        self.probe_list.focus()
 
     # ------------------------------------------------------------------ running
 
@@ -100,14 +105,14 @@ class ProbesScreen(Screen):
         from memtui_core.probes import probes_path
 
         try:
-            st = os.lstat(probes_path(self.app.store))  # type: ignore[attr-defined]
+            st = os.lstat(probes_path(self.app.store))
         except OSError:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _poll_file(self) -> None:
         # probes.json changed, or the app now ranks with another profile (a new store object)
-        if self.is_current and (self._probes_state() != self._file_state or self.app.store is not self._store):  # type: ignore[attr-defined]
+        if self.is_current and (self._probes_state() != self._file_state or self.app.store is not self._store):
             self.action_run()
 
     def _snapshot_changed(self, _snapshot: object) -> None:
@@ -115,14 +120,14 @@ class ProbesScreen(Screen):
 
     def action_run(self) -> None:
         self._file_state = self._probes_state()
-        self._store = self.app.store  # type: ignore[attr-defined]
+        self._store = self.app.store
         self._run_probes(self._file_state)
 
     @work(thread=True, exclusive=True, group="probes", exit_on_error=False)
     def _run_probes(self, state: object) -> None:
         from memtui_core.probes import load_probes, run_probes
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         try:
             probe_file = load_probes(store)
             run = run_probes(store, probe_file)
@@ -143,7 +148,7 @@ class ProbesScreen(Screen):
                         "nothing was lost", title="Probes set aside", severity="warning", timeout=10, markup=False)
         self._order = run.results
         self._results = {result.probe.id: result for result in run.results}
-        table = self.query_one("#probe-list", VirtualTable)
+        table = self.probe_list
         table.set_rows([result.probe.id for result in run.results], self._cells)
         summary.update(self._summary(run))
         self._show_why()
@@ -160,7 +165,7 @@ class ProbesScreen(Screen):
             text.append(" │ false recall ", style=f"{P.muted}")
             text.append(_ratio(run.recalled, run.nothing_probes), style="bold")
             text.append(" │ rerun as memories change", style=f"{P.muted}")
-            profile = getattr(self.app.store.limits, "profile_name", "default")  # type: ignore[attr-defined]
+            profile = self.app.store.limits.profile_name
             if profile != "default":
                 text.append(f" │ profile {profile}", style=f"bold {P.pin}")
         if run.broken:
@@ -179,7 +184,7 @@ class ProbesScreen(Screen):
         return [badge, Text(probe.id, style=f"{P.muted}"), Text(expects, style=f"{P.primary}"), Text(one_line(probe.query))]
 
     def selected(self) -> ProbeResult | None:
-        key = self.query_one("#probe-list", VirtualTable).selected_key()
+        key = self.probe_list.selected_key()
         return self._results.get(key) if key else None
 
     @on(VirtualTable.Selected, "#probe-list")
@@ -224,23 +229,19 @@ class ProbesScreen(Screen):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
-        self.app.action_show("browse")  # type: ignore[attr-defined]
+        self.app.action_show("browse")
 
     async def action_explain(self) -> None:
         result = self.selected()
         if result is None:
             return
-        from textual.widgets import Input
-
         from .explain import ExplainScreen
 
         await self.app.switch_mode("explain")
         screen = self.app.screen
         if isinstance(screen, ExplainScreen):
             misses = [miss.id for miss in result.misses if miss.status != "missing"]
-            screen.select_when_ranked(misses[0] if misses else None)
-            screen.query_one("#query", Input).value = result.probe.query
-            screen.query_one("#ranked", VirtualTable).focus()  # the keys (K, s, space) act on the ranking
+            screen.open_query(result.probe.query, select=misses[0] if misses else None)
 
     def action_delete(self) -> None:
         result = self.selected()
@@ -261,7 +262,7 @@ class ProbesScreen(Screen):
         from memtui_core.probes import remove_probe
 
         try:
-            remove_probe(self.app.store, probe_id)  # type: ignore[attr-defined]
+            remove_probe(self.app.store, probe_id)
         except Exception as exc:
             self.app.call_from_thread(self.notify, one_line(str(exc)), title="Not deleted", severity="error",
                                   markup=False)

@@ -6,10 +6,11 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..messages import StoreHistory, StoreSnapshot
+from ..node import AppNode
 from .palette import P
 
 
-class StatusBar(Static):
+class StatusBar(AppNode, Static):
     """`memtui Browse │ ~/…/memory.json │ 37/500`, then one `⚠` line per warning from store.health()."""
 
     def __init__(self, title: str) -> None:
@@ -22,9 +23,8 @@ class StatusBar(Static):
 
     def _refresh_bar(self, _value: object = None) -> None:
         app = self.app
-        snapshot: StoreSnapshot | None = getattr(app, "snapshot", None)
-        history: StoreHistory | None = getattr(app, "history", None)
-        self.update(render_status(self.title, snapshot, history, getattr(app, "demo", False), str(app.store.path)))
+        snapshot, history = app.snapshot, app.history
+        self.update(render_status(self.title, snapshot, history, app.demo, str(app.store.path)))
         self.set_class(bool(status_warnings(snapshot, history)), "-warning")
 
 

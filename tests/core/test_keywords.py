@@ -225,3 +225,10 @@ def test_memory_save_accepts_keywords(tmp_path):
     assert store.entries()[0].keywords == ["continuous integration", "持续集成"]
     answer = run_tool(SAVE_TOOL, {"kind": "fact", "text": "Docs are in docs/", "keywords": 5}, store)
     assert answer.startswith("错误") and "keywords" in answer and len(store.entries()) == 1
+
+
+def test_control_characters_never_reach_a_stored_keyword(store):
+    result = store.remember("fact", "the api gateway runs on kong", keywords=["gate\x00way", "\x1b[1mproxy", "\x07\x08"])
+    assert result.entry.keywords == ["gateway", "[1mproxy"]
+    assert b"\\u0000" not in store.path.read_bytes() and b"\\u001b" not in store.path.read_bytes()
+    assert clean_keywords(["a\x00b"], Limits()) == (["ab"], [])

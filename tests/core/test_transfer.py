@@ -142,6 +142,49 @@ def test_import_goes_through_the_write_rules_and_reports_each_entry(tmp_path):
     assert all(e.file == "MEMORY.md" for e in events)
 
 
+def test_an_import_cleans_every_field_it_stores(tmp_path):
+    """Secrets in the source and the keywords, control characters anywhere and hostile keywords
+    never reach memory.json, its backups, the audit log or the derived index."""
+    store = MemoryStore(tmp_path / "s")
+    password = "S3cr3tPassw0rdXYZ"
+    rows = [
+        {"kind": "fact", "text": "db\u0000 is postgres\u001b[31m 16", "source": f"postgres://app:{password}@db/prod\u0007",
+         "keywords": [f"PGPASSWORD={password}", "data\u0000base", HOSTILE, "x" * 200, "postgres"]},
+        {"kind": "fact", "text": "the queue consumer restarts nightly", "keywords": "not a list"},
+    ]
+    (tmp_path / "in.jsonl").write_text("\n".join(orjson.dumps(r).decode() for r in rows))
+    plan = import_file(store, tmp_path / "in.jsonl")
+    assert [r["action"] for r in plan.rows] == ["add", "add"]
+    first, second = (store.get(r["id"]) for r in plan.rows)
+    assert first.text == "db is postgres[31m 16"
+    assert first.source == "postgres://app:[REDACTED:url-credentials]@db/prod"
+    assert first.keywords == ["database", "postgres"]
+    assert second.keywords == []
+    for path in store.dir.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert password.encode() not in data, path
+            if path.suffix in (".json", ".jsonl"):  # the derived index is binary: zero bytes are its own
+                assert b"\\u0000" not in data and b"\\u001b" not in data and b"\x00" not in data, path
+
+
+@pytest.mark.parametrize("text", ["\u0000\u0000\u0000", "\u0007 \u001b"])
+def test_an_entry_of_only_control_characters_refuses_the_import(tmp_path, text):
+    store = filled(tmp_path / "s")
+    before = store.path.read_bytes()
+    (tmp_path / "in.jsonl").write_text(orjson.dumps({"kind": "fact", "text": text}).decode())
+    with pytest.raises(ImportRefused, match="empty once control characters are removed"):
+        import_file(store, tmp_path / "in.jsonl")
+    assert store.path.read_bytes() == before
+
+
+def test_remember_refuses_a_text_of_only_control_characters(tmp_path):
+    store = MemoryStore(tmp_path / "s")
+    with pytest.raises(InvalidInput, match="empty once control characters are removed"):
+        store.remember("fact", "\x00\x1b\x08")
+    assert not store.path.exists()
+
+
 def test_a_duplicate_heavy_file_refreshes_instead_of_adding(tmp_path):
     store = MemoryStore(tmp_path / "s")
     source = tmp_path / "dups.jsonl"

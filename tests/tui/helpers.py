@@ -43,6 +43,14 @@ async def wait_loaded(pilot: Pilot, timeout: float = 3.0) -> None:
                      timeout=timeout, what="the store to load")
 
 
+async def run_command(pilot: Pilot, title: str) -> None:
+    """Run a command from the palette (ctrl+p) by typing its title, as a person does."""
+    await pilot.press("ctrl+p")
+    await type_text(pilot, title)
+    await wait_for_text(pilot, title)
+    await pilot.press("enter")
+
+
 async def type_text(pilot: Pilot, text: str) -> None:
     """Type `text` the way a terminal delivers it: a burst of key events, then the app catches up."""
     from textual import events

@@ -89,7 +89,7 @@ async def test_usage_in_the_detail_pane_and_the_browse_order(seeded):
 
 
 async def test_import_and_export_from_the_command_palette(seeded, tmp_path):
-    from .helpers import type_text
+    from .helpers import run_command, type_text
 
     source = tmp_path / "MEMORY.md"
     source.write_text("Always run migrations inside a transaction\n\u00a7\nThe queue is RabbitMQ 3.13\n")
@@ -97,10 +97,7 @@ async def test_import_and_export_from_the_command_palette(seeded, tmp_path):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "Import memories")
-        await wait_for_text(pilot, "Import memories")
-        await pilot.press("enter")
+        await run_command(pilot, "Import memories")
         from memtui.modals.transfer import TransferModal
 
         await wait_until(pilot, lambda: isinstance(app.screen, TransferModal) and app.screen.mode == "import")
@@ -114,10 +111,7 @@ async def test_import_and_export_from_the_command_palette(seeded, tmp_path):
 
         target = tmp_path / "out" / "USER.md"
         target.parent.mkdir()
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "Export memories")
-        await wait_for_text(pilot, "Export memories")
-        await pilot.press("enter")
+        await run_command(pilot, "Export memories")
         await wait_until(pilot, lambda: isinstance(app.screen, TransferModal) and app.screen.mode == "export")
         await type_text(pilot, str(target))
         await pilot.press("enter")
