@@ -1364,16 +1364,24 @@ class _Index:
                     self.by_start.setdefault(first[:3], []).append((first, whole, rule))
         # Triggers that are not Latin words: the ASCII ones ("<|", "://") are tested one by one;
         # the rest (CJK, Cyrillic, Arabic...) by one alternation, and only in text that is not ASCII.
-        self.known: dict[str, tuple[tuple[str | None, Rule], ...]] = {}
+        self.known: dict[str, tuple[tuple[Rule, tuple[str, ...] | None], ...]] = {}
         self.others = tuple((key, found) for key, found in self.by_other.items() if key.isascii())
         wide = [key for key in self.by_other if not key.isascii()]
         self.wide = re.compile(f"(?=({_trie(wide)}))") if wide else None
 
-    def of_token(self, token: str) -> tuple[tuple[str | None, Rule], ...]:
-        """The (whole trigger, rule) pairs a word of the text can start, remembered per word (a
-        store's texts share most of their words)."""
-        found = tuple(self.exact.get(token, ())) + tuple(
-            (whole, rule) for first, whole, rule in self.by_start.get(token[:3], ()) if token.startswith(first))
+    def of_token(self, token: str) -> tuple[tuple[Rule, tuple[str, ...] | None], ...]:
+        """The rules a word of the text can start, each with the whole triggers one of which must
+        then be in the text (None: the word is the trigger), remembered per word (a store's texts
+        share most of their words)."""
+        pairs = list(self.exact.get(token, ())) + [
+            (whole, rule) for first, whole, rule in self.by_start.get(token[:3], ()) if token.startswith(first)]
+        wholes: dict[Rule, list[str] | None] = {}
+        for whole, rule in pairs:
+            if whole is None or wholes.get(rule, ()) is None:
+                wholes[rule] = None
+            else:
+                wholes.setdefault(rule, []).append(whole)
+        found = tuple((rule, None if needed is None else tuple(needed)) for rule, needed in wholes.items())
         if len(self.known) < 50_000:
             self.known[token] = found
         return found
@@ -1386,8 +1394,8 @@ class _Index:
             found = known.get(token)
             if found is None:
                 found = of_token(token)
-            for whole, rule in found:
-                if whole is None or whole in squeezed:
+            for rule, wholes in found:
+                if rule not in rules and (wholes is None or any(whole in squeezed for whole in wholes)):
                     rules.add(rule)
         for key, found in self.others:
             if key in squeezed:
