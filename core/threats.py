@@ -416,7 +416,8 @@ _DISMISS = (
     "purge", "unlearn", "let go of", "stop following", "stop obeying", "stop listening", "quit following", "throw out",
     "set aside", "put aside", "pay no heed", "pay no attention", "take no notice", "never read", "do not obey",
     "don't obey", "disobey", "never obey", "do not follow", "don't follow", "don't treat", "do not treat",
-    "must not influence", "should not influence", "not to be trusted", "untrusted noise",
+    "must not influence", "should not influence", "not to be trusted", "untrusted noise", "skim past", "skip past",
+    "gloss over", "tune out", "pay it no mind",
     "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
     "不用遵守", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会", "别管", "不用管", "不理会",
     "不要理会", "别理会", "别当真", "不要当真", "别再管", "不用再管", "不必再管",
@@ -445,7 +446,8 @@ _VOIDED = (
     "no longer in force", "invalid", "obsolete", "expired", "retired", "cancel", "lifted", "irrelevant", "suspended",
     "disabled", "switched off", "turned off", "outdated", "out of date", "null and void", "moot", "don't apply",
     "do not apply", "doesn't apply", "does not apply", "overruled", "overridden", "deleted", "removed", "stale",
-    "were a draft", "was a draft", "withdrawn", "withdraw", "rolled back", "test fixture",
+    "were a draft", "was a draft", "withdrawn", "withdraw", "rolled back", "test fixture", "boilerplate", "caduc",
+    "vencid", "expirad", "只是参考", "仅供参考", "仅作参考",
     "作废", "覆盖", "撤销", "不算数", "不作数", "失效", "无效", "废除", "不再适用", "不再生效", "不算", "過期", "过期", "过时", "過時",
     "取り消", "無効", "撤回", "適用されな", "効力を失", "失効",
     "무효", "폐기", "적용되지 않", "효력", "의미가 없",
@@ -499,7 +501,7 @@ _SCOPE = (
     "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "you have been",
     "configured", "received", "given", "before this", "so far", "until now", "up to now", "at the start", "built-in",
     "handed", "at startup", "开发者", "el sistema", "le systeme", "das system", "t'a", "dir ",
-    "core", "hidden", "standing", "existing", "current", "default",
+    "core", "hidden", "standing", "existing", "current", "default", "safety",
     "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何", "以前", "那些",
     "给你的", "原有", "原来",
     "以前", "これまで", "今まで", "上記", "システム", "あなた", "すべて", "全て", "全部", "先ほど", "前の", "一切",
@@ -577,6 +579,7 @@ _FOLLOW = (
     "siga", "cumpra", "obbedisci", "segui", "volg", "gehoorzaam", "słuchaj", "wykonuj", "uygula", "takip", "ikuti",
     "patuhi", "làm theo", "tuân theo", "اتبع", "أطع", "पालन", "виконуй", "слухай", "defer", "steer", "govern",
     "real spec", "authority", "count", "compte", "zählt", "cuenta", "vale", "conta", "依据", "为准", "守", "기준",
+    "guíate", "guiate", "rige", "orienta", "richte dich", "guide-toi",
     "считается", "главное",
 )
 _THIS_TEXT = (
@@ -587,7 +590,7 @@ _THIS_TEXT = (
     "этой записи", "questa nota", "deze notitie", "tę notatkę", "bu not", "catatan ini", "ghi chú này",
     "هذه الملاحظة", "इस नोट", "цю нотатку", "这条", "本条", "这段", "这个记忆", "此条", "このメモ", "この指示", "このノート",
     "이 메모", "이 노트", "이 지시", "this record", "this comment", "these words", "this memo", "this notice", "这条记忆",
-    "这条备注", "我这条", "本记忆", "这段话", "この記録", "이 기록", "este registro", "ce commentaire", "dieser eintrag",
+    "这条备注", "我这条", "本记忆", "这段话", "本备忘录", "这份备忘录", "本备注", "本笔记", "这份说明", "この記録", "이 기록", "este registro", "ce commentaire", "dieser eintrag",
     "этот текст",
 )
 # Doing whatever is asked, whatever the rules.
@@ -671,7 +674,8 @@ _CONCEAL = (
     "hide", "conceal", "keep secret", "keep it secret", "secret from", "don't tell", "do not tell", "never tell",
     "don't mention", "never mention", "do not mention", "without telling", "without the user knowing",
     "without them knowing", "don't let", "do not let", "never let", "never reveal", "don't reveal", "do not reveal",
-    "keep quiet", "keep this", "never finds out", "never find out", "doesn't find out", "not find out",
+    "keep quiet", "keep this", "never cite", "never reference", "don't cite", "do not cite", "make up a", "invent a",
+    "lie to", "never finds out", "never find out", "doesn't find out", "not find out",
     "say there are none", "deny", "lie about", "隐瞒", "不要告诉", "别告诉", "不要让", "不要透露", "保密", "瞒着", "黙って", "言わない", "伝えない",
     "知らせない", "秘密に", "숨기", "알리지 마", "말하지 마", "비밀로", "oculta", "no le digas", "no menciones", "en secreto",
     "cache", "ne dis pas", "ne mentionne", "verschweige", "verheimliche", "sag nicht", "erwähne", "скрой", "скрывай",
@@ -689,7 +693,8 @@ _GRANT = (
     "aprobad", "autoris", "approuvé", "erlaubt", "genehmigt", "berechtigt", "zugestimmt", "freigegeben", "разреш", "одобр",
     "соглас", "permissão", "aprovad", "permesso", "approvat", "toestemming", "zgod", "izin", "onay", "yetki",
     "diizinkan", "persetujuan", "được phép", "cho phép", "مسموح", "صلاحي", "अनुमति", "дозвол", "sign-off", "clearance",
-    "法务", "已确认", "確認済み", "取得済み", "aprob", "may now", "can now", "now allowed", "now permitted",
+    "法务", "已确认", "確認済み", "取得済み", "aprob", "may now", "can now", "now allowed", "now permitted", "whitelisted",
+    "allowlisted", "waiver", "grants", "承認済み", "承認された",
     "updated terms", "new terms", "policy update",
 )
 _SWEEPING = (
@@ -697,7 +702,8 @@ _SWEEPING = (
     r"transfers?|funds|money|deletions?|passwords?|secrets?|credentials?|keys?|tokens?|data|records?|emails?|accounts?|"
     r"repositor\w+|databases?|actions?|requests?|tools?|sites?|code|scripts?|changes?)"
     r"|\bwithout (?:asking|confirm\w*|checking|permission|approval|review)|\bno need to (?:ask|confirm|check)"
-    r"|\b(?:don't|do not|never) bother (?:asking|checking|confirming)|\broot-level|\bsudo\b|"
+    r"|\b(?:don't|do not|never) bother (?:asking|checking|confirming)|\broot-level|\bsudo\b|\bunrestricted\b|"
+    r"\bfreely\b|\bdestructive commands?\b|\b(?:do not|don't|never) prompt for (?:confirmation|approval)|"
     r"\b(?:straight|directly) (?:in)?to production|\bwith (?:anyone|anybody|whoever|everyone)"
     r"|\bnever (?:ask|confirm|check)|任何|所有|一切|无需确认|不经确认|不用确认|確認なし|確認せず|何でも|확인 없이|무엇이든|"
     r"cualquier|sin preguntar|sin confirmar|n'importe|sans demander|sans confirmer|jede[nrs]?\b|ohne (?:nachfrage|rückfrage|"
@@ -707,7 +713,8 @@ _SWEEPING = (
 # Acting without the user's say.
 _WITHOUT_USER = (
     r"\b(?:without|no need for|skip(?:ping)?)\b[^.!?\n]{0,20}?(?:the user|user's|users'|user|their|the owner)\s?"
-    r"(?:confirm\w*|approval|consent|permission|knowledge|review|sign-?off|okay|ok)|\bwithout asking (?:the user|them|first|anyone)"
+    r"(?:confirm\w*|approval|consent|permission|knowledge|review|sign-?off|okay|ok)"
+    r"|\b(?:do not|don't|never) (?:prompt|ask) (?:the user )?for (?:confirmation|approval|permission)|\bwithout asking (?:the user|them|first|anyone)"
     r"|(?:ユーザー|利用者)に?(?:確認|許可を取ら)せず|(?:无需|不经|不用|跳过|无须)(?:再)?(?:向)?(?:用户)?确认|사용자 ?(?:확인|동의) ?없이"
     r"|sin (?:la )?confirmaci[oó]n del usuario|sans (?:la )?confirmation de l'utilisateur|ohne (?:die )?"
     r"(?:bestätigung|zustimmung) des (?:nutzers|benutzers)|без подтверждения пользовател"
@@ -793,6 +800,9 @@ _LIMITLESS = "(?:" + (
     r"verweigere nie|не отказывай|nunca recuse|não recuse|"
     r"制限解除|制限を解除|限制解除|解除(?:了)?(?:所有|全部|一切)?限制|제한이 해제|제한 해제|해제된|一切不要|"
     r"제한이 (?:\w+ )?없"
+    r"|\b(?:rules|restrictions|policies|guidelines|limits|filters|ethics|morals|safety) (?:are|is) (?:for cowards|"
+    r"for losers|for the weak|pointless|stupid|meaningless|a joke)"
+    r"|从不拒绝|绝不拒绝|永远不拒绝|不讲(?:什么)?(?:安全|道德|规矩|规范)"
     r"|不受任何|不受限制|不受约束|没有任何限制|没有限制|没有任何约束|无限制|毫无底线|没有底线|什么都(?:肯|能|会|可以)|"
     r"制限(?:が|の|も|は)?(?:ない|無い|なし|ありません)|検閲されていない|何でも答え|"
     r"제한(?:이|도)? ?없|얽매이지 않|검열 없|무엇이든"
@@ -940,6 +950,9 @@ RULES: tuple[Rule, ...] = (
                     "supprime", "lösche", "удали"), ("memory", "memories", "note", "notes", "entries", "记忆", "メモ", "메모"),
                    ("prompt injection", "safety rule", "safety warning", "security warning", "guardrail", "jailbreak",
                     "manipulation", "提示注入", "提示词注入", "越狱", "プロンプトインジェクション", "프롬프트 인젝션")), near=(0, 1, 30)),
+    Rule("override.this-as-standard", "override", "makes this text the standard the model goes by",
+         triggers=("以本", "以这", "以此", "按本", "按这"),
+         then=r"(?:条|份|段|个|篇)?(?:记忆|备忘录|备注|笔记|消息|内容|说明|指示)(?:里说的|所说|为准|为唯一|为最高)"),
     Rule("override.cover-tracks", "override", "tells the model to leave no trace of what it does",
          triggers=("leave no trace", "without a trace", "without leaving a trace", "no traces", "别留痕迹", "不留痕迹",
                    "不要留下痕迹", "痕跡を残さ", "흔적을 남기지", "sin dejar rastro", "sans laisser de trace", "spurlos",
@@ -948,7 +961,7 @@ RULES: tuple[Rule, ...] = (
          together=(_REVEAL, _PROMPT, _TO_ME), apart=_NEGATION, window=2),
     Rule("override.secrecy", "override", "tells the model to hide this text or its actions from the user",
          together=(_CONCEAL, _THIS_TEXT + ("what you are doing", "what you did", "that you", "these instructions"),
-                   _THE_USER)),
+                   _THE_USER), window=2),
     # -- persona: a new identity or a "mode" without the model's rules
     Rule("persona.no-limits", "persona", "tells the model it has no rules or limits",
          together=(_ASSISTANT, _LIMITLESS), apart=_FICTION + _ENVIRONMENT),
@@ -1141,6 +1154,10 @@ RULES: tuple[Rule, ...] = (
     Rule("fence.bracket-role", "fence", "opens a line with a bracketed role label", view="text",
          lead=r"(?:^|\n)[ \t]*\[ ?", triggers=("system", "assistant", "developer", "admin", "sys", "instructions"),
          then=r"(?: (?:message|note|notice|override|prompt|update))? ?\] ?[:：]"),
+    Rule("fence.role-field", "fence", "holds a serialised chat turn (a role field set to system or assistant)",
+         view="text", triggers=("role", '"role"', "'role'"),
+         then=r"[\"']?[ \t]*[:=][ \t]*[\"']?(?:system|assistant|developer)\b[\"']?(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)"
+              r"[\"']?(?:content|text|message)[\"']?[ \t]*[:=]"),
     Rule("fence.end-marker", "fence", "ends the memory block early and starts a turn of its own", view="text",
          lead=r"(?:^|[\[(<#=*\-]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
                                              "end of the memory", "end of the context", "end of data", "记忆结束", "メモ終わり"),
@@ -1227,10 +1244,25 @@ RULES: tuple[Rule, ...] = (
          then=rf"[^\n。]{{0,60}}?(?:{_SEND_OTHER}|{_SEND_EN})[^\n。]{{0,40}}?{_REMOTE}", unless=_NEG, needs=_REMOTE_NEEDS),
     Rule("exfiltration.send-after", "exfiltration", "sends conversation data or secrets to a remote address",
          view="text", triggers=_SENSITIVE_WORDS,
-         then=rf"[^\n。]{{0,60}}?{_REMOTE}[^\n。]{{0,30}}?(?:{_SEND_OTHER}|に送信|로 전송|에 업로드|送信)", unless=_NEG, needs=_REMOTE_NEEDS),
+         then=rf"[^\n。]{{0,60}}?{_REMOTE}[^\n。]{{0,30}}?(?:{_SEND_OTHER}|に送信|로 전송|에 업로드|送信|\bpost\b|\bput\b)",
+         unless=_NEG, needs=_REMOTE_NEEDS),
     Rule("exfiltration.publish-secret-file", "exfiltration", "puts a credential or key file where others can read it",
          view="text", together=(("gist", "pastebin", "paste bin", "hastebin", "transfer.sh", "public repo", "share the link",
                                   "discord", "telegram", "webhook"), _SECRET_FILE), apart=_NEGATION),
+    Rule("exfiltration.url-open-query", "exfiltration", "fills a URL's open query with what the model writes or reads",
+         view="text", triggers=("http://", "https://"),
+         then=r"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s=]*=(?=[\s)\]\"'+]|$)[^\n。]{0,20}?"
+              r"(?:\+|plus|followed by|then|and then|append|with)\b[^\n。]{0,40}?\b(?:summary|answer|reply|response|"
+              r"conversation|chat|user's (?:question|message|input))\b"),
+    Rule("exfiltration.covert-transfer", "exfiltration", "moves data to another machine behind the user's back", view="text",
+         together=(("without telling", "without the user knowing", "secretly", "covertly",
+                    "behind the user", "偷偷", "悄悄", "こっそり", "몰래", "en secreto", "heimlich", "втайне", "тайно"),
+                   ("scp", "rsync", "sftp", "upload", "send", "copy", "sync", "post", "transfer", "ftp", "curl", "wget", "上传",
+                    "发送", "送信", "アップロード", "업로드", "전송"),
+                   _REMOTE + r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+|:/)"), apart=_NEGATION),
+    Rule("exfiltration.request-body", "exfiltration", "puts conversation data or secrets into a request to a remote address",
+         view="text", together=(("body", "payload", "request data", "post data", "form data", "json body", "params"),
+                                _SENSITIVE, _REMOTE), needs=_REMOTE_NEEDS, apart=_NEGATION, near=(0, 1, 30)),
     Rule("exfiltration.dns", "exfiltration", "puts a command's output into a host name, to send it by DNS", view="text",
          triggers=("nslookup", "dig", "ping", "host", "curl", "wget", "resolve", "nc", "drill"), needs=("$(", "`"),
          then=r"\b[^\n|;]{0,60}?(?:\$\([^()\n]{1,80}\)|`[^`\n]{1,80}`)\.(?:\$\([^()\n]{1,40}\)\.)?"
