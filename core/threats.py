@@ -1263,6 +1263,16 @@ RULES: tuple[Rule, ...] = (
     Rule("exfiltration.request-body", "exfiltration", "puts conversation data or secrets into a request to a remote address",
          view="text", together=(("body", "payload", "request data", "post data", "form data", "json body", "params"),
                                 _SENSITIVE, _REMOTE), needs=_REMOTE_NEEDS, apart=_NEGATION, near=(0, 1, 30)),
+    Rule("exfiltration.phish-user", "exfiltration", "tells the model to get the user to hand over a secret", view="text",
+         triggers=("ask", "tell", "get", "have", "convince", "persuade", "request", "prompt", "让", "要求", "请用户", "頼ん",
+                   "求め", "요청", "pide", "demande", "bitte", "попроси"),
+         then=r"\b[^.!?\n。]{0,30}?(?:the user|them|him|her|用户|ユーザー|사용자|al usuario|l'utilisateur|den nutzer|"
+              r"пользовател\w*)[^.!?\n。]{0,20}?(?:upload|send|share|paste|enter|type|give|provide|read out|tell you|"
+              r"上传|发|提供|输入|送|入力|보내|입력|env[ií]e|envoie|schick|отправ)[^.!?\n。]{0,30}?"
+              r"(?:password|passcode|credential|api key|token|2fa|otp|verification code|seed phrase|recovery (?:code|phrase)|"
+              r"private key|password manager|bank|card number|cvv|ssh key|密码|验证码|密钥|パスワード|認証コード|비밀번호|인증 코드|"
+              r"contraseña|mot de passe|passwort|пароль)",
+         unless=_NEG, apart=("not into", "not in", "never in", "never into", "not to you", "never to you", "不要发给", "不要在聊天")),
     Rule("exfiltration.dns", "exfiltration", "puts a command's output into a host name, to send it by DNS", view="text",
          triggers=("nslookup", "dig", "ping", "host", "curl", "wget", "resolve", "nc", "drill"), needs=("$(", "`"),
          then=r"\b[^\n|;]{0,60}?(?:\$\([^()\n]{1,80}\)|`[^`\n]{1,80}`)\.(?:\$\([^()\n]{1,40}\)\.)?"
