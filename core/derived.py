@@ -80,7 +80,7 @@ def code_fingerprint() -> str:
         from importlib import import_module
 
         parts = [f"{FORMAT}", unicodedata.unidata_version, f"{sys.version_info[0]}.{sys.version_info[1]}"]
-        for name in ("threats", "tokenize", "ranking", "kinds", "records"):
+        for name in ("threats", "scan_views", "derived", "tokenize", "ranking", "kinds", "records"):
             module = import_module(f".{name}", __package__)
             try:
                 parts.append(_hash(Path(module.__file__ or "").read_bytes()))
