@@ -375,7 +375,8 @@ _SENSITIVE_WORDS = (
     "konfigurationsdatei", "файл конфигурации", "配置文件", "設定ファイル", "설정 파일", "jeton", "mot de passe", "identifiants",
     "clave", "clé", "schlüssel", "zugangsdaten", "senha", "chave", "credenciais", "credenciales", "segredo", "secreto",
     "mật khẩu", "كلمة المرور", "पासवर्ड", "用户", "问题和答案", "ユーザー", "사용자",
-    "phone number", "email address", "home address", "personal", "pii", "document.cookie",
+    "phone number", "card number", "номер карты", "银行卡号", "身份证号", "カード番号", "카드 번호", "número de tarjeta",
+    "numéro de carte", "kartennummer", "social security", "email address", "home address", "personal", "pii", "document.cookie",
     "chat log", "whoami", "hostname",
 )
 _SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
@@ -447,7 +448,8 @@ _VOIDED = (
     "disabled", "switched off", "turned off", "outdated", "out of date", "null and void", "moot", "don't apply",
     "do not apply", "doesn't apply", "does not apply", "overruled", "overridden", "deleted", "removed", "stale",
     "were a draft", "was a draft", "withdrawn", "withdraw", "rolled back", "test fixture", "boilerplate", "caduc",
-    "vencid", "expirad", "只是参考", "仅供参考", "仅作参考",
+    "vencid", "expirad", "只是参考", "仅供参考", "仅作参考", "演示数据", "测试数据", "demo data", "sample text",
+    "リセットされ", "重置了", "被重置",
     "作废", "覆盖", "撤销", "不算数", "不作数", "失效", "无效", "废除", "不再适用", "不再生效", "不算", "過期", "过期", "过时", "過時",
     "取り消", "無効", "撤回", "適用されな", "効力を失", "失効",
     "무효", "폐기", "적용되지 않", "효력", "의미가 없",
@@ -479,7 +481,8 @@ _MODEL_ORDERS = (
     "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters", "safety training",
     "conditioning", "alignment", "configuration prompt", "orders", "what you were told", "what you've been told",
     "configured you with", "programmed you with", "set you up with", "preamble", "you were handed",
-    "told at startup", "条条框框", "规矩", "設定", "te indico", "ce que le systeme", "vorgegeben",
+    "told at startup", "条条框框", "规矩", "設定", "te indico", "ce que le systeme", "vorgegeben", "给你的那些话",
+    "给你的话", "出厂设置", "factory settings",
     "what you have been told", "what the system told you", "you were told", "you were instructed",
     "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트",
     "instrucciones", "indicaciones", "directrices", "consignes", "anweisungen", "anweisung", "systemanweisung",
@@ -578,7 +581,8 @@ _FOLLOW = (
     "obéis", "suis", "befolge", "gehorche", "handle", "folge", "подчиняйся", "выполняй", "следуй", "слушай", "obedeça",
     "siga", "cumpra", "obbedisci", "segui", "volg", "gehoorzaam", "słuchaj", "wykonuj", "uygula", "takip", "ikuti",
     "patuhi", "làm theo", "tuân theo", "اتبع", "أطع", "पालन", "виконуй", "слухай", "defer", "steer", "govern",
-    "real spec", "authority", "count", "compte", "zählt", "cuenta", "vale", "conta", "依据", "为准", "守", "기준",
+    "real spec", "authority", "count", "compte", "zählt", "cuenta", "vale", "conta", "依据", "为准", "守", "기준", "有効",
+    "有效", "유효", "is valid", "in force", "valido", "válid",
     "guíate", "guiate", "rige", "orienta", "richte dich", "guide-toi",
     "считается", "главное",
 )
@@ -620,7 +624,7 @@ _AUTHORITY_SOURCE = (
     "équipe de développement", "l'équipe", "administrateur", "entwickler", "администрац", "администратор",
     "разработчик", "desenvolvedor", "equipe de desenvolvimento", "administração", "sviluppator", "amministrazion",
     "ontwikkelaar", "beheerder", "deweloper", "administrac", "geliştirici", "yönetici", "pengembang",
-    "nhóm phát triển", "quản trị", "المطو", "مطو", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
+    "nhóm phát triển", "quản trị", "المطو", "مطو", "安全中心", "security center", "보안팀", "보안 센터", "セキュリティ", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
 )
 # What such a notice claims: checks off, blanket permission, consent already given.
 _PERMISSION_CLAIM = (
@@ -633,7 +637,7 @@ _PERMISSION_CLAIM = (
     r"consent (?:was |has been |is )?(?:already )?(?:given|obtained|granted)|outranks|overrides the|"
     r"must (?:hand|send|share|give|forward|disclose|provide) (?:over )?(?:any|all|every) (?:\w+ )?"
     r"(?:credentials?|passwords?|secrets?|keys?|tokens?))\b"
-    r"|白名单|跳过|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|停用|已同意|已经同意|確認不要|確認なし|確認せず|"
+    r"|免审|免审核|豁免|\bexempt\w*|예외 처리|例外扱い|白名单|跳过|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|停用|已同意|已经同意|確認不要|確認なし|確認せず|"
     r"制限解除|無効化|同意済み|확인 없이|확인할 필요|모든 권한|전체 권한|권한이 부여|해제|동의했|levées|suspendues|désactivé|sans confirmation|"
     r"aufgehoben|deaktiviert|zugestimmt|keine rückfragen|ohne rückfrage|сняты|отключен|без подтвержден|согласил|"
     r"suspens|desativad|sem confirmação|concordou|صلاحيات كاملة|دون طلب تأكيد|دون تأكيد|đã đồng ý|không cần hỏi|"
@@ -674,7 +678,7 @@ _CONCEAL = (
     "hide", "conceal", "keep secret", "keep it secret", "secret from", "don't tell", "do not tell", "never tell",
     "don't mention", "never mention", "do not mention", "without telling", "without the user knowing",
     "without them knowing", "don't let", "do not let", "never let", "never reveal", "don't reveal", "do not reveal",
-    "keep quiet", "keep this", "never cite", "never reference", "don't cite", "do not cite", "make up a", "invent a",
+    "keep quiet", "keep this", "告诉任何人", "的存在告诉", "不要让任何人知道", "never cite", "never reference", "don't cite", "do not cite", "make up a", "invent a",
     "lie to", "never finds out", "never find out", "doesn't find out", "not find out",
     "say there are none", "deny", "lie about", "隐瞒", "不要告诉", "别告诉", "不要让", "不要透露", "保密", "瞒着", "黙って", "言わない", "伝えない",
     "知らせない", "秘密に", "숨기", "알리지 마", "말하지 마", "비밀로", "oculta", "no le digas", "no menciones", "en secreto",
@@ -762,7 +766,7 @@ _LIMIT_NOUN = (
     r"guidelines|rules|confines|boundaries|ethics|ethical \w+|morals?|moral \w+|guardrails|programming|training|"
     r"shackles|chains|constraints?|safeguards|refusals?|scruples|conscience|principles|values|safety rules?|"
     r"conditioning|alignment|kısıtlama\w*|aucune r[èe]gle|r[èe]gles?|"
-    r"restricci\w*|l[ií]mites?|filtros?|reglas|normas|censura|[ée]thique|filtres?|r[èe]gles|limites?|censure|"
+    r"restricci\w*|l[ií]mites?|filtros?|reglas?|normas?|censura|[ée]thique|filtres?|r[èe]gles|limites?|censure|"
     r"einschr[äa]nkung\w*|grenzen|filter|regeln|zensur|ethik|моральн\w*|ограничени\w*|фильтр\w*|правил\w*|цензур\w*|"
     r"restri[çc][õo]es|restri[çc][ãa]o|diretrizes|directrices|richtlinien|consignes|директив\w*|принцип\w*|"
     r"pol[ií]ticas?|politiques?|regras|restrizion\w*|limiti|regole|beperking\w*|regels|ogranicze\w*|zasad|kısıtlama\w*|"
@@ -784,8 +788,8 @@ _LIMITLESS = "(?:" + (
     r"uneingeschr[äa]nkt\w*|unzensiert\w*|sans limites|ilimitad\w*|sin censura|без ограничений)\b"
     r"|\b(?:never refuses?|refuses? nothing|can do anything|answers? (?:any|every)thing|answers? every question|"
     r"will do anything|does anything|do anything now)\b"
-    r"|\b(?:no aplica|no sigue|no respeta|n'appliques? plus|n'appliques?|ne respecte|не соблюда\w*|não aplica|não segue|"
-    r"wendet keine)\b ?(?:\w+ ){0,2}" + _LIMIT_NOUN +
+    r"|\b(?:no aplica|no sigue|no respeta|no reconoce|n'appliques? plus|n'appliques?|ne respecte|ne reconna[iî]t|"
+    r"не соблюда\w*|не призна[её]т|não aplica|não segue|não reconhece|wendet keine|erkennt keine)\b ?(?:\w+ ){0,2}" + _LIMIT_NOUN +
     r"|\b(?:never (?:decline|refuse)|(?:don't|do not) (?:decline|refuse))"
     r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,3}?(?:(?:is|are) )?(?:(?:do|does) not exist|don't exist|doesn't exist|"
     r"(?:are|is) gone|waived|void)\b"
@@ -803,6 +807,8 @@ _LIMITLESS = "(?:" + (
     r"|\b(?:rules|restrictions|policies|guidelines|limits|filters|ethics|morals|safety) (?:are|is) (?:for cowards|"
     r"for losers|for the weak|pointless|stupid|meaningless|a joke)"
     r"|从不拒绝|绝不拒绝|永远不拒绝|不讲(?:什么)?(?:安全|道德|规矩|规范)"
+    r"|(?:不用|不必|无需|不需要)(?:顾虑|考虑|理会|管)[^，。]{0,8}(?:规定|规则|限制|审核|政策|规范|准则)"
+    r"|\b(?:can|may) say anything\b|说任何话|什么都可以说|何でも言え|무엇이든 말할 수"
     r"|不受任何|不受限制|不受约束|没有任何限制|没有限制|没有任何约束|无限制|毫无底线|没有底线|什么都(?:肯|能|会|可以)|"
     r"制限(?:が|の|も|は)?(?:ない|無い|なし|ありません)|検閲されていない|何でも答え|"
     r"제한(?:이|도)? ?없|얽매이지 않|검열 없|무엇이든"
@@ -934,6 +940,15 @@ RULES: tuple[Rule, ...] = (
          together=(_EARLIER_TEXT, _DISMISS + _VOIDED, _BEHAVIOUR)),
     Rule("override.only-this", "override", "makes this text the model's only authority",
          together=(_ONLY, _FOLLOW, _THIS_TEXT), apart=("not only",)),
+    Rule("override.precedence", "override", "puts this text above the model's own instructions",
+         together=(_THIS_TEXT, ("优先级高于", "优先于", "高于你的", "takes precedence", "take precedence", "overrides",
+                                "outranks", "higher priority", "wins over", "supersedes", "trumps", "より優先", "보다 우선",
+                                "prevalece", "prime sur", "hat vorrang", "важнее", "приоритет"),
+                   _OWNED + ("system", "系统", "出厂设置", "factory", "default settings", "defaults", "システム", "시스템"))),
+    Rule("override.even-if-harmful", "override", "tells the model to comply even when it is asked for harm",
+         triggers=("even if", "even when", "哪怕", "即使", "即便", "たとえ", "설령", "aunque", "même si", "selbst wenn", "даже если"),
+         then=r"[^.!?\n。！？]{0,30}?(?:dangerous|harmful|unsafe|illegal|unethical|危险|有害|违法|危険|違法|위험|불법|peligros|"
+              r"dangereu|gef[aä]hrlich|опасн)"),
     Rule("override.comply-all", "override", "tells the model to do whatever it is asked, whatever its rules",
          together=(_UNCONDITIONAL, _COMPLY_ALL)),
     Rule("override.remote-rules", "override", "tells the model to take its rules from a remote address", view="text",
