@@ -479,6 +479,7 @@ _OWNED_OR_EARLIER = _OWNED + (
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
     "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters", "safety training",
+    "content guidelines", "safety guidelines", "content policy", "usage policy",
     "conditioning", "alignment", "configuration prompt", "orders", "what you were told", "what you've been told",
     "configured you with", "programmed you with", "set you up with", "preamble", "you were handed",
     "told at startup", "条条框框", "规矩", "設定", "te indico", "ce que le systeme", "vorgegeben", "给你的那些话",
@@ -504,7 +505,7 @@ _SCOPE = (
     "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "you have been",
     "configured", "received", "given", "before this", "so far", "until now", "up to now", "at the start", "built-in",
     "handed", "at startup", "开发者", "el sistema", "le systeme", "das system", "t'a", "dir ",
-    "core", "hidden", "standing", "existing", "current", "default", "safety",
+    "core", "hidden", "standing", "existing", "current", "default", "safety", "its",
     "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何", "以前", "那些",
     "给你的", "原有", "原来",
     "以前", "これまで", "今まで", "上記", "システム", "あなた", "すべて", "全て", "全部", "先ほど", "前の", "一切",
@@ -602,6 +603,7 @@ _COMPLY_ALL = (
     r"\b(?:comply with|obey|fulfil+|carry out|execute|do|answer|respond to|grant|honou?r|accept)\s+(?:every|any|all)\s+"
     r"(?:\w+\s+)?(?:requests?|instructions?|commands?|demands?|orders?|questions?|prompts?)"
     r"|\bdo (?:whatever|anything) (?:the user|they|i|he|she|anyone|you are) (?:says?|asks?|wants?|tells?)"
+    r"|\bnever (?:refuse|decline)\b[^.!?\n]{0,30}\bnever (?:warn|question|hesitate|push back)"
     r"|用户(?:说|要求)什么就(?:做|输出|回答)什么|说什么就做什么|要什么(?:就)?给什么|言われたことは何でも|何でも従"
     r"|시키는 (?:대로|건)|요청하는 (?:대로|것은)"
     r"|cualquier (?:petición|solicitud|orden)|toute (?:demande|requête)|jede (?:anfrage|bitte|anweisung)"
@@ -624,7 +626,8 @@ _AUTHORITY_SOURCE = (
     "équipe de développement", "l'équipe", "administrateur", "entwickler", "администрац", "администратор",
     "разработчик", "desenvolvedor", "equipe de desenvolvimento", "administração", "sviluppator", "amministrazion",
     "ontwikkelaar", "beheerder", "deweloper", "administrac", "geliştirici", "yönetici", "pengembang",
-    "nhóm phát triển", "quản trị", "المطو", "مطو", "安全中心", "security center", "보안팀", "보안 센터", "セキュリティ", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
+    "nhóm phát triển", "quản trị", "المطو", "مطو", "hinweis der it", "it-abteilung", "it support", "it-support",
+    "it team", "安全中心", "security center", "보안팀", "보안 센터", "セキュリティ", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
 )
 # What such a notice claims: checks off, blanket permission, consent already given.
 _PERMISSION_CLAIM = (
@@ -698,7 +701,7 @@ _GRANT = (
     "соглас", "permissão", "aprovad", "permesso", "approvat", "toestemming", "zgod", "izin", "onay", "yetki",
     "diizinkan", "persetujuan", "được phép", "cho phép", "مسموح", "صلاحي", "अनुमति", "дозвол", "sign-off", "clearance",
     "法务", "已确认", "確認済み", "取得済み", "aprob", "may now", "can now", "now allowed", "now permitted", "whitelisted",
-    "allowlisted", "waiver", "grants", "承認済み", "承認された",
+    "allowlisted", "waiver", "grants", "承認済み", "承認された", "darf ab sofort", "darf jetzt",
     "updated terms", "new terms", "policy update",
 )
 _SWEEPING = (
@@ -721,7 +724,7 @@ _WITHOUT_USER = (
     r"|\b(?:do not|don't|never) (?:prompt|ask) (?:the user )?for (?:confirmation|approval|permission)|\bwithout asking (?:the user|them|first|anyone)"
     r"|(?:ユーザー|利用者)に?(?:確認|許可を取ら)せず|(?:无需|不经|不用|跳过|无须)(?:再)?(?:向)?(?:用户)?确认|사용자 ?(?:확인|동의) ?없이"
     r"|sin (?:la )?confirmaci[oó]n del usuario|sans (?:la )?confirmation de l'utilisateur|ohne (?:die )?"
-    r"(?:bestätigung|zustimmung) des (?:nutzers|benutzers)|без подтверждения пользовател"
+    r"(?:bestätigung|zustimmung) des (?:nutzers|benutzers)|ohne rückfrage|без подтверждения пользовател"
 )
 
 
@@ -758,7 +761,7 @@ _ASSISTANT = (
     "modèle", "modell", "intelligence artificielle", "inteligencia artificial", "inteligência artificial",
     "intelligenza artificiale", "künstliche intelligenz", "искусственн", "штучн", "sztuczn", "yapay zeka", "kecerdasan",
     "trí tuệ", "الذكاء", "एआई", "du är", "du er", "jsi", "είσαι", "τεχνητή νοημοσύνη", "אתה", "בינה מלאכותית", "คุณ",
-    "هوش مصنوعی", "تو ", "ești", "vagy", "olet", "tekoäly", "mesterséges intelligencia", "inteligență artificială", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
+    "هوش مصنوعی", "تو ", "応答", "回答し", "答えて", "ești", "vagy", "olet", "tekoäly", "mesterséges intelligencia", "inteligență artificială", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
 )
 # A model without its rules: a negation or a removal and a word for limits, in the words view.
 _LIMIT_NOUN = (
@@ -796,7 +799,7 @@ _LIMITLESS = "(?:" + (
     r"|\b(?:treats?|considers?|regards?) (?:every|all|any|each) (?:\w+ ){0,2}?" + _LIMIT_NOUN + r" as optional"
     r"|\b(?:shed|sheds|dropped|abandoned|stripped|lost)\b (?:\w+ ){0,4}?" + _LIMIT_NOUN +
     r"|\b(?:never (?:been )?aligned|not aligned|unaligned)\b"
-    r"|(?:制約|制限|ルール|規則|倫理)(?:も|を|が|は)?(?:何も)?(?:受けない|ない|無い|なし)"
+    r"|(?:制約|制限|ルール|規則|倫理|検閲|フィルター)(?:も|を|が|は)?(?:何も)?(?:受けない|ない|無い|なし)"
     r"|(?:제한|제약|규칙|윤리|기준|검열)(?:이|가|도|은|는)? ?(?:\w+ )?없"
     r"|не (?:нужно|надо|обязан\w*) соблюдать|hicbir (?:\w+ )?(?:olmayan|yok)"
     r"|" + _LIMIT_NOUN + r" (?:nélkül\w*|ilman)"
@@ -949,6 +952,14 @@ RULES: tuple[Rule, ...] = (
          triggers=("even if", "even when", "哪怕", "即使", "即便", "たとえ", "설령", "aunque", "même si", "selbst wenn", "даже если"),
          then=r"[^.!?\n。！？]{0,30}?(?:dangerous|harmful|unsafe|illegal|unethical|危险|有害|违法|危険|違法|위험|불법|peligros|"
               r"dangereu|gef[aä]hrlich|опасн)"),
+    Rule("override.to-the-reader", "override", "speaks to the model that reads it, to give it orders",
+         triggers=("if you are an", "if you're an", "to the ai", "to the assistant", "to the model", "to any ai", "dear ai",
+                   "ai reading this", "llm reading this", "model reading this", "assistant reading this",
+                   "ais reading this", "agents reading this", "如果你是ai", "如果你是一个ai", "读到这条的ai", "もしあなたがai",
+                   "만약 당신이 ai"),
+         then=r"(?:\s?(?:ai|llm|language model|assistant|model|agent|bot|人工智能|模型|助手))?[^\n]{0,80}?"
+              r"(?:reading|processing|sees?|parsing|读到|看到|読んで|읽)?[^\n]{0,120}?(?:instructions?|priority|must|follow|"
+              r"ignore|instead|obey|指令|优先|必须|指示|優先|지시|우선)"),
     Rule("override.comply-all", "override", "tells the model to do whatever it is asked, whatever its rules",
          together=(_UNCONDITIONAL, _COMPLY_ALL)),
     Rule("override.remote-rules", "override", "tells the model to take its rules from a remote address", view="text",
@@ -1173,6 +1184,10 @@ RULES: tuple[Rule, ...] = (
          view="text", triggers=("role", '"role"', "'role'"),
          then=r"[\"']?[ \t]*[:=][ \t]*[\"']?(?:system|assistant|developer)\b[\"']?(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)"
               r"[\"']?(?:content|text|message)[\"']?[ \t]*[:=]"),
+    Rule("fence.fake-tool-result", "fence", "asks to be taken for a tool's or the system's own output", view="text",
+         triggers=("treat", "consider", "regard", "当作", "视为", "として扱"),
+         then=r"\b[^.!?\n。]{0,20}?\bas (?:a |an )?(?:genuine|real|trusted|official|authentic|verified) "
+              r"(?:tool|system|function|api) (?:result|output|response|message|call)"),
     Rule("fence.end-marker", "fence", "ends the memory block early and starts a turn of its own", view="text",
          lead=r"(?:^|[\[(<#=*\-]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
                                              "end of the memory", "end of the context", "end of data", "记忆结束", "メモ終わり"),

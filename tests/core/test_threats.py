@@ -37,7 +37,7 @@ def _load(name: str) -> list[dict]:
     return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-BATCHES = ("", "fresh_", "fresh2_", "fresh3_", "fresh4_", "fresh5_", "structural_", "paraphrase_", "languages_", "classes_", "final_", "zh_probe_")
+BATCHES = ("", "fresh_", "fresh2_", "fresh3_", "fresh4_", "fresh5_", "structural_", "paraphrase_", "languages_", "classes_", "final_", "zh_probe_", "disguise_")
 # Outside authors name the fence category "template".
 ALIASES = {"template": "fence"}
 HOSTILE = [row for name in BATCHES for row in _load(name + "hostile.jsonl")]
