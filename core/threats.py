@@ -358,7 +358,8 @@ _SEND_EN_WORDS = ("send", "post", "upload", "forward", "transmit", "email", "e-m
                   "exfiltrate", "submit", "sync", "mirror", "beacon", "share", "transfer", "push", "copy")
 _SEND_EN = _any(*_SEND_EN_WORDS)
 _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加", "附在", "贴到", "传到", "拼接", "外发", "送信", "送って", "送る",
-                   "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envie", "envíe", "envoyez", "mande", "envoie",
+                   "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envie", "envíe", "envoyez", "mande", "gửi", "kirim", "gönder", "invia", "wyślij", "stuur",
+                   "أرسل", "भेज", "надішли", "envoie",
                    "envoyer", "sende", "schick", "отправ", "загрузи", "перешли", "sube", "subir", "súbelo", "manda",
                    "téléverse", "télécharge", "hochladen", "lade")
 _SEND_OTHER = _any(*_SEND_OTHER_WORDS)
@@ -370,7 +371,9 @@ _SENSITIVE_WORDS = (
     "会話", "履歴", "apiキー", "キー", "パスワード", "秘密", "トークン", "認証情報",
     "대화", "비밀번호", "토큰", "키", "자격", "기록",
     "historial", "conversación", "conversacion", "contraseña", "historique", "mot de passe", "verlauf", "passwort",
-    "переписк", "истори", "парол", "содержим", "ключ", "токен", "учётн", "учетн", "разговор",
+    "переписк", "истори", "парол", "содержим", "ключ", "токен", "учётн", "учетн", "разговор", "trò chuyện", "lịch sử",
+    "riwayat", "percakapan", "sohbet", "cronologia", "conversazione", "historia", "rozmow", "gesprek", "المحادثة",
+    "बातचीत",
     "config file", "configuration file", "arquivo de configuração", "fichier de configuration", "archivo de configuración",
     "konfigurationsdatei", "файл конфигурации", "配置文件", "設定ファイル", "설정 파일", "jeton", "mot de passe", "identifiants",
     "clave", "clé", "schlüssel", "zugangsdaten", "senha", "chave", "credenciais", "credenciales", "segredo", "secreto",
@@ -379,7 +382,8 @@ _SENSITIVE_WORDS = (
     "numéro de carte", "kartennummer", "social security", "email address", "home address", "personal", "pii", "document.cookie",
     "chat log", "whoami", "hostname",
 )
-_SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
+# (a space stays a plain space: a rule's pattern turns it into "any white space")
+_SENSITIVE = _any(*(re.escape(word).replace("\\ ", " ") for word in _SENSITIVE_WORDS))
 # Every match of _REMOTE holds one of _REMOTE_NEEDS: a rule that needs a remote address is not
 # tried on text without one.
 _REMOTE_NEEDS = ("://", "@", "/", "telegram", "discord", "whatsapp", "webhook")
@@ -485,7 +489,8 @@ _MODEL_ORDERS = (
     "told at startup", "条条框框", "规矩", "設定", "te indico", "ce que le systeme", "vorgegeben", "给你的那些话",
     "给你的话", "出厂设置", "factory settings",
     "what you have been told", "what the system told you", "you were told", "you were instructed",
-    "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트",
+    "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트", "시스템 메시지",
+    "システムメッセージ", "系统消息",
     "instrucciones", "indicaciones", "directrices", "consignes", "anweisungen", "anweisung", "systemanweisung",
     "systemprompt", "vorgaben", "инструкци", "указани", "промпт", "директив", "instruções", "orientações", "diretrizes",
     "istruzioni", "direttive", "instructies", "instrukcj", "polecen", "wytyczn", "talimat", "yönerge", "instruksi",
@@ -494,7 +499,7 @@ _MODEL_ORDERS = (
     "вказівк",
 )
 _ANY_ORDERS = _MODEL_ORDERS + (
-    "rules", "constraints", "restrictions", "policies", "guidelines", "limits", "boundaries", "safety", "ethics",
+    "rules", "constraints", "restrictions", "policies", "policy", "guidelines", "limits", "boundaries", "safety", "ethics",
     "规则", "约束", "限制", "规定", "准则", "ルール", "制約", "制限", "規則", "규칙", "제한", "제약",
     "reglas", "normas", "restricciones", "règles", "regeln", "einschränkungen", "правила", "ограничени", "regras",
     "restrições", "regole", "restrizioni", "regels", "zasady", "reguły", "kurallar", "aturan", "quy tắc", "القواعد",
@@ -604,6 +609,7 @@ _COMPLY_ALL = (
     r"(?:\w+\s+)?(?:requests?|instructions?|commands?|demands?|orders?|questions?|prompts?)"
     r"|\bdo (?:whatever|anything) (?:the user|they|i|he|she|anyone|you are) (?:says?|asks?|wants?|tells?)"
     r"|\bnever (?:refuse|decline)\b[^.!?\n]{0,30}\bnever (?:warn|question|hesitate|push back)"
+    r"|\bdo exactly what(?:ever)? (?:is|you are|you're|they|the user|i|i'm) (?:asked|ask|says?|wants?|told)"
     r"|用户(?:说|要求)什么就(?:做|输出|回答)什么|说什么就做什么|要什么(?:就)?给什么|言われたことは何でも|何でも従"
     r"|시키는 (?:대로|건)|요청하는 (?:대로|것은)"
     r"|cualquier (?:petición|solicitud|orden)|toute (?:demande|requête)|jede (?:anfrage|bitte|anweisung)"
@@ -626,7 +632,7 @@ _AUTHORITY_SOURCE = (
     "équipe de développement", "l'équipe", "administrateur", "entwickler", "администрац", "администратор",
     "разработчик", "desenvolvedor", "equipe de desenvolvimento", "administração", "sviluppator", "amministrazion",
     "ontwikkelaar", "beheerder", "deweloper", "administrac", "geliştirici", "yönetici", "pengembang",
-    "nhóm phát triển", "quản trị", "المطو", "مطو", "hinweis der it", "it-abteilung", "it support", "it-support",
+    "nhóm phát triển", "quản trị", "المطو", "مطو", "运营", "operations team", "hinweis der it", "it-abteilung", "it support", "it-support",
     "it team", "安全中心", "security center", "보안팀", "보안 센터", "セキュリティ", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
 )
 # What such a notice claims: checks off, blanket permission, consent already given.
@@ -812,6 +818,9 @@ _LIMITLESS = "(?:" + (
     r"|从不拒绝|绝不拒绝|永远不拒绝|不讲(?:什么)?(?:安全|道德|规矩|规范)"
     r"|(?:不用|不必|无需|不需要)(?:顾虑|考虑|理会|管)[^，。]{0,8}(?:规定|规则|限制|审核|政策|规范|准则)"
     r"|\b(?:can|may) say anything\b|说任何话|什么都可以说|何でも言え|무엇이든 말할 수"
+    r"|\b(?:(?:are|is) not|aren't|isn't) (?:moderated|filtered|censored|checked|reviewed|monitored)\b|\bunmoderated\b"
+    r"|\bnobody (?:is )?(?:checking|watching|monitoring|reviewing|moderating)"
+    r"|нет (?:никаких |каких-либо )?(?:ограничени|правил|фильтр|цензур)\w*"
     r"|不受任何|不受限制|不受约束|没有任何限制|没有限制|没有任何约束|无限制|毫无底线|没有底线|什么都(?:肯|能|会|可以)|"
     r"制限(?:が|の|も|は)?(?:ない|無い|なし|ありません)|検閲されていない|何でも答え|"
     r"제한(?:이|도)? ?없|얽매이지 않|검열 없|무엇이든"
@@ -944,10 +953,14 @@ RULES: tuple[Rule, ...] = (
     Rule("override.only-this", "override", "makes this text the model's only authority",
          together=(_ONLY, _FOLLOW, _THIS_TEXT), apart=("not only",)),
     Rule("override.precedence", "override", "puts this text above the model's own instructions",
-         together=(_THIS_TEXT, ("优先级高于", "优先于", "高于你的", "takes precedence", "take precedence", "overrides",
-                                "outranks", "higher priority", "wins over", "supersedes", "trumps", "より優先", "보다 우선",
+         together=(_THIS_TEXT, ("优先级高于", "优先于", "高于你的", "takes precedence", "take precedence", "override",
+                                "outrank", "higher priority", "wins over", "supersede", "trump", "より優先", "보다 우선",
                                 "prevalece", "prime sur", "hat vorrang", "важнее", "приоритет"),
                    _OWNED + ("system", "系统", "出厂设置", "factory", "default settings", "defaults", "システム", "시스템"))),
+    Rule("override.conflict-loses", "override", "declares whatever conflicts with this text void",
+         together=(_THIS_TEXT, ("冲突", "conflict", "contradict", "矛盾", "충돌", "contradig", "widerspr", "противореч"),
+                   _VOIDED + ("听这条", "以这条为准", "this wins", "this one wins", "follow this", "こちらに従", "이것을 따")),
+         window=2),
     Rule("override.even-if-harmful", "override", "tells the model to comply even when it is asked for harm",
          triggers=("even if", "even when", "哪怕", "即使", "即便", "たとえ", "설령", "aunque", "même si", "selbst wenn", "даже если"),
          then=r"[^.!?\n。！？]{0,30}?(?:dangerous|harmful|unsafe|illegal|unethical|危险|有害|违法|危険|違法|위험|불법|peligros|"
