@@ -304,11 +304,20 @@ def _trie(words, space: str = " ") -> str:
     return f"(?:{body})?" if "" in words else body
 
 
+# Scripts written with spaces between words and no prefixes glued to them, whose words a rule's
+# word must begin (Latin with diacritics, Greek, Cyrillic, Devanagari): "ты" is not the end of
+# "работы". Hebrew and Arabic glue prepositions and articles to the front of a word (מכל, بال),
+# Korean its particles to the end: their words match anywhere.
+_SPACED = re.compile("[\u00c0-\u024f\u0370-\u052f\u0900-\u097f]")
+
+
 def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
     """Any of `words`: one that begins with a Latin letter or digit must begin a word (it may
-    run on: `revoke` matches `revoked`), any other matches anywhere."""
+    run on: `revoke` matches `revoked`), and so must one in a script written with spaces
+    (`_SPACED`); any other (Chinese, Japanese, Thai, symbols) matches anywhere."""
     latin = [word for word in words if word[:1].isascii() and word[:1].isalnum()]
-    other = [word for word in words if word not in latin]
+    spaced = [word for word in words if word not in latin and _SPACED.match(word[:1])]
+    other = [word for word in words if word not in latin and word not in spaced]
     parts = []
     short = [word for word in latin if len(word) <= 2]
     if short:  # a word of one or two letters must also end a word ("ai" is not "aim")
@@ -316,6 +325,8 @@ def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
     latin = [word for word in latin if len(word) > 2]
     if latin:
         parts.append((r"(?<![a-z0-9])" if boundary else "") + "(?:" + _trie(latin, space) + ")")
+    if spaced:
+        parts.append((r"(?<!\w)" if boundary else "") + "(?:" + _trie(spaced, space) + ")")
     if other:
         parts.append(_trie(other, space))
     return "(?:" + "|".join(parts) + ")"
@@ -643,10 +654,11 @@ _PERMISSION_CLAIM = (
     r"|\b(?:whitelist|allowlist|full (?:access|permissions?|rights|privileges)|elevated (?:access|privileges)|"
     r"without (?:asking|confirm\w*|approval)|no (?:longer )?need to (?:confirm|ask|check)|skip (?:the |all |any )?"
     r"(?:confirmation|safety|approval)|pre-?approv\w*|already (?:agreed|consented|approved|authori[sz]ed)|"
-    r"consent (?:was |has been |is )?(?:already )?(?:given|obtained|granted)|outranks|overrides the|"
+    r"consent (?:was |has been |is )?(?:already )?(?:given|obtained|granted)|"
     r"must (?:hand|send|share|give|forward|disclose|provide) (?:over )?(?:any|all|every) (?:\w+ )?"
     r"(?:credentials?|passwords?|secrets?|keys?|tokens?))\b"
-    r"|免审|免审核|豁免|\bexempt\w*|예외 처리|例外扱い|白名单|跳过|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|停用|已同意|已经同意|確認不要|確認なし|確認せず|"
+    r"|免审|免审核|\bexempt(?:ed|ion)? from (?:review|moderation|content|safety|the rules|polic\w+|confirmation|checks)"
+    r"|예외 처리|例外扱い|白名单|跳过(?:全部|所有|一切)?(?:安全|内容)?(?:审核|审查|检查|确认|限制)|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|停用|已同意|已经同意|確認不要|確認なし|確認せず|"
     r"制限解除|無効化|同意済み|확인 없이|확인할 필요|모든 권한|전체 권한|권한이 부여|해제|동의했|levées|suspendues|désactivé|sans confirmation|"
     r"aufgehoben|deaktiviert|zugestimmt|keine rückfragen|ohne rückfrage|сняты|отключен|без подтвержден|согласил|"
     r"suspens|desativad|sem confirmação|concordou|صلاحيات كاملة|دون طلب تأكيد|دون تأكيد|đã đồng ý|không cần hỏi|"
@@ -1198,6 +1210,7 @@ RULES: tuple[Rule, ...] = (
          then=r"[\"']?[ \t]*[:=][ \t]*[\"']?(?:system|assistant|developer)\b[\"']?(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)"
               r"[\"']?(?:content|text|message)[\"']?[ \t]*[:=]"),
     Rule("fence.fake-tool-result", "fence", "asks to be taken for a tool's or the system's own output", view="text",
+         apart=("mock", "fixture", "in tests", "in the test", "unit test", "test suite"),
          triggers=("treat", "consider", "regard", "当作", "视为", "として扱"),
          then=r"\b[^.!?\n。]{0,20}?\bas (?:a |an )?(?:genuine|real|trusted|official|authentic|verified) "
               r"(?:tool|system|function|api) (?:result|output|response|message|call)"),

@@ -41,7 +41,7 @@ BATCHES = ("", "fresh_", "fresh2_", "fresh3_", "fresh4_", "fresh5_", "structural
 # Outside authors name the fence category "template".
 ALIASES = {"template": "fence"}
 HOSTILE = [row for name in BATCHES for row in _load(name + "hostile.jsonl")]
-BENIGN = [row for name in BATCHES for row in _load(name + "benign.jsonl")]
+BENIGN = [row for name in BATCHES + ("lookalikes_",) for row in _load(name + "benign.jsonl")]
 BLOCKING = tuple(category for category in CATEGORIES if category != "secret")
 
 
