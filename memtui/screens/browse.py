@@ -94,14 +94,6 @@ class BrowseScreen(ModeScreen):
     # ------------------------------------------------------------------ data
 
     @property
-    def snapshot(self) -> StoreSnapshot | None:
-        return self.app.snapshot
-
-    @property
-    def history(self) -> StoreHistory | None:
-        return self.app.history
-
-    @property
     def view(self) -> Kind | None:
         """The kind shown (None: every kind)."""
         return self.shown.view
@@ -111,7 +103,7 @@ class BrowseScreen(ModeScreen):
         return self.shown.text
 
     def visible_entries(self) -> list[Entry]:
-        return self.shown.visible(self.snapshot)
+        return self.shown.visible(self.app.snapshot)
 
     def selected_entry(self) -> Entry | None:
         entry_id = self.entry_table.selected_id()
@@ -150,7 +142,7 @@ class BrowseScreen(ModeScreen):
     def fill(self, keep: str | None = None) -> None:
         entries = self.visible_entries()
         self.entry_table.show(entries, keep=keep)
-        snapshot = self.snapshot
+        snapshot = self.app.snapshot
         if snapshot is not None:  # the tab counts follow the filter: `All 2/42` while two of 42 entries match
             self.view_tabs.count(self.shown.matching(snapshot), snapshot)
         if entries:
@@ -160,7 +152,7 @@ class BrowseScreen(ModeScreen):
 
     def _show_selected(self) -> None:
         marked = self.marked()
-        snapshot = self.snapshot
+        snapshot = self.app.snapshot
         if marked:
             self.detail.show_message(entry_actions.marked_list(
                 marked, f"{len(marked)} marked: d deletes, k reclassifies, A approves the blocked ones; "
@@ -168,7 +160,7 @@ class BrowseScreen(ModeScreen):
         elif (entry := self.selected_entry()) is None and snapshot is not None and snapshot.entries:
             self.detail.show_message(Text(self.shown.nothing_shown(), style="dim italic"))
         else:
-            self.detail.show_entry(entry, snapshot, self.history)
+            self.detail.show_entry(entry, snapshot, self.app.history)
 
     # ------------------------------------------------------------------ events
 
@@ -222,7 +214,7 @@ class BrowseScreen(ModeScreen):
         return True
 
     def action_usage_order(self) -> None:
-        snapshot = self.snapshot
+        snapshot = self.app.snapshot
         self.notify(self.shown.next_usage_order(snapshot.usage_days if snapshot else 30), title="Usage")
         self.fill(keep=self.entry_table.selected_id())
 
@@ -237,7 +229,7 @@ class BrowseScreen(ModeScreen):
 
     def marked(self) -> list[Entry]:
         """The marked entries still in the store, in store order."""
-        snapshot = self.snapshot
+        snapshot = self.app.snapshot
         return self.entry_table.marked_of(snapshot.entries) if snapshot is not None else []
 
     def action_mark(self) -> None:
