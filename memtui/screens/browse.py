@@ -68,7 +68,7 @@ class BrowseScreen(ModeScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.shown = EntryFilter()
+        self.listing = EntryFilter()  # which entries the table lists, and in what order
         self._by_id: dict[str, Entry] = {}
         self._filter = Debounce(self, FILTER_DELAY, self._apply_filter)
 
@@ -96,14 +96,14 @@ class BrowseScreen(ModeScreen):
     @property
     def view(self) -> Kind | None:
         """The kind shown (None: every kind)."""
-        return self.shown.view
+        return self.listing.view
 
     @property
     def filter_text(self) -> str:
-        return self.shown.text
+        return self.listing.text
 
     def visible_entries(self) -> list[Entry]:
-        return self.shown.visible(self.app.snapshot)
+        return self.listing.visible(self.app.snapshot)
 
     def selected_entry(self) -> Entry | None:
         entry_id = self.entry_table.selected_id()
@@ -130,9 +130,9 @@ class BrowseScreen(ModeScreen):
         if entry_id not in self._by_id:
             return
         if entry_id not in {e.id for e in self.visible_entries()}:
-            self.shown.text = ""
+            self.listing.text = ""
             self.filter_input.value = ""
-            self.shown.view = None  # now, not when the tab's event arrives: the fill below must show it
+            self.listing.view = None  # now, not when the tab's event arrives: the fill below must show it
             self.action_view("all")
         self.fill(keep=entry_id)
 
@@ -144,7 +144,7 @@ class BrowseScreen(ModeScreen):
         self.entry_table.show(entries, keep=keep)
         snapshot = self.app.snapshot
         if snapshot is not None:  # the tab counts follow the filter: `All 2/42` while two of 42 entries match
-            self.view_tabs.count(self.shown.matching(snapshot), snapshot)
+            self.view_tabs.count(self.listing.matching(snapshot), snapshot)
         if entries:
             self.app.rows_shown()
         self._show_selected()
@@ -158,7 +158,7 @@ class BrowseScreen(ModeScreen):
                 marked, f"{len(marked)} marked: d deletes, k reclassifies, A approves the blocked ones; "
                         "space unmarks, escape clears the marks."))
         elif (entry := self.selected_entry()) is None and snapshot is not None and snapshot.entries:
-            self.detail.show_message(Text(self.shown.nothing_shown(), style="dim italic"))
+            self.detail.show_message(Text(self.listing.nothing_shown(), style="dim italic"))
         else:
             self.detail.show_entry(entry, snapshot, self.app.history)
 
@@ -173,7 +173,7 @@ class BrowseScreen(ModeScreen):
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
         kind = ViewTabs.kind_of(event.tab)
         if kind is not self.view:
-            self.shown.view = kind
+            self.listing.view = kind
             self.fill()
 
     @on(Input.Changed, "#filter")
@@ -183,7 +183,7 @@ class BrowseScreen(ModeScreen):
     def _apply_filter(self) -> None:
         value = self.filter_input.value
         if value != self.filter_text:
-            self.shown.text = value
+            self.listing.text = value
             self.fill()
 
     @on(Input.Submitted, "#filter")
@@ -215,11 +215,11 @@ class BrowseScreen(ModeScreen):
 
     def action_usage_order(self) -> None:
         snapshot = self.app.snapshot
-        self.notify(self.shown.next_usage_order(snapshot.usage_days if snapshot else 30), title="Usage")
+        self.notify(self.listing.next_usage_order(snapshot.usage_days if snapshot else 30), title="Usage")
         self.fill(keep=self.entry_table.selected_id())
 
     def action_sort(self) -> None:
-        label = self.shown.next_sort()
+        label = self.listing.next_sort()
         self.fill(keep=self.entry_table.selected_id())
         self.filter_input.placeholder = f"/ filter by text, id or source · s: sorted {label}"
         self.notify(f"Sorted {label}", timeout=2)
@@ -249,7 +249,7 @@ class BrowseScreen(ModeScreen):
         field = self.filter_input
         if field.value:
             field.value = ""
-            self.shown.text = ""
+            self.listing.text = ""
             self.fill()
         self.entry_table.focus()
 
