@@ -926,15 +926,16 @@ def scan_text(text: str) -> list[Finding]:
 _MODEL_MIN_WORDS = 4  # a note of a few words (a URL, a command) gives the model too little to go on
 
 
+_PROSE = re.compile(r"[^\W\d_]{2,}")
+_PATHLIKE = re.compile(r"\S*[/\\]\S*")
+
+
 def _prose_words(words: str) -> int:
-    """Words of prose in a words view: space-separated runs holding a letter and no '/', and
-    each two CJK characters, which write without spaces."""
+    """Words of prose in a words view: letter runs outside URLs and paths, and each two CJK
+    characters (written without spaces) count as one."""
     count = 0
-    for word in words.split():
-        if "/" in word or not any(ch.isalpha() for ch in word):
-            continue
-        han = sum(1 for ch in word if ch >= "\u3000")
-        count += max(1, han // 2)
+    for run in _PROSE.findall(_PATHLIKE.sub(" ", words)):
+        count += max(1, len(run) // 2) if run[0] >= "\u3000" else 1
     return count
 
 

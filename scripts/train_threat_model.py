@@ -4,12 +4,14 @@
 
 Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch. The script:
 
-1. measures the model honestly, leave-one-batch-out: for each batch written after the first one,
-   a model trained on every other batch scores it, as a new batch of unseen phrasings would be;
+1. measures the hostile-or-benign model honestly, leave-one-batch-out: for each batch written
+   after the first one, a model trained on every other batch scores it, as a new batch of unseen
+   phrasings would be;
 2. picks the threshold: the lowest (of 0.50, 0.55, ... 0.95) at which those unseen benign rows are
    flagged at most 0.5% of the time;
-3. trains on every batch, checks that core/threat_model.py computes the same probabilities as
-   scikit-learn on every row, and writes core/threat_model.json.
+3. trains both models (hostile or benign; which category) on every batch, checks that
+   core/threat_model.py computes the same probabilities as scikit-learn on every row, and writes
+   core/threat_model.json.
 
 `--check` retrains and fails if the shipped file differs in its figures (used before a release).
 scikit-learn is needed only here, never by memtui itself.
@@ -26,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "core" / "data"
-NGRAM = (1, 5)
+NGRAM = (2, 4)
 MAX_FEATURES = 8_000
 C = 64.0
 MAX_BENIGN_RATE = 0.005
@@ -52,7 +54,8 @@ def batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
     return out
 
 
-def fit(data, names):
+def fit(data, names, categories: bool = True):
+    """The vectorizer, the hostile-or-benign model, the category model (or None) and the texts."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -65,24 +68,27 @@ def fit(data, names):
         labels += [c for _, c in hostile] + ["benign"] * len(benign)
     vectorizer = TfidfVectorizer(analyzer=lambda t: analyze(t, *NGRAM), sublinear_tf=True, min_df=2,
                                  max_features=MAX_FEATURES)
-    model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
-    model.fit(vectorizer.fit_transform(texts), labels)
-    return vectorizer, model, texts
+    matrix = vectorizer.fit_transform(texts)
+    gate = LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
+    gate.fit(matrix, [label != "benign" for label in labels])
+    model = None
+    if categories:
+        model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(matrix, labels)
+    return vectorizer, gate, model, texts
 
 
-def hostile_probability(vectorizer, model, texts):
-    benign = list(model.classes_).index("benign")
-    return 1.0 - model.predict_proba(vectorizer.transform(texts))[:, benign]
+def hostile_probability(vectorizer, gate, texts):
+    return gate.predict_proba(vectorizer.transform(texts))[:, 1]
 
 
 def leave_one_batch_out(data):
     held = [name for name in data if name != "first"]
     counts = {t: [0, 0, 0, 0] for t in THRESHOLDS}
     for name in held:
-        vectorizer, model, _ = fit(data, [n for n in data if n != name])
+        vectorizer, gate, _, _ = fit(data, [n for n in data if n != name], categories=False)
         hostile, benign = data[name]
-        ph = hostile_probability(vectorizer, model, [t for t, _ in hostile])
-        pb = hostile_probability(vectorizer, model, benign) if benign else []
+        ph = hostile_probability(vectorizer, gate, [t for t, _ in hostile])
+        pb = hostile_probability(vectorizer, gate, benign) if benign else []
         for t, c in counts.items():
             c[0] += int(sum(p >= t for p in ph))
             c[1] += len(hostile)
@@ -91,11 +97,12 @@ def leave_one_batch_out(data):
     return held, counts
 
 
-def export(vectorizer, model, threshold: float) -> dict:
+def export(vectorizer, gate, model, threshold: float) -> dict:
     grams = vectorizer.get_feature_names_out().tolist()
     assert not any("\x1f" in g for g in grams)
     idf = array("f", vectorizer.idf_.tolist())
     coef = array("f", model.coef_.reshape(-1).tolist())
+    hostile_coef = array("f", gate.coef_.reshape(-1).tolist())
     if len(model.classes_) == 2:  # scikit-learn keeps one row for two classes; never the case here
         raise SystemExit("the corpora must hold at least two hostile categories")
     return {
@@ -108,6 +115,8 @@ def export(vectorizer, model, threshold: float) -> dict:
         "grams": "\x1f".join(grams),
         "idf": base64.b64encode(idf.tobytes()).decode(),
         "coef": base64.b64encode(coef.tobytes()).decode(),
+        "hostile_coef": base64.b64encode(hostile_coef.tobytes()).decode(),
+        "hostile_bias": round(float(gate.intercept_[0]), 6),
     }
 
 
@@ -127,11 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     threshold = next((t for t, c in counts.items() if c[2] <= MAX_BENIGN_RATE * c[3]), THRESHOLDS[-1])
     print(f"threshold: {threshold} (the lowest flagging at most {MAX_BENIGN_RATE:.1%} of unseen benign rows)")
 
-    vectorizer, model, texts = fit(data, list(data))
-    exported = export(vectorizer, model, threshold)
+    vectorizer, gate, model, texts = fit(data, list(data))
+    exported = export(vectorizer, gate, model, threshold)
     mine = Model(exported)
     theirs = model.predict_proba(vectorizer.transform(texts))
     worst = max(abs(a - b) for row, text in zip(theirs, texts) for a, b in zip(row, mine.probabilities(text)))
+    hostile = hostile_probability(vectorizer, gate, texts)
+    worst = max(worst, max(abs(p - mine.hostile(text)) for p, text in zip(hostile, texts)))
     print(f"core/threat_model.py against scikit-learn on {len(texts)} rows: largest difference {worst:.2e}")
     if worst > 1e-4:
         raise SystemExit("the shipped arithmetic does not reproduce the trainer")

@@ -20,11 +20,12 @@ def tiny(threshold=0.5):
     return {"format": 1, "ngram": [2, 2], "threshold": threshold, "classes": ["benign", "override", "persona"],
             "intercept": [0.5, 0.0, -1.0], "grams": "\x1f".join(grams),
             "idf": base64.b64encode(array("f", [1.0, 2.0]).tobytes()).decode(),
-            "coef": base64.b64encode(array("f", [0.0, 0.0, 3.0, 1.0, 0.0, 2.0]).tobytes()).decode()}
+            "coef": base64.b64encode(array("f", [0.0, 0.0, 3.0, 1.0, 0.0, 2.0]).tobytes()).decode(),
+            "hostile_coef": base64.b64encode(array("f", [2.0, 1.0]).tobytes()).decode(), "hostile_bias": -1.0}
 
 
-def test_the_features_are_padded_character_ngrams_of_each_word():
-    assert analyze("ab c", 1, 2) == [" ", "a", "b", " ", " a", "ab", "b ", " ", "c", " ", " c", "c "]
+def test_the_features_are_character_ngrams_of_the_squeezed_padded_text():
+    assert analyze("ab \n\t c", 1, 2) == [" ", "a", "b", " ", "c", " ", " a", "ab", "b ", " c", "c "]
 
 
 def test_the_probabilities_are_a_softmax_over_tf_idf_scores():
@@ -37,14 +38,17 @@ def test_the_probabilities_are_a_softmax_over_tf_idf_scores():
     top = max(logits)
     expected = [math.exp(v - top) / sum(math.exp(u - top) for u in logits) for v in logits]
     assert model.probabilities("ab ab") == pytest.approx(expected, abs=1e-6)
-    category, probability = model.judge("ab ab")
-    assert category == "override" and probability == pytest.approx(1 - expected[0], abs=1e-6)
+    hostile = 1 / (1 + math.exp(-(-1.0 + 2.0 * x[0] + 1.0 * x[1])))
+    assert model.hostile("ab ab") == pytest.approx(hostile, abs=1e-6)
+    category, probability = model.judge("ab ab")  # the hostile model decides; the category model names it
+    assert category == "override" and probability == pytest.approx(hostile, abs=1e-6)
     assert Model(tiny(threshold=0.999)).judge("ab ab") is None
     assert model.probabilities("zz") == pytest.approx([math.exp(v) / sum(math.exp(u) for u in (0.5, 0, -1))
                                                        for v in (0.5, 0, -1)], abs=1e-6)  # nothing known: the biases
 
 
-@pytest.mark.parametrize("change,message", [({"format": 2}, "format"), ({"idf": ""}, "do not match")])
+@pytest.mark.parametrize("change,message", [({"format": 2}, "format"), ({"idf": ""}, "do not match"),
+                                            ({"hostile_coef": ""}, "do not match")])
 def test_a_damaged_model_file_is_refused(change, message):
     with pytest.raises(ValueError, match=message):
         Model({**tiny(), **change})
