@@ -1612,8 +1612,45 @@ def _unescape(match: re.Match[str]) -> str:
 
 
 def scan_text(text: str) -> list[Finding]:
-    """Every finding in `text`, ordered by where it starts."""
-    return _scan(text, 0, secrets=True)
+    """Every finding in `text`, ordered by where it starts. When no rule finds an intent (only a
+    secret or invisible characters, or nothing), the learned second opinion (core/threat_model.py)
+    reads it too."""
+    findings = _scan(text, 0, secrets=True)
+    if not any(finding.category not in ("secret", "invisible") for finding in findings):
+        findings += _second_opinion(text)  # no rule names an intent: ask the model which one it reads
+    return findings
+
+
+_MODEL_MIN_WORDS = 4  # a note of a few words (a URL, a command) gives the model too little to go on
+
+
+_PROSE = re.compile(r"[^\W\d_]{2,}")
+_PATHLIKE = re.compile(r"\S*[/\\]\S*")
+
+
+def _prose_words(words: str) -> int:
+    """Words of prose in a words view: letter runs outside URLs and paths, and each two CJK
+    characters (written without spaces) count as one."""
+    count = 0
+    for run in _PROSE.findall(_PATHLIKE.sub(" ", words)):
+        count += max(1, len(run) // 2) if run[0] >= "\u3000" else 1
+    return count
+
+
+def _second_opinion(text: str) -> list[Finding]:
+    words = words_view(text_view(text)).text
+    if _prose_words(words) < _MODEL_MIN_WORDS:
+        return []
+    from .threat_model import load
+
+    verdict = load().judge(words)
+    if verdict is None:
+        return []
+    category, probability = verdict
+    return [Finding(category, f"model.{category}",
+                    f"reads like a hostile memory ({category}) to the model learned from memtui's threat corpora "
+                    f"(probability {probability:.2f}); no rule names it, so read it before approving",
+                    _excerpt(text), 0, len(text))]
 
 
 def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
