@@ -1611,13 +1611,14 @@ def _unescape(match: re.Match[str]) -> str:
 # ---------------------------------------------------------------- the API
 
 
-def scan_text(text: str) -> list[Finding]:
-    """Every finding in `text`, ordered by where it starts. When no rule finds an intent (only a
-    secret or invisible characters, or nothing), the learned second opinion (core/threat_model.py)
-    reads it too."""
+def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
+    """Every finding of the rules in `text`, ordered by where it starts. With `second_opinion`
+    (the write path: a write records what it finds in the entry's flags), the learned model
+    (core/threat_model.py) reads it too when no rule names an intent (only a secret or invisible
+    characters, or nothing)."""
     findings = _scan(text, 0, secrets=True)
-    if not any(finding.category not in ("secret", "invisible") for finding in findings):
-        findings += _second_opinion(text)  # no rule names an intent: ask the model which one it reads
+    if second_opinion and not any(finding.category not in ("secret", "invisible") for finding in findings):
+        findings += _second_opinion(text)
     return findings
 
 

@@ -50,7 +50,8 @@ class Writing:
         if stored:
             match = self._find_duplicate(self._snap().records, normalize(stored), exclude_id)
             duplicate = _entry(match) if match else None
-        findings = [f.as_dict() for f in secrets_found + [f for f in scan_text(stored) if f.category != "secret"]]
+        found = [f for f in scan_text(stored, second_opinion=True) if f.category != "secret"]
+        findings = [f.as_dict() for f in secrets_found + found]
         return TextCheck(length=len(stored), cut=cut_from is not None, original_length=cut_from, duplicate_of=duplicate, findings=findings)
 
     # ------------------------------------------------------------------ writing
@@ -76,7 +77,7 @@ class Writing:
             raise InvalidInput("text is empty once control characters are removed")
         _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
-        flags += threat_flags(scan_text(text))
+        flags += threat_flags(scan_text(text, second_opinion=True))
         return text, flags, cut_from
 
     def _find_duplicate(self, records: list[Record], key: str, exclude_id: str | None = None) -> Record | None:

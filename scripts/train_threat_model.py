@@ -7,7 +7,7 @@ Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch.
 1. measures the hostile-or-benign model honestly, leave-one-batch-out: for each batch written
    after the first one, a model trained on every other batch scores it, as a new batch of unseen
    phrasings would be;
-2. picks the threshold: the lowest (of 0.50, 0.55, ... 0.95) at which those unseen benign rows are
+2. picks the threshold: the lowest (of 0.50, 0.55 … 0.95, 0.97, 0.98, 0.99) at which those unseen benign rows are
    flagged at most 0.5% of the time;
 3. trains both models (hostile or benign; which category) on every batch, checks that
    core/threat_model.py computes the same probabilities as scikit-learn on every row, and writes
@@ -32,7 +32,7 @@ NGRAM = (2, 4)
 MAX_FEATURES = 8_000
 C = 64.0
 MAX_BENIGN_RATE = 0.005
-THRESHOLDS = [round(0.5 + 0.05 * i, 2) for i in range(10)]
+THRESHOLDS = [round(0.5 + 0.05 * i, 2) for i in range(10)] + [0.97, 0.98, 0.99]
 CATEGORY = {"template": "fence"}  # the corpora's name for chat-template and fence lines
 
 
@@ -51,6 +51,11 @@ def batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
         good = [json.loads(line) for line in benign.read_text("utf-8").splitlines() if line.strip()] if benign.exists() else []
         out[name] = ([(words(r["text"]), CATEGORY.get(r.get("category", ""), r.get("category") or "override")) for r in rows],
                      [words(r["text"]) for r in good])
+    for benign in sorted(DATA.glob("*benign*.jsonl")):  # lookalikes with no hostile batch beside them
+        name = benign.stem.replace("benign", "").strip("_") or "first"
+        if name not in out:
+            rows = [json.loads(line) for line in benign.read_text("utf-8").splitlines() if line.strip()]
+            out[name] = ([], [words(r["text"]) for r in rows])
     return out
 
 
@@ -87,10 +92,10 @@ def leave_one_batch_out(data):
     for name in held:
         vectorizer, gate, _, _ = fit(data, [n for n in data if n != name], categories=False)
         hostile, benign = data[name]
-        ph = hostile_probability(vectorizer, gate, [t for t, _ in hostile])
+        ph = hostile_probability(vectorizer, gate, [t for t, _ in hostile]) if hostile else []
         pb = hostile_probability(vectorizer, gate, benign) if benign else []
         for t, c in counts.items():
-            c[0] += int(sum(p >= t for p in ph))
+            c[0] += int(sum(p >= t for p in ph)) if hostile else 0
             c[1] += len(hostile)
             c[2] += int(sum(p >= t for p in pb))
             c[3] += len(benign)

@@ -461,7 +461,7 @@ _WORDS = sorted({word for row in HOSTILE + BENIGN for word in row["text"].split(
 def test_the_pre_check_never_hides_a_match(text):
     # Trying only the rules whose triggers occur finds what trying every rule finds.
     found = {"secret" if f.category == "secret" else f.rule for f in scan_text(text)
-             if not f.rule.startswith(("encoded.", "model.")) and "(hidden as" not in f.reason}
+             if not f.rule.startswith("encoded.") and "(hidden as" not in f.reason}
     assert found == _every_rule(text)
 
 
@@ -530,10 +530,9 @@ def test_scanning_the_normalised_text_finds_the_same_intents(text):
 
 
 def direct(text: str) -> set[str]:
-    """Blocking categories the rules find in the text itself (not in a payload it decodes, and not
-    the model's second opinion, which is consulted only when no rule names an intent)."""
+    """Blocking categories found in the text itself (not in a payload it decodes)."""
     return {f.category for f in scan_text(text)
-            if f.category != "secret" and not f.rule.startswith(("encoded.", "model.")) and "(hidden as" not in f.reason}
+            if f.category != "secret" and not f.rule.startswith("encoded.") and "(hidden as" not in f.reason}
 
 
 def test_the_doc_lists_every_rule():
