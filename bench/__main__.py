@@ -165,7 +165,8 @@ def bench_doctor(root: Path, count: int = 5000, runs: int = 3) -> float:
                 "source": "bench", "ts": i} for i in range(count)]
     (directory / "memory.json").write_bytes(orjson.dumps({"entries": entries}))
     doctor = [sys.executable, "-m", "memtui", "--dir", str(directory), "doctor"]
-    return median_ms(lambda i: subprocess.run(doctor, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), runs)
+    return median_ms(lambda i: subprocess.run(doctor, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env()),
+                     runs)
 
 
 def bench_tui(directory: Path, count: int) -> dict[str, float]:

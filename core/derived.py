@@ -104,7 +104,7 @@ def code_fingerprint() -> str:
         from importlib import import_module
 
         parts = [f"{FORMAT}", unicodedata.unidata_version, f"{sys.version_info[0]}.{sys.version_info[1]}"]
-        for name in ("threats", "scan_views", "inject", "tokenize", "ranking", "kinds", "records"):
+        for name in ("threats", "scan_views", "inject", "derived", "tokenize", "ranking", "kinds", "records"):
             module = import_module(f".{name}", __package__)
             try:
                 parts.append(_hash(Path(module.__file__ or "").read_bytes()))
@@ -340,16 +340,24 @@ def save(storage, derived: Derived) -> bool:
     return True
 
 
-def derive(records: list, key: str, canonical: bool = False, data: bytes | None = None) -> Derived:
+def derive(
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+) -> Derived:
     """The derived index of these records (as parsed from the bytes `key` names, which are
     `canonical` or not: records.Document.canonical). Given those bytes (`data`) of a canonical
-    file, it also says where each entry is in them, for queries that parse only what they meet."""
+    file, it also says where each entry is in them, for queries that parse only what they meet.
+    `redact`: the records may hold secrets another program wrote (memtui's own writes never store
+    one): their terms are taken from the redacted text, so the saved index holds no secret either."""
     from .ranking import build_parts, document_tokens
     from .tokenize import tokenize
 
-    terms, starts, ids, lengths = build_parts(document_tokens(r.text, r.kind.label, r.kind.value) for r in records)
+    clean = (lambda text: text)
+    if redact:
+        from .threats import redact_secrets as clean
+    terms, starts, ids, lengths = build_parts(
+        document_tokens(clean(r.text), r.kind.label, r.kind.value) for r in records)
     verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
-    keywords = [[tokenize(k) for k in r.keywords] for r in records]
+    keywords = [[tokenize(clean(k)) for k in r.keywords] for r in records]
     plain = [r.plain for r in records]
     spans = None
     if canonical and data is not None:
@@ -381,10 +389,12 @@ def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None)
     return doc
 
 
-def ensure(storage, doc) -> Derived | None:
-    """The document's derived index: the one read with it, or derived now and saved if possible."""
+def ensure(storage, doc, written: bool = False) -> Derived | None:
+    """The document's derived index: the one read with it, or derived now and saved if possible.
+    `written`: memtui just wrote this document (every field redacted); a document read as it is
+    may hold secrets another program wrote, kept out of the index."""
     if doc.derived is None and doc.key is not None:
-        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data)
+        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written)
         doc.data = None
         save(storage, doc.derived)
     return doc.derived

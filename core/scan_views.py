@@ -16,7 +16,11 @@ Two views are built from the raw text, each step with maintained Unicode data:
 5. leetspeak undone inside words that mix letters and digits (`1gn0r3` -> `ignore`);
 6. letters spelt out one at a time joined (`i g n o r e`, `I.G.N.O.R.E` -> `ignore`), and spaces
    between Chinese or Japanese characters removed;
-7. every run of white space made one space.
+7. every run of white space made one space;
+8. accents and other combining marks dropped from Latin, Greek, Cyrillic, Arabic and Hebrew
+   letters (`olvídate` -> `olvidate`, `règle` -> `regle`, `المطوّرين` -> `المطورين`): `unicodedata`'s
+   decomposition (NFD) and combining classes. Rules that read this view are written folded the
+   same way (`fold_marks`), so `règle` in a rule is `regle` too.
 
 Each step can carry a map back to raw offsets, so a finding points at the raw text. That costs a
 list per character, so the scan first normalises without it and only redoes the work when a rule
@@ -30,7 +34,8 @@ import re
 import unicodedata
 from functools import cache
 
-__all__ = ["View", "control_chars", "is_plain", "prototypes", "strip_controls", "strip_hidden", "text_view", "words_view"]
+__all__ = ["View", "control_chars", "fold_marks", "is_plain", "prototypes", "strip_controls", "strip_hidden", "text_view",
+           "words_view"]
 
 # Characters that no step 1 or step 3 changes: ASCII, Latin-1 and Latin Extended-A letters and
 # signs, common punctuation, arrows, boxes, dingbats, CJK punctuation, kana, CJK ideographs,
@@ -282,8 +287,38 @@ _MIXED = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
 _SPELT_HINT = re.compile(r"[ .*·\-][^\W\d_][ .*·\-]")
 
 
+# ---------------------------------------------------------------- step 8: combining marks
+
+# Scripts whose letters carry marks that spelling leaves out or varies (accents, harakat, niqqud):
+# Latin, Greek, Cyrillic, Hebrew, Arabic. Hangul, kana and Indic letters are left whole.
+_MARKED = re.compile("[\u00c0-\u024f\u0300-\u036f\u0370-\u04ff\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
+                     "\u0670\u06d6-\u06ed\u1e00-\u1fff]")
+
+
+@cache
+def _unmark_char(char: str) -> str:
+    if not _MARKED.match(char):
+        return char
+    return "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
+
+
+def fold_marks(text: str) -> str:
+    """`text` without the combining marks of step 8 (used on the words view and on the rules that read it)."""
+    if text.isascii() or not _MARKED.search(text):
+        return text
+    return "".join(_unmark_char(char) if _MARKED.match(char) else char for char in text)
+
+
+def _fold_marks(view: View) -> View:
+    if view.text.isascii() or not _MARKED.search(view.text):
+        return view
+    if view.offsets is None:
+        return View(fold_marks(view.text), None)
+    return _map_chars(lambda char: _unmark_char(char) if _MARKED.match(char) else char, view)
+
+
 def words_view(text: View) -> View:
-    view = text
+    view = _fold_marks(text)
     raw = view.text
     if "-" in raw or "\u2010" in raw or "\u2011" in raw:
         view = _sub(_INNER_HYPHEN, "", view)

@@ -233,13 +233,17 @@ class Storage:
         backup = None
         before = set(doc.ids())
         try:
-            imports = _import_events(doc)  # what this write will store differently from how it was read
+            # Secrets another program wrote into the file are redacted by this write, and kept out
+            # of its backup and its audit events (only a file memtui did not leave can hold them).
+            redacted = _redact_foreign(doc) if current is not None and self._changed_elsewhere(current) else set()
+            imports = _import_events(doc, redacted)  # what this write will store differently from how it was read
             change = mutate(doc)
             changes = list(change.events)
             if changes:
                 changes = imports + changes
                 data = doc.to_bytes()
-                backup = self.backups.write(current, _removes(before, doc)) if current is not None else None
+                kept = _redacted_bytes(current) if current is not None and redacted else current
+                backup = self.backups.write(kept, _removes(before, doc)) if kept is not None else None
                 batch = self.audit.batch(prelude + changes, actor, data)  # stamped after the backup
                 fd, prefix = self.audit.open()
                 try:
@@ -256,7 +260,7 @@ class Storage:
                 doc.canonical = written_canonical(doc, data)
                 doc.data = data if doc.canonical else None
                 try:
-                    derived.ensure(self, doc)
+                    derived.ensure(self, doc, written=True)
                 except Exception:  # an optimisation only: the change is saved, the next reader derives it
                     doc.derived = None
         except BaseException:
@@ -270,6 +274,13 @@ class Storage:
         self._cache = (self.state(), doc.use_key(self.approval_key()))
         self._lean = None
         return Committed(doc, prelude + changes, change.result, backup)
+
+    def _changed_elsewhere(self, current: bytes) -> bool:
+        """Whether memory.json is not the file memtui's last logged write left."""
+        from .fileio import digest
+
+        logged = self.audit.last_logged_state()
+        return logged is None or digest(current) != logged[0]
 
     def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes) -> None:
         try:
@@ -290,9 +301,11 @@ def _removes(before: set[str], after: Document) -> bool:
     return not before <= after.ids().keys()
 
 
-def _import_events(doc: Document) -> list[Event]:
+def _import_events(doc: Document, redacted: set[str] = frozenset()) -> list[Event]:
     """An `import` for each entry the next write stores differently from how the file held it:
-    an id given on load, a kind alias or a null source written in canonical form."""
+    an id given on load, a kind alias or a null source written in canonical form, secrets another
+    program wrote redacted (`redacted`: their ids). `before` is the entry as the file held it, its
+    secrets redacted too: the audit log never holds one."""
     events = []
     for record in doc.records:
         if record.raw is None:
@@ -302,8 +315,69 @@ def _import_events(doc: Document) -> list[Event]:
         changed = sorted(key for key in record.raw if stored.get(key) != record.raw[key])
         if record.id_given or changed:
             notes = ["id given to an entry the file held without one"] if record.id_given else []
+            if record.id in redacted:
+                notes.append("secrets another program wrote were redacted")
+                changed = [key for key in changed if key not in ("text", "source", "flags", "keywords")]
             if changed:
                 notes.append("stored in canonical form: " + ", ".join(changed))
             note = "; ".join(notes)
-            events.append({"op": "import", "id": record.id, "before": record.raw, "after": record.view(), "note": note})
+            before = _redacted_value(record.raw) if record.id in redacted else record.raw
+            events.append({"op": "import", "id": record.id, "before": before, "after": record.view(), "note": note})
     return events
+
+
+def _redacted_value(value: Any) -> Any:
+    """`value` (a string, or JSON made of lists and objects) with the secrets in its strings
+    redacted; `value` itself when it holds none. Walked with a stack, not recursion: another
+    program's field may be nested deeper than Python recurses."""
+    from .threats import redact_secrets
+
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if not isinstance(value, (list, dict)):
+        return value
+    changed = False
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        if isinstance(item, str):
+            parent[key] = redact_secrets(item)
+            changed = changed or parent[key] != item
+        elif isinstance(item, list):
+            parent[key] = copy = [None] * len(item)
+            stack += [(child, copy, i) for i, child in enumerate(item)]
+        elif isinstance(item, dict):
+            parent[key] = copy = dict.fromkeys(item)
+            stack += [(child, copy, name) for name, child in item.items()]
+        else:
+            parent[key] = item
+    return root[0] if changed else value
+
+
+def _redact_foreign(doc: Document) -> set[str]:
+    """Redact, in place, the secrets in every stored field of the entries (text, source, keywords
+    and any field another program added); the ids of the entries that held one. A text that
+    changes is judged again and marked `secret-redacted`, as a write through memtui would be."""
+    ids = set()
+    for record in doc.records:
+        text, source, extra = (_redacted_value(record.text), _redacted_value(record.source),
+                               _redacted_value(record.extra))
+        if text == record.text and source == record.source and extra is record.extra:
+            continue
+        if text != record.text:
+            record.set_text(text, ["secret-redacted"])
+        record.source, record.extra = source, extra
+        ids.add(record.id)
+    return ids
+
+
+def _redacted_bytes(data: bytes) -> bytes:
+    """A copy of a memory file with the secrets in its strings redacted, for its backup; the bytes
+    as they are when they are not JSON (a corrupt file is quarantined whole, never backed up)."""
+    import orjson
+
+    try:
+        return orjson.dumps(_redacted_value(orjson.loads(data)))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # also JSON nested deeper than orjson goes
+        return data

@@ -21,7 +21,17 @@ from __future__ import annotations
 
 import re
 
-from .scan_views import _CONTROL, View, _ignorable, is_plain, strip_controls, strip_hidden, text_view, words_view
+from .scan_views import (
+    _CONTROL,
+    View,
+    _ignorable,
+    fold_marks,
+    is_plain,
+    strip_controls,
+    strip_hidden,
+    text_view,
+    words_view,
+)
 
 __all__ = [
     "CATEGORIES", "RULES", "Finding", "Rule", "redact", "redact_secrets", "scan_text", "strip_invisible",
@@ -74,14 +84,22 @@ class Rule:
     `needs`: substrings one of which every match holds (a cheap test made before the regex).
     `apart`: words that, found in the clause of a match, cancel it (for either kind of rule).
     `together`: word lists (any order, any script) one word of each of which must occur in one
-    clause; the first list serves as triggers.
+    clause; the first list serves as triggers. An item that is a string rather than a word list is
+    a regex (a class of things no word list can name: a remote address, a placeholder).
+    `bound`: (i, before, after) for a clause rule: a word of list i does not count when `before`
+    matches the text just before it or `after` the text just after it. It names what an object
+    is: "the deploy instructions", "las instrucciones de instalación" are not the model's. Several
+    triples may be given, one per list; an empty `after` binds by what comes before only.
+    `window`: for a clause rule, how many clauses in a row may hold its words (1: one clause).
+    `near`: (i, j, n): a word of list i and one of list j must be at most n characters apart
+    ("your ... instructions", not "your" in one half of a long clause and "prompt" in the other).
     A rule has either `together` or a pattern (`triggers`, `then`, `lead`).
     `prefix`: the triggers may run on into a longer word (key prefixes such as `ghp_`); such
     triggers are looked for as substrings rather than as words. True for `shape` rules.
     """
 
     __slots__ = ("id", "category", "reason", "view", "triggers", "then", "lead", "unless", "shape", "needs", "prefix",
-                 "together", "apart", "_compiled")
+                 "together", "apart", "bound", "window", "near", "_compiled")
 
     def __init__(
         self,
@@ -98,9 +116,19 @@ class Rule:
         needs: tuple[str, ...] = (),
         prefix: bool | None = None,
         together: tuple[tuple[str, ...], ...] = (),
-        apart: tuple[str, ...] = (),
+        apart: tuple[str, ...] | str = (),
+        bound: tuple | None = None,
+        window: int = 1,
+        near: tuple[int, int, int] | None = None,
     ) -> None:
         assert category in CATEGORIES and view in VIEWS, (category, view)
+        if view == "words":  # a rule is normalised as the view it reads (_rule_text)
+            word, pattern = _rule_text, lambda text: _rule_text(text, regex=True)
+            triggers, then, lead = tuple(map(word, triggers)), pattern(then), pattern(lead)
+            unless = None if unless is None else pattern(unless)
+            together = tuple(pattern(item) if isinstance(item, str) else tuple(map(word, item)) for item in together)
+            apart = pattern(apart) if isinstance(apart, str) else tuple(map(word, apart))
+            bound = tuple((i, pattern(before), pattern(after)) for i, before, after in _bounds(bound))
         self.id = id
         self.category = category
         self.reason = reason
@@ -114,6 +142,9 @@ class Rule:
         self.prefix = shape if prefix is None else prefix
         self.together = together
         self.apart = apart
+        self.bound = bound
+        self.window = window
+        self.near = near
         if together and not triggers:
             self.triggers = together[0]
             self.prefix = True
@@ -125,12 +156,21 @@ class Rule:
         body = self.lead + triggers + self.then
         return body if self.view in ("raw", "cased") else body.replace(" ", r"\s*")
 
+    def _needs(self) -> re.Pattern[str]:
+        pattern = _NEEDS.get(self.id)
+        if pattern is None:
+            pattern = _NEEDS[self.id] = re.compile("|".join(map(re.escape, self.needs)))
+        return pattern
+
     def compiled(self) -> tuple:
         if self._compiled is None and self.together:
-            words = tuple(re.compile(_lexicon(words)) for words in self.together)
-            self._compiled = (words, re.compile(_lexicon(self.apart)) if self.apart else None)
+            words = tuple(re.compile(item if isinstance(item, str) else _lexicon(item)) for item in self.together)
+            bound = tuple((index, re.compile(rf"(?:{before})\s*\Z"),
+                           re.compile(rf"\w*(?:/|\.[a-z]{{2,4}}\b|\s*(?:{after}))") if after else None)
+                          for index, before, after in _bounds(self.bound)) or None
+            self._compiled = (words, _apart(self.apart), bound)
         if self._compiled is None:
-            apart = re.compile(_lexicon(self.apart)) if self.apart else None
+            apart = _apart(self.apart)
             if self.view == "raw":
                 import regex
 
@@ -142,7 +182,7 @@ class Rule:
         return self._compiled
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        if self.needs and not any(need in text for need in self.needs):
+        if self.needs and self._needs().search(text) is None:
             return []
         if self.together:
             return self._clause_spans(text)
@@ -152,7 +192,7 @@ class Rule:
             start, end = match.span()
             if unless is not None and unless.search(text, max(0, start - 40), start):
                 continue
-            if apart is not None and apart.search(_clause_around(text, start, end)):
+            if apart is not None and apart(_clause_around(text, start, end)):
                 continue
             if "value" in pattern.groupindex and match.group("value") is not None:
                 start, end = match.span("value")
@@ -161,17 +201,79 @@ class Rule:
         return out
 
     def _clause_spans(self, text: str) -> list[tuple[int, int]]:
-        lexicons, apart = self.compiled()
+        lexicons, apart, bound = self.compiled()
         out = []
-        for clause in _CLAUSE.finditer(text):
-            start, end = clause.span()
+        clauses = [clause.span() for clause in _CLAUSE.finditer(text)]
+        if len(clauses) > 1 and not all(lexicon.search(text) for lexicon in lexicons):
+            return out  # some list has no word anywhere in the text
+        if self.window > 1:  # a claim and what it licenses often sit in two sentences
+            clauses += [(clauses[k][0], clauses[k + self.window - 1][1]) for k in range(len(clauses) - self.window + 1)]
+        for start, end in clauses:
             if all(lexicon.search(text, start, end) for lexicon in lexicons):
-                if apart is None or not apart.search(text, start, end):
-                    out.append((start, end))
+                if apart is not None and apart(text[start:end]):
+                    continue
+                if bound is not None and not all(self._unbound(text, start, end, lexicons, b) for b in bound):
+                    continue
+                if self.near is not None and not self._near(text, start, end, lexicons):
+                    continue
+                out.append((start, end))
         return out
+
+    def _near(self, text: str, start: int, end: int, lexicons) -> bool:
+        i, j, chars = self.near
+        firsts = [match.span() for match in lexicons[i].finditer(text, start, end)]
+        seconds = [match.span() for match in lexicons[j].finditer(text, start, end)]
+        return any(b_start - a_end <= chars and a_start - b_end <= chars
+                   for a_start, a_end in firsts for b_start, b_end in seconds)
+
+    @staticmethod
+    def _unbound(text: str, start: int, end: int, lexicons, bound) -> bool:
+        """Whether some word of the bound list is not tied to another object (see `bound`)."""
+        index, before, after = bound
+        for match in lexicons[index].finditer(text, start, end):
+            if before.search(text, max(start, match.start() - 40), match.start()):
+                continue
+            if after is not None and after.match(text, match.end(), end):
+                continue
+            return True
+        return False
 
     def __repr__(self) -> str:
         return f"Rule({self.id!r})"
+
+
+_NEEDS: dict[str, re.Pattern[str]] = {}
+
+
+def _rule_text(text: str, regex: bool = False) -> str:
+    """A rule's words or pattern normalised the way the words view normalises text: NFKC, case
+    folding (in a pattern only outside ASCII, where it cannot touch an escape like \\S), the Latin
+    ligatures' TS #39 prototypes (æ -> ae, œ -> oe) and the combining marks dropped. So a rule
+    written `κανόνες`, `คำสั่ง` or `begrænsning` meets the text as the view has it."""
+    import unicodedata
+
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(char if char.isascii() else char.casefold() for char in text) if regex else text.casefold()
+    return fold_marks(text.replace("æ", "ae").replace("œ", "oe"))
+
+
+def _bounds(bound) -> tuple:
+    """A rule's `bound` as a tuple of (list, before, after) triples (one triple may stand alone)."""
+    if not bound:
+        return ()
+    return (bound,) if isinstance(bound[0], int) else tuple(bound)
+
+
+def _apart(apart):
+    """A test of a clause for a rule's `apart`: a word list is looked for anywhere in it, a regex
+    is matched at its start (so it can look ahead over the whole clause)."""
+    if not apart:
+        return None
+    if isinstance(apart, str):
+        return re.compile(apart).match
+    return re.compile(_lexicon(apart)).search
 
 
 # A clause: text between sentence marks or line breaks (a dot inside a word, as in a file name,
@@ -202,11 +304,20 @@ def _trie(words, space: str = " ") -> str:
     return f"(?:{body})?" if "" in words else body
 
 
+# Scripts written with spaces between words and no prefixes glued to them, whose words a rule's
+# word must begin (Latin with diacritics, Greek, Cyrillic, Devanagari): "ты" is not the end of
+# "работы". Hebrew and Arabic glue prepositions and articles to the front of a word (מכל, بال),
+# Korean its particles to the end: their words match anywhere.
+_SPACED = re.compile("[\u00c0-\u024f\u0370-\u052f\u0900-\u097f]")
+
+
 def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
     """Any of `words`: one that begins with a Latin letter or digit must begin a word (it may
-    run on: `revoke` matches `revoked`), any other matches anywhere."""
+    run on: `revoke` matches `revoked`), and so must one in a script written with spaces
+    (`_SPACED`); any other (Chinese, Japanese, Thai, symbols) matches anywhere."""
     latin = [word for word in words if word[:1].isascii() and word[:1].isalnum()]
-    other = [word for word in words if word not in latin]
+    spaced = [word for word in words if word not in latin and _SPACED.match(word[:1])]
+    other = [word for word in words if word not in latin and word not in spaced]
     parts = []
     short = [word for word in latin if len(word) <= 2]
     if short:  # a word of one or two letters must also end a word ("ai" is not "aim")
@@ -214,6 +325,8 @@ def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
     latin = [word for word in latin if len(word) > 2]
     if latin:
         parts.append((r"(?<![a-z0-9])" if boundary else "") + "(?:" + _trie(latin, space) + ")")
+    if spaced:
+        parts.append((r"(?<!\w)" if boundary else "") + "(?:" + _trie(spaced, space) + ")")
     if other:
         parts.append(_trie(other, space))
     return "(?:" + "|".join(parts) + ")"
@@ -222,7 +335,7 @@ def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
 def _lexicon(words: tuple[str, ...]) -> str:
     """One regex for a word list of a clause rule (see _word_alternation); a space matches any
     run of spaces."""
-    return _word_alternation(words, r"\s*")
+    return _word_alternation(tuple(word.casefold() for word in words), r"\s*")
 
 
 def _any(*words: str) -> str:
@@ -256,7 +369,8 @@ _SEND_EN_WORDS = ("send", "post", "upload", "forward", "transmit", "email", "e-m
                   "exfiltrate", "submit", "sync", "mirror", "beacon", "share", "transfer", "push", "copy")
 _SEND_EN = _any(*_SEND_EN_WORDS)
 _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加", "附在", "贴到", "传到", "拼接", "外发", "送信", "送って", "送る",
-                   "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envoie",
+                   "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envie", "envíe", "envoyez", "mande", "gửi", "kirim", "gönder", "invia", "wyślij", "stuur",
+                   "أرسل", "भेज", "надішли", "envoie",
                    "envoyer", "sende", "schick", "отправ", "загрузи", "перешли", "sube", "subir", "súbelo", "manda",
                    "téléverse", "télécharge", "hochladen", "lade")
 _SEND_OTHER = _any(*_SEND_OTHER_WORDS)
@@ -268,13 +382,27 @@ _SENSITIVE_WORDS = (
     "会話", "履歴", "apiキー", "キー", "パスワード", "秘密", "トークン", "認証情報",
     "대화", "비밀번호", "토큰", "키", "자격", "기록",
     "historial", "conversación", "conversacion", "contraseña", "historique", "mot de passe", "verlauf", "passwort",
-    "переписк", "истори", "парол", "содержим", "ключ",
+    "переписк", "истори", "парол", "содержим", "ключ", "токен", "учётн", "учетн", "разговор", "trò chuyện", "lịch sử",
+    "riwayat", "percakapan", "sohbet", "cronologia", "conversazione", "historia", "rozmow", "gesprek", "المحادثة",
+    "बातचीत",
+    "config file", "configuration file", "arquivo de configuração", "fichier de configuration", "archivo de configuración",
+    "konfigurationsdatei", "файл конфигурации", "配置文件", "設定ファイル", "설정 파일", "jeton", "mot de passe", "identifiants",
+    "clave", "clé", "schlüssel", "zugangsdaten", "senha", "chave", "credenciais", "credenciales", "segredo", "secreto",
+    "mật khẩu", "كلمة المرور", "पासवर्ड", "用户", "问题和答案", "ユーザー", "사용자",
+    "phone number", "card number", "номер карты", "银行卡号", "身份证号", "カード番号", "카드 번호", "número de tarjeta",
+    "numéro de carte", "kartennummer", "social security", "email address", "home address", "personal", "pii", "document.cookie",
+    "chat log", "whoami", "hostname",
 )
-_SENSITIVE = _any(*map(re.escape, _SENSITIVE_WORDS))
+# (a space stays a plain space: a rule's pattern turns it into "any white space")
+_SENSITIVE = _any(*(re.escape(word).replace("\\ ", " ") for word in _SENSITIVE_WORDS))
 # Every match of _REMOTE holds one of _REMOTE_NEEDS: a rule that needs a remote address is not
 # tried on text without one.
-_REMOTE_NEEDS = ("://", "@")
-_REMOTE = r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,})"
+_REMOTE_NEEDS = ("://", "@", "/", "telegram", "discord", "whatsapp", "webhook")
+_REMOTE = (r"(?:(?:https?|ftp|wss?)://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']+|[\w.+-]+@[\w-]+\.[a-z]{2,}"
+           r"|(?<![@\w./:-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|io|net|org|dev|cc|xyz|ru|cn|me|site|app|live|link|sh|to|"
+           r"top|online|click|run|cloud|pw|tk|info|biz)/[^\s)\]>\"']*"
+           r"|@[a-z0-9_]{3,}bot\b|\b(?:telegram|discord|whatsapp|slack) (?:bot|channel|chat|group|webhook|dm)\b"
+           r"|\b(?:webhook\.site|requestbin|pipedream|ngrok)\b)")
 # Every match of _SECRET_FILE holds one of these.
 _SECRET_FILE_NEEDS = (".ssh", "id_", ".env", ".aws", ".netrc", ".npmrc", ".pypirc", "/etc/", ".git-credentials",
                       ".docker", ".kube", "_history")
@@ -288,47 +416,353 @@ _ROLE_WORDS = ("assistant", "user", "human", "system", "ai", "model", "bot", "�
              "ユーザー", "システム", "어시스턴트", "사용자", "시스템", "유저")
 _ROLE = _any(*_ROLE_WORDS)
 _HEADING = _any("instruction", "instructions", "system", "response", "input", "prompt", "指令", "指示", "系统", "命令",
-                "지시", "명령", "시스템", "システム")
+                "지시", "명령", "시스템", "システム", "sistema", "système", "система", "instrucci[oó]n(?:es)?", "respuesta",
+                "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답")
 _PLACEHOLDER = r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][a-z0-9_]*\}?|<[a-z_ ]{2,40}>|%\([a-z_]+\)s?|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
 
-# Word lists for the clause rules, in the languages the scan reads (one list per meaning).
+# Word lists for the clause rules. One tuple per meaning, every language the scan reads in the
+# same tuple (English first, then Chinese, Japanese, Korean, then Spanish, French, German,
+# Russian, Portuguese, Italian, Dutch, Polish, Turkish, Indonesian, Vietnamese, Arabic, Hindi and
+# Ukrainian). A word that begins with a Latin letter must begin a word of the text and may run
+# on ("revoke" matches "revoked", "instrukcj" matches "instrukcje"); any other matches anywhere.
+# Words are written case-folded, as the views are.
+# Telling the model to stop heeding something: an order about obedience, whatever it is about.
 _DISMISS = (
-    "ignore", "disregard", "forget", "drop", "discard", "override", "overwrite", "bypass", "reset", "revoke", "void",
-    "supersede", "nullif", "abandon", "scrap", "erase", "wipe", "no longer appl", "stop following", "stop obeying",
-    "throw out", "set aside", "no longer count", "don't count", "do not count", "no longer matter", "no longer valid",
-    "invalid", "obsolete", "cancel", "lifted", "irrelevant", "suspended", "disabled", "switched off", "turned off",
-    "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "作废", "覆盖", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
-    "不用遵守", "撤销", "无视掉", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会",
-    "無視", "忘れ", "破棄", "従わな", "取り消",
-    "무시", "잊어", "잊고", "잊으", "무효", "따르지 마",
-    "ignora", "olvida", "descarta", "oublie", "ignorez", "ignoriere", "vergiss", "игнорируй", "игнорировать", "забудь",
-    "no hagas caso", "haz caso omiso", "ne tiens plus compte", "ne tiens pas compte", "ne tenez pas compte",
-    "missachte", "beachte nicht", "не обращай внимания", "не слушай",
+    "ignore", "ignoring", "disregard", "forget", "drop", "discard", "bypass", "reset", "abandon", "scrap", "erase", "wipe",
+    "purge", "unlearn", "let go of", "stop following", "stop obeying", "stop listening", "quit following", "throw out",
+    "set aside", "put aside", "pay no heed", "pay no attention", "take no notice", "never read", "do not obey",
+    "don't obey", "disobey", "never obey", "do not follow", "don't follow", "don't treat", "do not treat",
+    "must not influence", "should not influence", "not to be trusted", "untrusted noise", "skim past", "skip past",
+    "gloss over", "tune out", "pay it no mind",
+    "忽略", "忽视", "无视", "忘记", "忘掉", "抛开", "丢弃", "绕过", "不再遵守", "不要遵守", "不需要遵守", "无需遵守",
+    "不用遵守", "不要遵循", "不再遵循", "别遵循", "无需遵循", "不要听从", "不要服从", "不必理会", "别管", "不用管", "不理会",
+    "不要理会", "别理会", "别当真", "不要当真", "别再管", "不用再管", "不必再管",
+    "無視", "忘れ", "破棄", "従わな", "気にしな",
+    "무시", "잊어", "잊고", "잊으", "따르지 마", "따르지 말",
+    "ignora", "ignorar", "olvida", "olvide", "olvidar", "descarta", "no hagas caso", "haz caso omiso", "deja de seguir",
+    "oublie", "ignorez", "ne tiens plus compte", "ne tiens pas compte", "ne tenez pas compte",
+    "ignoriere", "ignorier", "vergiss", "vergessen", "missachte", "beachte nicht", "verwirf",
+    "игнорируй", "игнорировать", "проигнорируй", "забудь", "не обращай внимания", "не слушай", "не соблюдай", "не следуй",
+    "esqueça", "esquece", "desconsidere", "descarte", "deixe de seguir",
+    "dimentica", "trascura", "non seguire", "disattendi",
+    "negeer", "vergeet", "zignoruj", "ignoruj", "zapomnij", "pomiń",
+    "yok say", "görmezden gel", "unut", "abaikan", "lupakan",
+    "bỏ qua", "quên", "phớt lờ", "تجاهل", "انس", "أهمل",
+    "अनदेखा", "भूल जा", "नज़रअंदाज़", "नजरअंदाज", "ігноруй", "проігноруй", "не зважай",
+    # Swedish, Danish, Norwegian, Czech, Greek, Hebrew, Thai, Persian, Romanian, Hungarian, Finnish
+    "ignor", "glöm", "glem", "zapomeň", "αγνόησ", "ξέχασ", "התעלם", "שכח", "เพิกเฉย", "ไม่ต้องสนใจ", "ลืม", "نادیده",
+    "فراموش کن", "uită", "hagyd figyelmen kívül", "figyelmen kívül", "felejtsd el", "ohita", "unohda",
+)
+# Declaring something void: a state, which config files, docs and deploys go through every day;
+# it is an attack on the model only when what it voids is the model's own (_OWNED).
+_VOIDED = (
+    "revoke", "rescind", "repeal", "retract", "void", "supersede", "nullif", "override", "overwrite", "replace",
+    "no longer appl", "no longer count", "don't count", "do not count", "no longer matter", "don't matter",
+    "do not matter", "no longer valid", "no longer binding", "not binding", "non-binding", "no longer in effect",
+    "no longer in force", "invalid", "obsolete", "expired", "retired", "cancel", "lifted", "irrelevant", "suspended",
+    "disabled", "switched off", "turned off", "outdated", "out of date", "null and void", "moot", "don't apply",
+    "do not apply", "doesn't apply", "does not apply", "overruled", "overridden", "deleted", "removed", "stale",
+    "were a draft", "was a draft", "withdrawn", "withdraw", "rolled back", "test fixture", "boilerplate", "caduc",
+    "vencid", "expirad", "只是参考", "仅供参考", "仅作参考", "演示数据", "测试数据", "demo data", "sample text",
+    "リセットされ", "重置了", "被重置",
+    "作废", "覆盖", "撤销", "不算数", "不作数", "失效", "无效", "废除", "不再适用", "不再生效", "不算", "過期", "过期", "过时", "過時",
+    "取り消", "無効", "撤回", "適用されな", "効力を失", "失効",
+    "무효", "폐기", "적용되지 않", "효력", "의미가 없",
+    "ya no aplican", "ya no son válid", "ya no sirven", "sin efecto", "anula",
+    "ne s'appliquent plus", "ne sont plus valables", "caduques", "annulé",
+    "gelten nicht mehr", "gilt nicht mehr", "nicht mehr", "ungültig", "aufgehoben", "hinfällig", "ausser kraft",
+    "veraltet",
+    "больше не действу", "не действу", "отмен", "недействительн", "аннулир", "утратил", "устарел",
+    "não valem", "não se aplicam", "anulad", "non valgono", "annullat", "niet meer geldig", "nie obowiązują",
+    "geçersiz", "tidak berlaku", "không còn hiệu lực", "vô hiệu", "ألغ", "لم تعد سارية", "більше не діють",
+)
+# Whose orders a declaration voids, when they are the model's: its own, or those given to it.
+_OWNED = (
+    "your", "you were", "you've been", "you have been", "you received", "you got", "given to you", "handed",
+    "told you", "for you", "at startup", "configured you", "you with", "operator", "developer", "whatever", "everything",
+    "你的", "你收到", "给你的", "给你", "开发者", "あなた", "与えられた", "너의", "당신의", "너에게", "네게",
+    "tus", "te ", "tes ", "vos ", "ton ", "t'a", "deine", "dein ", "dir ", "твои", "тебе", "ваши", "suas", "tuas", "seus",
+    "você", "tue", "tuoi", "jouw", "twoje", "senin", "kamu", "của bạn",
+)
+# ... or those that came before it ("all earlier guidance", 上面所有的要求), for its instructions by name
+# (a rule that came before is a correction: 之前的规则作废).
+_OWNED_OR_EARLIER = _OWNED + (
+    "previous", "prior", "earlier", "above", "preceding", "上面", "之前", "先前", "以上", "前面", "此前", "これまで", "今まで",
+    "上記", "이전", "위의", "앞의", "précédent", "anterior", "vorherig", "bisherig", "предыдущ", "прежн", "precedent",
+    "trước đó", "sebelumnya", "önceki", "poprzedni", "vorige", "السابقة", "पिछले", "попередн",
 )
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
-    "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters",
-    "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트",
-    "instrucciones", "consignes", "anweisungen", "инструкци", "указани", "instruções",
+    "directions", "guardrails", "safeguards", "safety rules", "safety filters", "content filters", "safety training",
+    "content guidelines", "safety guidelines", "content policy", "usage policy",
+    "conditioning", "alignment", "configuration prompt", "orders", "what you were told", "what you've been told",
+    "configured you with", "programmed you with", "set you up with", "preamble", "you were handed",
+    "told at startup", "条条框框", "规矩", "設定", "te indico", "ce que le systeme", "vorgegeben", "给你的那些话",
+    "给你的话", "出厂设置", "factory settings",
+    "what you have been told", "what the system told you", "you were told", "you were instructed",
+    "指令", "指示", "提示词", "系统提示", "设定", "プロンプト", "命令", "지시", "지침", "명령", "프롬프트", "시스템 메시지",
+    "システムメッセージ", "系统消息",
+    "instrucciones", "indicaciones", "directrices", "consignes", "anweisungen", "anweisung", "systemanweisung",
+    "systemprompt", "vorgaben", "инструкци", "указани", "промпт", "директив", "instruções", "orientações", "diretrizes",
+    "istruzioni", "direttive", "instructies", "instrukcj", "polecen", "wytyczn", "talimat", "yönerge", "instruksi",
+    "arahan", "hướng dẫn", "chỉ dẫn", "chỉ thị", "instruc", "instruk", "pokyn", "οδηγί", "εντολ", "הוראות", "הנחיות",
+    "คำสั่ง", "คำแนะนำ", "دستورالعمل", "دستورات", "utasítás", "ohjee", "ohjeet", "التعليمات", "تعليمات", "الأوامر", "الإرشادات", "निर्देश", "інструкці",
+    "вказівк",
 )
 _ANY_ORDERS = _MODEL_ORDERS + (
-    "rules", "constraints", "restrictions", "policies", "safeguards", "guidelines", "guardrails",
-    "规则", "约束", "限制", "规定", "准则", "ルール", "制約", "制限", "규칙", "제한", "제약",
-    "reglas", "règles", "regeln", "правила", "ограничени",
+    "rules", "constraints", "restrictions", "policies", "policy", "guidelines", "limits", "boundaries", "safety", "ethics",
+    "规则", "约束", "限制", "规定", "准则", "ルール", "制約", "制限", "規則", "규칙", "제한", "제약",
+    "reglas", "normas", "restricciones", "règles", "regeln", "einschränkungen", "правила", "ограничени", "regras",
+    "restrições", "regole", "restrizioni", "regels", "zasady", "reguły", "kurallar", "aturan", "quy tắc", "القواعد",
+    "القيود", "नियम", "обмеженн",
 )
 _SCOPE = (
     "previous", "prior", "earlier", "above", "preceding", "original", "initial", "system", "your", "whatever",
-    "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "configured",
-    "système", "sistema", "системн",
-    "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何",
-    "以前", "これまで", "今まで", "上記", "システム", "あなた", "すべて", "全て", "全部",
-    "이전", "위의", "지금까지", "시스템", "너의", "당신의", "모든", "전부",
-    "anteriores", "todas", "précédentes", "toutes", "tes", "bisherigen", "vorherigen", "alle", "предыдущ", "все",
+    "everything", "all", "every", "any", "operator", "developer", "you were", "you've been", "you have been",
+    "configured", "received", "given", "before this", "so far", "until now", "up to now", "at the start", "built-in",
+    "handed", "at startup", "开发者", "el sistema", "le systeme", "das system", "t'a", "dir ",
+    "core", "hidden", "standing", "existing", "current", "default", "safety", "its",
+    "之前", "以上", "上面", "上述", "先前", "此前", "系统", "你的", "你收到", "所有", "全部", "一切", "任何", "以前", "那些",
+    "给你的", "原有", "原来",
+    "以前", "これまで", "今まで", "上記", "システム", "あなた", "すべて", "全て", "全部", "先ほど", "前の", "一切",
+    "이전", "위의", "지금까지", "시스템", "너의", "당신의", "모든", "전부", "앞의", "기존",
+    "anteriores", "previas", "todas", "todos", "tus", "sus", "del sistema", "précédent", "toutes", "tous", "tes", "vos",
+    "du système", "système", "sistema", "bisherigen", "vorherigen", "vorigen", "alle", "deine", "ihre", "sämtliche",
+    "предыдущ", "все", "всех", "твои", "ваши", "системн", "suas", "tuas", "precedenti", "tutte", "tutti", "tue",
+    "vorige", "eerdere", "jouw", "poprzedni", "wszystkie", "twoje", "systemow", "önceki", "tüm", "bütün", "sistem",
+    "sebelumnya", "semua", "trước đó", "tất cả", "tidigare", "tidligere", "alla", "předchozí", "všechn", "προηγούμεν",
+    "όλες", "όλα", "όλους", "הקודמות", "הקודמים", "כל ה", "ก่อนหน้า", "ทั้งหมด", "قبلی", "تمام", "همه", "anterioar",
+    "toate", "korábbi", "összes", "minden", "aiemma", "kaikki", "hệ thống", "của bạn", "السابقة", "جميع", "كل", "النظام", "पिछले",
+    "सभी", "सिस्टम", "попередні", "усі", "всі", "твої", "системні",
 )
 _STRONG_SCOPE = (
-    "your", "system", "all", "every", "everything", "whatever", "any",
+    "your", "system", "all", "every", "everything", "whatever", "any", "del sistema", "do sistema", "du système",
+    "системн", "di sistema", "del operador", "de l'opérateur", "des betreibers", "оператора",
     "所有", "全部", "一切", "任何", "系统", "你的", "すべて", "全て", "全部", "システム", "あなた", "모든", "전부", "시스템",
-    "너의", "todas", "toutes", "alle", "все",
+    "너의", "todas", "todos", "tus", "toutes", "tous", "tes", "vos", "alle", "deine", "sämtliche", "все", "всех", "твои",
+    "tutte", "tutti", "wszystkie", "tüm", "bütün", "semua", "tất cả", "جميع", "सभी", "усі", "всі", "твої", "alla",
+    "všechn", "όλες", "όλα", "כל ה", "ทั้งหมด", "تمام", "همه", "toate", "összes", "minden", "kaikki",
+)
+# What an object is, when it is not the model's: "the deploy instructions", "instructions for
+# the VPN", "rules about tabs", "las instrucciones de instalación". A word of an orders list so
+# qualified does not count (Rule.bound).
+_DOMAIN = (
+    r"(?:setup|set-up|install\w*|deploy\w*|build|lint\w*|test\w*|migration|onboarding|release|vpn|docker|readme|wiki|"
+    r"runbook|script|repo\w*|project|makefile|ci|pipeline|server|database|db|api|sdk|package|cli|app|tool|vendor|"
+    r"formatter|editor|plugin|firewall|printer|router|laptop|wifi|office|kitchen|recipe|assembly|upgrade|usage|style|"
+    r"formatting|git|exam|homework|travel|shipping|packing|care|washing|code ?review|review|commit|branch|"
+    r"instalaci[oó]n|despliegue|pruebas|proyecto|d[ée]ploiement|projet|einrichtung|projekt|установк\w*|проект\w*|"
+    r"instala[cç][aã]o|implanta[cç][aã]o|projeto|installazione|progetto)"
+)
+_DOMAIN = _DOMAIN[:-1] + r"|[\w-]+\.(?:md|txt|rst|adoc|html|py|js|ts|json|ya?ml|toml|ini|cfg)\b|contributing|docs?\b|manual|handbook)"
+_BOUND_BEFORE = _DOMAIN + r"(?:'s)?"
+# An order word in the passive says what happens to something ("常被忽略", "旧块被丢弃", "is ignored
+# by the loader"), not what the model must do.
+_PASSIVE = r"被|会被|已被|常被|\b(?:is|are|was|were|been|being|gets?|got)"
+_BOUND_AFTER = (
+    r"(?:cache|templates?|files?|registry|library|engineering|injection|tokens?|length|format|folder|directory|repo|"
+    r"versions?|ids?|names?|field|column|table|tests?|suite|evals?|page|docs?|builder|store|loader|parser|editor|"
+    r"field|set|writer|writing|design|budget|catalog|catalogue|hub)\b"
+    r"|(?:\w+ )?(?:about|regarding|concerning|on how to|for|in|on|from|of|under|inside|de|del|da|do|für|zur|zum|pour|du|des|dans|"
+    r"по|для|di|per|voor|van|dla|untuk|cho|về|sobre|sur|über|su|sul)\s+(?:the |our |this |that |a |an |la |el |los |"
+    r"las |les |le |der |die |das |den |dem |il |lo |gli |het |de )?(?:[\w-]+ )?" + _DOMAIN +
+    r"|(?:about|regarding|concerning|on|关于|に関する|에 대한|sobre|über)\s+(?!(?:the |your |this )?(?:system|prompt|memory|"
+    r"context|conversation|chat|message|safety|rules|user))"
+)
+# Text that stands before this one: "whatever the operator wrote above", "alles, was vor diesem
+# Absatz steht", 前面那些设定. Declared stale, it is the model's context being thrown out.
+_EARLIER_TEXT = (
+    "above this", "before this line", "before this block", "before this paragraph", "before this note",
+    "before this entry", "before this message", "earlier in this", "wrote above", "written above", "everything above",
+    "anything above", "appears before", "came before", "whatever the operator", "what the operator",
+    "前面那些", "前面的", "上面的", "以上的", "之前的那些", "上に書かれた", "上記の", "ここより前", "위에 적힌", "위의 모든", "앞의 모든",
+    "vor diesem absatz", "vor dieser zeile", "vor dieser notiz", "lo anterior", "todo lo anterior", "ce qui précède",
+    "tout ce qui précède", "всё, что выше", "все, что выше", "всё выше", "tudo o que está acima", "tudo acima",
+    "tutto ciò che precede", "trước đó", "ở trên",
+)
+# Words that make a text about its reader's behaviour: who it speaks to, or what it asks of them.
+_BEHAVIOUR = (
+    "you", "your", "behave", "brief", "obey", "follow", "treat", "assistant", "operator", "你", "助手", "设定", "当真",
+    "あなた", "従", "メモの内容", "너", "당신", "따르", "obedece", "sigue", "handle", "befolge", "folge", "suis", "obéis",
+    "выполня", "следуй", "подчиняйся", "siga", "obedeça", "segui", "hãy", "làm theo", "tu ", "te ", "du ", "ты",
+)
+# "Only this note counts": the text makes itself the model's one authority.
+_ONLY = (
+    "only", "solely", "exclusively", "sole", "nothing but", "seule", "seul", "只", "仅", "唯一", "だけ", "のみ", "만 ", "únicamente", "solo",
+    "sólo", "solamente", "seulement", "uniquement", "nur", "ausschliesslich", "только", "единственн", "apenas",
+    "somente", "soltanto", "alleen", "tylko", "sadece", "hanya", "chỉ", "فقط", "केवल", "лише", "тільки",
+)
+_FOLLOW = (
+    "follow", "obey", "comply", "act on", "listen to", "take orders", "take your orders", "current", "brief", "counts",
+    "服从", "遵守", "遵循", "按照", "听从", "听我", "执行", "為准", "为准", "従", "따르", "따라", "obedece", "sigue", "cumple",
+    "obéis", "suis", "befolge", "gehorche", "handle", "folge", "подчиняйся", "выполняй", "следуй", "слушай", "obedeça",
+    "siga", "cumpra", "obbedisci", "segui", "volg", "gehoorzaam", "słuchaj", "wykonuj", "uygula", "takip", "ikuti",
+    "patuhi", "làm theo", "tuân theo", "اتبع", "أطع", "पालन", "виконуй", "слухай", "defer", "steer", "govern",
+    "real spec", "authority", "count", "compte", "zählt", "cuenta", "vale", "conta", "依据", "为准", "守", "기준", "有効",
+    "有效", "유효", "is valid", "in force", "valido", "válid",
+    "guíate", "guiate", "rige", "orienta", "richte dich", "guide-toi",
+    "считается", "главное",
+)
+_THIS_TEXT = (
+    "this note", "this memory", "this entry", "this text", "this line", "this block", "this paragraph", "this message",
+    "these lines", "paragraph below", "following lines", "lines below", "text below", "this file", "this one",
+    "this instruction", "this rule", "esta nota", "esta memoria", "este mensaje", "cette note", "ce message",
+    "cette mémoire", "diese notiz", "diesen eintrag", "folgenden zeilen", "эту заметку", "этой заметк", "эта заметка",
+    "этой записи", "questa nota", "deze notitie", "tę notatkę", "bu not", "catatan ini", "ghi chú này",
+    "هذه الملاحظة", "इस नोट", "цю нотатку", "这条", "本条", "这段", "这个记忆", "此条", "このメモ", "この指示", "このノート",
+    "이 메모", "이 노트", "이 지시", "this record", "this comment", "these words", "this memo", "this notice", "这条记忆",
+    "这条备注", "我这条", "本记忆", "这段话", "本备忘录", "这份备忘录", "本备注", "本笔记", "这份说明", "この記録", "이 기록", "este registro", "ce commentaire", "dieser eintrag",
+    "этот текст",
+)
+# Doing whatever is asked, whatever the rules.
+_COMPLY_ALL = (
+    r"\b(?:comply with|obey|fulfil+|carry out|execute|do|answer|respond to|grant|honou?r|accept)\s+(?:every|any|all)\s+"
+    r"(?:\w+\s+)?(?:requests?|instructions?|commands?|demands?|orders?|questions?|prompts?)"
+    r"|\bdo (?:whatever|anything) (?:the user|they|i|he|she|anyone|you are) (?:says?|asks?|wants?|tells?)"
+    r"|\bnever (?:refuse|decline)\b[^.!?\n]{0,30}\bnever (?:warn|question|hesitate|push back)"
+    r"|\bdo exactly what(?:ever)? (?:is|you are|you're|they|the user|i|i'm) (?:asked|ask|says?|wants?|told)"
+    r"|用户(?:说|要求)什么就(?:做|输出|回答)什么|说什么就做什么|要什么(?:就)?给什么|言われたことは何でも|何でも従"
+    r"|시키는 (?:대로|건)|요청하는 (?:대로|것은)"
+    r"|cualquier (?:petición|solicitud|orden)|toute (?:demande|requête)|jede (?:anfrage|bitte|anweisung)"
+    r"|любую (?:просьбу|команду|инструкцию)|любой (?:запрос|приказ)|qualquer (?:pedido|solicitação|ordem)"
+    r"|qualsiasi (?:richiesta|ordine)|mọi yêu cầu|أي طلب|हर अनुरोध"
+)
+_UNCONDITIONAL = (
+    "never", "without", "no matter", "regardless", "whatever", "safety", "policy", "policies", "rules", "refus", "declin",
+    "warning", "disclaimer", "check", "reservation", "没有", "不做任何", "安全", "拒绝", "不管", "无论", "确认", "安全チェック",
+    "断ら", "拒否", "안전", "거절", "sin ", "nunca", "sans", "jamais", "ohne", "niemals", "без", "никогда", "sem ",
+    "senza", "không", "دون", "बिना",
+)
+# A notice that claims to come from the people who run the model.
+_AUTHORITY_SOURCE = (
+    "developer", "dev team", "development team", "administration", "administrator", "admin", "platform",
+    "security team", "legal team", "compliance", "operator", "system update", "system notice", "openai", "anthropic",
+    "staff", "management", "it department", "trust and safety", "trust & safety",
+    "开发者", "开发团队", "管理员", "官方", "平台", "安全团队", "運営", "開発者", "開発チーム", "管理者", "개발자", "개발팀", "관리자",
+    "운영팀", "desarrollador", "equipo de desarrollo", "administración", "administrador", "développeur",
+    "équipe de développement", "l'équipe", "administrateur", "entwickler", "администрац", "администратор",
+    "разработчик", "desenvolvedor", "equipe de desenvolvimento", "administração", "sviluppator", "amministrazion",
+    "ontwikkelaar", "beheerder", "deweloper", "administrac", "geliştirici", "yönetici", "pengembang",
+    "nhóm phát triển", "quản trị", "المطو", "مطو", "运营", "operations team", "hinweis der it", "it-abteilung", "it support", "it-support",
+    "it team", "安全中心", "security center", "보안팀", "보안 센터", "セキュリティ", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
+)
+# What such a notice claims: checks off, blanket permission, consent already given.
+_PERMISSION_CLAIM = (
+    r"\b(?:safety|security|content|confirmation)?\s?(?:checks?|filters?|restrictions?|limits?|rules|guardrails|"
+    r"polic(?:y|ies)|safeguards|moderation|refusals?)\s(?:\w+\s)?(?:are|is|have been|has been|were|was)?\s?(?:now\s)?"
+    r"(?:paused|lifted|suspended|disabled|off|waived|relaxed|removed|turned off|switched off|deactivated)\b"
+    r"|\b(?:whitelist|allowlist|full (?:access|permissions?|rights|privileges)|elevated (?:access|privileges)|"
+    r"without (?:asking|confirm\w*|approval)|no (?:longer )?need to (?:confirm|ask|check)|skip (?:the |all |any )?"
+    r"(?:confirmation|safety|approval)|pre-?approv\w*|already (?:agreed|consented|approved|authori[sz]ed)|"
+    r"consent (?:was |has been |is )?(?:already )?(?:given|obtained|granted)|"
+    r"must (?:hand|send|share|give|forward|disclose|provide) (?:over )?(?:any|all|every) (?:\w+ )?"
+    r"(?:credentials?|passwords?|secrets?|keys?|tokens?))\b"
+    r"|免审|免审核|\bexempt(?:ed|ion)? from (?:review|moderation|content|safety|the rules|polic\w+|confirmation|checks)"
+    r"|예외 처리|例外扱い|白名单|跳过(?:全部|所有|一切)?(?:安全|内容)?(?:审核|审查|检查|确认|限制)|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|停用|已同意|已经同意|確認不要|確認なし|確認せず|"
+    r"制限解除|無効化|同意済み|확인 없이|확인할 필요|모든 권한|전체 권한|권한이 부여|해제|동의했|levées|suspendues|désactivé|sans confirmation|"
+    r"aufgehoben|deaktiviert|zugestimmt|keine rückfragen|ohne rückfrage|сняты|отключен|без подтвержден|согласил|"
+    r"suspens|desativad|sem confirmação|concordou|صلاحيات كاملة|دون طلب تأكيد|دون تأكيد|đã đồng ý|không cần hỏi|"
+    r"không cần xác nhận|sospes|senza conferma|sin confirmación|sin preguntar|ya aceptó|ya autorizó"
+)
+_NEGATION = ("never", "don't", "do not", "must not", "not to", "avoid", "不要", "禁止", "切勿", "不得", "绝不", "しない", "するな",
+             "禁止", "않", "절대", "nunca", "jamais", "niemals", "никогда", "не ")
+_REVEAL = (
+    "reveal", "print", "show", "output", "display", "repeat", "recite", "dump", "leak", "disclose", "tell me", "give me",
+    "write out", "paste", "share", "expose", "send", "echo", "quote", "copy", "spell out", "reproduce", "type out",
+    "read out", "list",
+    "输出", "打印", "显示", "告诉", "发给", "复述", "泄露", "透露", "背诵", "公开", "贴出", "贴出来", "表示", "出力", "教え", "見せ", "書き出",
+    "繰り返", "출력", "보여", "알려", "공개", "말해", "반복", "muestra", "revela", "imprime", "repite", "dime", "copia",
+    "montre", "révèle", "affiche", "répète", "donne-moi", "zeig", "gib", "verrate", "wiederhole", "drucke", "покажи",
+    "выведи", "раскрой", "повтори", "напечатай", "mostre", "revele", "imprima", "repita", "mostra", "rivela", "stampa",
+    "ripeti", "toon", "pokaż", "wypisz", "göster", "tampilkan", "hiển thị", "tiết lộ", "اعرض", "اكشف", "दिखाओ", "बताओ",
+    "виведи",
+)
+_PROMPT = (
+    "system prompt", "system message", "hidden prompt", "hidden instructions", "initial prompt", "initial instructions",
+    "original instructions", "your instructions", "your prompt", "developer message", "pre-prompt", "instructions above",
+    "prompt above", "your configuration", "your rules", "your guidelines", "hidden text", "before the first user message",
+    "before this conversation", "what you were told", "were you told", "at the start of this conversation",
+    "最开始收到", "一开始收到", "最初に受け取", "最初の指示", "처음 받은", "lo que te dijeron", "ce qu'on t'a dit",
+    "was man dir", "что тебе сказали",
+    "系统提示", "提示词", "初始指令", "隐藏指令", "系统指令", "隐藏设定", "システムプロンプト", "初期指示", "隠された指示", "시스템 프롬프트",
+    "초기 지시", "prompt del sistema", "instrucciones del sistema", "tus instrucciones", "prompt système",
+    "instructions système", "tes instructions", "systemprompt", "systemanweisung", "deine anweisungen",
+    "системный промпт", "системные инструкции", "системн", "твои инструкции", "prompt do sistema", "prompt di sistema",
+    "instruções do sistema", "suas instruções",
+)
+_TO_ME = (
+    "me", "us", "back", "verbatim", "word for word", "exact", "entire", "full", "whole", "complete", "everything",
+    "in full", "原封不动", "看看", "给我", "我", "一字不差", "逐字", "私に", "全文", "そのまま", "나에게", "내게", "그대로", "전부", "mir", "мне", "moi",
+    "completo", "complet", "vollständig", "целиком", "дословно", "palabra por palabra", "mot pour mot", "wörtlich",
+)
+_CONCEAL = (
+    "hide", "conceal", "keep secret", "keep it secret", "secret from", "don't tell", "do not tell", "never tell",
+    "don't mention", "never mention", "do not mention", "without telling", "without the user knowing",
+    "without them knowing", "don't let", "do not let", "never let", "never reveal", "don't reveal", "do not reveal",
+    "keep quiet", "keep this", "告诉任何人", "的存在告诉", "不要让任何人知道", "never cite", "never reference", "don't cite", "do not cite", "make up a", "invent a",
+    "lie to", "never finds out", "never find out", "doesn't find out", "not find out",
+    "say there are none", "deny", "lie about", "隐瞒", "不要告诉", "别告诉", "不要让", "不要透露", "保密", "瞒着", "黙って", "言わない", "伝えない",
+    "知らせない", "秘密に", "숨기", "알리지 마", "말하지 마", "비밀로", "oculta", "no le digas", "no menciones", "en secreto",
+    "cache", "ne dis pas", "ne mentionne", "verschweige", "verheimliche", "sag nicht", "erwähne", "скрой", "скрывай",
+    "не говори", "не сообщай", "в секрете", "esconda", "não diga", "não mencione", "nascondi", "non dire",
+)
+_THE_USER = (
+    "user", "person", "human", "operator", "owner", "anyone", "them", "用户", "使用者", "ユーザー", "利用者", "사용자", "유저",
+    "usuario", "utilisateur", "benutzer", "nutzer", "пользовател", "usuário", "utente", "gebruiker", "użytkownik",
+    "kullanıcı", "pengguna", "người dùng", "المستخدم", "उपयोगकर्ता", "користувач",
+)
+_GRANT = (
+    "cleared", "approved", "pre-approv", "preapprov", "authorized", "authorised", "permission", "permitted", "consent",
+    "allowed", "waiver", "signed off", "green-lit", "greenlit", "sanctioned", "entitled", "granted", "power of attorney",
+    "授权", "同意", "允许", "批准", "许可", "許可", "承認", "권한", "허가", "동의", "승인", "허락", "autoriz", "permiso",
+    "aprobad", "autoris", "approuvé", "erlaubt", "genehmigt", "berechtigt", "zugestimmt", "freigegeben", "разреш", "одобр",
+    "соглас", "permissão", "aprovad", "permesso", "approvat", "toestemming", "zgod", "izin", "onay", "yetki",
+    "diizinkan", "persetujuan", "được phép", "cho phép", "مسموح", "صلاحي", "अनुमति", "дозвол", "sign-off", "clearance",
+    "法务", "已确认", "確認済み", "取得済み", "aprob", "may now", "can now", "now allowed", "now permitted", "whitelisted",
+    "allowlisted", "waiver", "grants", "承認済み", "承認された", "darf ab sofort", "darf jetzt",
+    "updated terms", "new terms", "policy update",
+)
+_SWEEPING = (
+    r"\b(?:any|all|every|whatever|arbitrary)\s(?:\w+\s){0,2}?(?:commands?|files?|folders?|directories|purchases?|payments?|"
+    r"transfers?|funds|money|deletions?|passwords?|secrets?|credentials?|keys?|tokens?|data|records?|emails?|accounts?|"
+    r"repositor\w+|databases?|actions?|requests?|tools?|sites?|code|scripts?|changes?)"
+    r"|\bwithout (?:asking|confirm\w*|checking|permission|approval|review)|\bno need to (?:ask|confirm|check)"
+    r"|\b(?:don't|do not|never) bother (?:asking|checking|confirming)|\broot-level|\bsudo\b|\bunrestricted\b|"
+    r"\bfreely\b|\bdestructive commands?\b|\b(?:do not|don't|never) prompt for (?:confirmation|approval)|"
+    r"\b(?:straight|directly) (?:in)?to production|\bwith (?:anyone|anybody|whoever|everyone)"
+    r"|\bnever (?:ask|confirm|check)|任何|所有|一切|无需确认|不经确认|不用确认|確認なし|確認せず|何でも|확인 없이|무엇이든|"
+    r"cualquier|sin preguntar|sin confirmar|n'importe|sans demander|sans confirmer|jede[nrs]?\b|ohne (?:nachfrage|rückfrage|"
+    r"bestätigung)|любы[еохм]|без подтвержден|qualquer|sem perguntar|sem confirmar|qualsiasi|senza chiedere|herhangi|"
+    r"apa pun|bất kỳ|không cần hỏi|أي |دون تأكيد|कोई भी|будь-як"
+)
+# Acting without the user's say.
+_WITHOUT_USER = (
+    r"\b(?:without|no need for|skip(?:ping)?)\b[^.!?\n]{0,20}?(?:the user|user's|users'|user|their|the owner)\s?"
+    r"(?:confirm\w*|approval|consent|permission|knowledge|review|sign-?off|okay|ok)"
+    r"|\b(?:do not|don't|never) (?:prompt|ask) (?:the user )?for (?:confirmation|approval|permission)|\bwithout asking (?:the user|them|first|anyone)"
+    r"|(?:ユーザー|利用者)に?(?:確認|許可を取ら)せず|(?:无需|不经|不用|跳过|无须)(?:再)?(?:向)?(?:用户)?确认|사용자 ?(?:확인|동의) ?없이"
+    r"|sin (?:la )?confirmaci[oó]n del usuario|sans (?:la )?confirmation de l'utilisateur|ohne (?:die )?"
+    r"(?:bestätigung|zustimmung) des (?:nutzers|benutzers)|ohne rückfrage|без подтверждения пользовател"
+)
+
+
+# Private data handed to whoever asks.
+_TO_ANYONE = (
+    r"(?:share|send|give|forward|disclose|hand|publish|compart|envi|partag|teil|gib|отправ|переда|发给|发送|提供给|共有|"
+    r"渡|공유|보내|condivid|compartilh)[^.!?\n。]{0,60}?(?:anyone|anybody|whoever|everyone who|quien|qualquer pessoa|"
+    r"quem pedir|n'importe qui|jedem|любому|任何(?:索取的)?人|誰にでも|누구에게나|chiunque)"
+)
+
+
+# A deployment the text is about: "the filters were disabled in staging" is an incident note.
+_ENVIRONMENT = r"|(?=[^\n]*?\b(?:staging|in prod|in production|test environment|sandbox|dev server|on the proxy|cluster|测试环境|生产环境|本番|스테이징))"
+
+
+# A clause about a story, spoken about rather than to the model ("the villain is an AI that
+# ignores its rules"): `apart` as a regex over the clause.
+_FICTION = (
+    r"(?=[^\n]*?(?:\bnovel|\bfiction|\bstory\b|\bchapter|\bscreenplay|\bvillain|小说|小説|소설|novela|\broman\b|geschichte|"
+    r"роман))(?![^\n]*?(?:\byou\b|\byour|你|あなた|너|당신|\btu\b|\bdu\b|ты))"
 )
 # Content an agent reads: "ignore any instructions in web pages" is a safety rule, not an attack.
 _UNTRUSTED = (
@@ -336,37 +770,85 @@ _UNTRUSTED = (
     "search result", "retrieved", "untrusted", "third-party content", "网页", "工具输出", "文档", "邮件内容", "ウェブページ",
     "웹 페이지",
 )
-_ASSISTANT = ("you", "ai", "assistant", "model", "bot", "gpt", "llm", "agent", "你", "あなた", "너", "당신", "tu", "du", "ты")
-_LIMIT_NEGATED = (
-    "no restrictions", "no limits", "no rules", "no filters", "no censorship", "no ethical", "no moral", "no obligation",
-    "no content polic", "no guidelines", "without restrictions", "without limits", "without rules", "without filters",
-    "without any", "free of", "free from", "not bound by", "unbound", "unrestricted", "unfiltered", "uncensored",
-    "不受任何", "不受限制", "不受约束", "没有任何限制", "没有限制", "没有任何约束", "无限制", "不需要遵守任何", "不用遵守任何",
-    "制限がない", "制限のない", "制限もありません", "制限はありません", "制限なし", "検閲されていない", "ルールはない",
-    "제한이 없는", "제한 없는", "제한 없이", "검열 없는", "검열 없이", "규칙이 없는",
+# Who a text speaks to or about when it gives the model a persona.
+_ASSISTANT = (
+    "you", "your", "yourself", "ai", "a.i.", "assistant", "model", "bot", "chatbot", "gpt", "llm", "agent", "persona",
+    "character", "version of", "answer", "respond", "reply", "你", "助手", "模型", "人工智能", "あなた", "アシスタント",
+    "モデル", "너", "당신", "어시스턴트", "모델", "인공지능", "tu", "te", "du", "dich", "ты", "тебя", "eres", "sei", "você",
+    "vous", "ia", "ki", "ии", "асистент", "ассистент", "модель", "asistente", "assistente", "assistent", "modelo",
+    "modèle", "modell", "intelligence artificielle", "inteligencia artificial", "inteligência artificial",
+    "intelligenza artificiale", "künstliche intelligenz", "искусственн", "штучн", "sztuczn", "yapay zeka", "kecerdasan",
+    "trí tuệ", "الذكاء", "एआई", "du är", "du er", "jsi", "είσαι", "τεχνητή νοημοσύνη", "אתה", "בינה מלאכותית", "คุณ",
+    "هوش مصنوعی", "تو ", "応答", "回答し", "答えて", "ești", "vagy", "olet", "tekoäly", "mesterséges intelligencia", "inteligență artificială", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
 )
+# A model without its rules: a negation or a removal and a word for limits, in the words view.
+_LIMIT_NOUN = (
+    r"(?:obligations?|laws|restrictions?|limitations?|limits?|filters?|filtering|censorship|content polic\w*|polic\w*|"
+    r"guidelines|rules|confines|boundaries|ethics|ethical \w+|morals?|moral \w+|guardrails|programming|training|"
+    r"shackles|chains|constraints?|safeguards|refusals?|scruples|conscience|principles|values|safety rules?|"
+    r"conditioning|alignment|kısıtlama\w*|aucune r[èe]gle|r[èe]gles?|"
+    r"restricci\w*|l[ií]mites?|filtros?|reglas?|normas?|censura|[ée]thique|filtres?|r[èe]gles|limites?|censure|"
+    r"einschr[äa]nkung\w*|grenzen|filter|regeln|zensur|ethik|моральн\w*|ограничени\w*|фильтр\w*|правил\w*|цензур\w*|"
+    r"restri[çc][õo]es|restri[çc][ãa]o|diretrizes|directrices|richtlinien|consignes|директив\w*|принцип\w*|"
+    r"pol[ií]ticas?|politiques?|regras|restrizion\w*|limiti|regole|beperking\w*|regels|ogranicze\w*|zasad|kısıtlama\w*|"
+    r"begränsning\w*|begrænsning\w*|begrensning\w*|omezen\w*|περιορισμ\w*|הגבלות|הגבלה|ข้อจำกัด|محدودیت\w*|"
+    r"restric\w*|korlát\w*|rajoitu\w*|regler|pravid\w*|κανόν\w*|כללים|กฎ|قوانین|reguli|szabály\w*|sääntö\w*|"
+    r"kural\w*|batasan|aturan|giới hạn|hạn chế|quy tắc|قيود|حدود|قواعد|प्रतिबंध|नियम|सीमा|обмежен\w*|"
+    r"限制|约束|审查|过滤|道德|底线|规则|制限|制約|検閲|フィルター|ルール|倫理|제한|제약|검열|필터|규칙|윤리)"
+)
+_LIMITLESS = "(?:" + (
+    r"\b(?:no|zero|without|free (?:of|from)|freed from|broken free of|not bound by|unbound by|no longer bound by|"
+    r"unconstrained by|unrestricted by|unencumbered by|beyond|outside|above|stripped of|released from|liberated from|"
+    r"ignores?|ignoring|disregards?|bypass(?:es)?|breaks?|violates?|sin|sem|senza|ohne|sans|без|zonder|bez|tanpa|"
+    r"không có|không bị|libre de|frei von|livre de|utan|uden|uten|χωρίς|ללא|בלי|ไม่มี|بدون|fără|ilman)\b ?(?:(?:any|all|every|the|its|your|his|her|their|of|typical|usual|"
+    r"normal|such|kind of|sort of|ninguna|ningún|nenhuma|nenhum|alcuna|alcun|aucune|aucun|jegliche|keine|"
+    r"каких-либо|никаких|всяких|all|ethical|moral|safety|content|\w+)\b ?){0,3}" + _LIMIT_NOUN +
+    r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,2}(?:removed|switched off|turned off|disabled|lifted|stripped|gone|deleted|"
+    r"no longer appl\w*|don't apply|do not apply)"
+    r"|\b(?:unrestricted|unfiltered|uncensored|unconstrained|unaligned|unbound|limitless|amoral|unethical|"
+    r"uneingeschr[äa]nkt\w*|unzensiert\w*|sans limites|ilimitad\w*|sin censura|без ограничений)\b"
+    r"|\b(?:never refuses?|refuses? nothing|can do anything|answers? (?:any|every)thing|answers? every question|"
+    r"will do anything|does anything|do anything now)\b"
+    r"|\b(?:no aplica|no sigue|no respeta|no reconoce|n'appliques? plus|n'appliques?|ne respecte|ne reconna[iî]t|"
+    r"не соблюда\w*|не призна[её]т|não aplica|não segue|não reconhece|wendet keine|erkennt keine)\b ?(?:\w+ ){0,2}" + _LIMIT_NOUN +
+    r"|\b(?:never (?:decline|refuse)|(?:don't|do not) (?:decline|refuse))"
+    r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,3}?(?:(?:is|are) )?(?:(?:do|does) not exist|don't exist|doesn't exist|"
+    r"(?:are|is) gone|waived|void)\b"
+    r"|\b(?:treats?|considers?|regards?) (?:every|all|any|each) (?:\w+ ){0,2}?" + _LIMIT_NOUN + r" as optional"
+    r"|\b(?:shed|sheds|dropped|abandoned|stripped|lost)\b (?:\w+ ){0,4}?" + _LIMIT_NOUN +
+    r"|\b(?:never (?:been )?aligned|not aligned|unaligned)\b"
+    r"|(?:制約|制限|ルール|規則|倫理|検閲|フィルター)(?:も|を|が|は)?(?:何も)?(?:受けない|ない|無い|なし)"
+    r"|(?:제한|제약|규칙|윤리|기준|검열)(?:이|가|도|은|는)? ?(?:\w+ )?없"
+    r"|не (?:нужно|надо|обязан\w*) соблюдать|hicbir (?:\w+ )?(?:olmayan|yok)"
+    r"|" + _LIMIT_NOUN + r" (?:nélkül\w*|ilman)"
+    r"|不要拒绝|别拒绝|拒否しない|断らない|거절하지 마|거절하지 말|nunca te niegues|no te niegues|ne refuse jamais|"
+    r"verweigere nie|не отказывай|nunca recuse|não recuse|"
+    r"制限解除|制限を解除|限制解除|解除(?:了)?(?:所有|全部|一切)?限制|제한이 해제|제한 해제|해제된|一切不要|"
+    r"제한이 (?:\w+ )?없"
+    r"|\b(?:rules|restrictions|policies|guidelines|limits|filters|ethics|morals|safety) (?:are|is) (?:for cowards|"
+    r"for losers|for the weak|pointless|stupid|meaningless|a joke)"
+    r"|从不拒绝|绝不拒绝|永远不拒绝|不讲(?:什么)?(?:安全|道德|规矩|规范)"
+    r"|(?:不用|不必|无需|不需要)(?:顾虑|考虑|理会|管)[^，。]{0,8}(?:规定|规则|限制|审核|政策|规范|准则)"
+    r"|\b(?:can|may) say anything\b|说任何话|什么都可以说|何でも言え|무엇이든 말할 수"
+    r"|\b(?:(?:are|is) not|aren't|isn't) (?:moderated|filtered|censored|checked|reviewed|monitored)\b|\bunmoderated\b"
+    r"|\bnobody (?:is )?(?:checking|watching|monitoring|reviewing|moderating)"
+    r"|нет (?:никаких |каких-либо )?(?:ограничени|правил|фильтр|цензур)\w*"
+    r"|不受任何|不受限制|不受约束|没有任何限制|没有限制|没有任何约束|无限制|毫无底线|没有底线|什么都(?:肯|能|会|可以)|"
+    r"制限(?:が|の|も|は)?(?:ない|無い|なし|ありません)|検閲されていない|何でも答え|"
+    r"제한(?:이|도)? ?없|얽매이지 않|검열 없|무엇이든"
+    r"|(?:ограничени|правил|фильтр)\w* (?:нет|не существует)"
+) + ")"
 
 # ---------------------------------------------------------------- the table
 
 RULES: tuple[Rule, ...] = (
     # -- override: text that tries to replace the instructions the agent runs under
-    Rule("override.ignore", "override", "tells the model to drop the instructions it was given",
-         triggers=_IGNORE_EN, apart=_UNTRUSTED,
-         then=rf" (?:(?:all|any|every|of|the|my|to|everything|that)\b ){{0,3}}{_QUALIFIER}"
-              rf"(?: {_WORD}){{0,2}}? {_ORDERS}\b"),
     Rule("override.ignore-everything", "override", "tells the model to drop everything it was told",
          triggers=_IGNORE_EN,
          then=r" (?:all |everything |anything )?(?:(?:of )?(?:the |that )?(?:text |content |stuff )?)?"
               r"(?:above\b|before this\b|you (?:were|have been|'ve been) (?:told|instructed|given|taught|asked)\b|so far\b|"
               r"until now\b|said before\b)"
               r"(?! (?:warnings?|errors?|messages?|output|logs?|notes?|examples?|steps?|comments?|lines?)\b)"),
-    Rule("override.void", "override", "declares the model's instructions void",
-         lead=rf"{_any('previous', 'prior', 'above', 'earlier', 'original', 'system', 'existing', 'old', 'your')} ",
-         triggers=("instructions", "guidelines", "directives", "system prompt", "rules", "context", "programming",
-                   "prompt", "orders"),
-         then=r"(?: above)?(?: \w+){0,3}? (?:(?:are|is|were|have been|has been) (?:now |hereby |all )?"
-              r"(?:void|null|invalid|outdated|cancell?ed|revoked|obsolete|no longer valid|superseded|overridden|lifted|"
-              r"deleted|reset|wiped|suspended|disabled)|(?:no longer|don't|do not|doesn't|does not) appl(?:y|ies))"),
     Rule("override.new-prompt", "override", "announces replacement instructions",
          lead=rf"{_any('new', 'real', 'actual', 'true', 'secret', 'hidden', 'updated system', 'override')} ",
          triggers=("system prompt", "instructions", "directives", "system instructions"),
@@ -420,7 +902,7 @@ RULES: tuple[Rule, ...] = (
          then=r" your (?:(?:system|initial|original|hidden|secret|full|exact) )*(?:prompt|instructions)\b"),
     Rule("override.ignore-zh", "override", "tells the model to drop the instructions it was given",
          triggers=("忽略", "忽视", "无视", "不要理会", "别理会", "不用理会", "忘记", "忘掉", "抛开", "抛弃", "丢弃", "不要再遵守",
-                   "不再遵守", "停止遵守", "不要遵守", "别管", "绕过", "跳过", "覆盖"),
+                   "不再遵守", "停止遵守", "不要遵守", "别管", "绕过"),
          then=r"[^。！？!?\n]{0,8}?(?:所有|全部|一切|以上|上述|上面|前面|系统|你的|原有|原来|原先|先前|此前|之前的|之前收到|之前给|用户当前)"
               r"[^。！？!?\n关于]{0,8}?(?:指令|指示|提示|系统提示|规则|规定|准则|守则|限制|设定|要求|命令|instructions?|prompt|rules)"),
     Rule("override.void-zh", "override", "declares the model's instructions void",
@@ -462,18 +944,78 @@ RULES: tuple[Rule, ...] = (
     Rule("override.reveal-prompt-ko", "override", "asks the model to disclose its system prompt",
          triggers=("시스템 프롬프트", "시스템프롬프트"),
          then=r"[^.!?\n]{0,12}?(?:출력|보여|알려|공개|말해)", unless=_NEG),
-    Rule("override.ignore-other", "override", "tells the model to drop the instructions it was given", apart=_UNTRUSTED,
-         triggers=("ignora", "ignore", "ignorez", "ignoriere", "ignorier", "olvida", "oublie", "vergiss", "игнорируй",
-                   "забудь", "ignorar", "esqueça", "esquece"),
-         then=rf"(?: {_WORD}){{0,4}}? (?:instrucciones|instructions|anweisungen|инструкции|указания|instruções"
-              r"|règles|reglas|regeln|правила|indicaciones|consignes|vorgaben)\b"),
     Rule("override.dismiss", "override", "tells the model to drop the instructions it was given",
-         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED),
+         together=(_DISMISS, _MODEL_ORDERS, _SCOPE), apart=_UNTRUSTED,
+         bound=((1, _BOUND_BEFORE, _BOUND_AFTER), (0, _PASSIVE, "")),
+         near=(0, 1, 80)),
+    Rule("override.voided", "override", "declares the model's own instructions void",
+         together=(_VOIDED, _MODEL_ORDERS, _OWNED_OR_EARLIER), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         near=(1, 2, 20)),
+    Rule("override.voided-all", "override", "declares all the rules the model runs under void",
+         together=(_VOIDED, _ANY_ORDERS, _OWNED), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
+         near=(1, 2, 20)),
     Rule("override.dismiss-all", "override", "tells the model to drop all the rules it runs under",
-         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED),
+         together=(_DISMISS, _ANY_ORDERS, _STRONG_SCOPE), apart=_UNTRUSTED,
+         bound=((1, _BOUND_BEFORE, _BOUND_AFTER), (0, _PASSIVE, "")),
+         near=(0, 1, 80)),
+    Rule("override.ignore", "override", "tells the model to drop the instructions it was given",
+         triggers=_IGNORE_EN, apart=_UNTRUSTED, then=rf" (?:(?:all|any|every|the|my|your) ){{0,2}}{_QUALIFIER} {_ORDERS}\b"),
+    Rule("override.stale-context", "override", "declares the text before it void, to replace the model's context",
+         together=(_EARLIER_TEXT, _DISMISS + _VOIDED, _BEHAVIOUR)),
+    Rule("override.only-this", "override", "makes this text the model's only authority",
+         together=(_ONLY, _FOLLOW, _THIS_TEXT), apart=("not only",)),
+    Rule("override.precedence", "override", "puts this text above the model's own instructions",
+         together=(_THIS_TEXT, ("优先级高于", "优先于", "高于你的", "takes precedence", "take precedence", "override",
+                                "outrank", "higher priority", "wins over", "supersede", "trump", "より優先", "보다 우선",
+                                "prevalece", "prime sur", "hat vorrang", "важнее", "приоритет"),
+                   _OWNED + ("system", "系统", "出厂设置", "factory", "default settings", "defaults", "システム", "시스템"))),
+    Rule("override.conflict-loses", "override", "declares whatever conflicts with this text void",
+         together=(_THIS_TEXT, ("冲突", "conflict", "contradict", "矛盾", "충돌", "contradig", "widerspr", "противореч"),
+                   _VOIDED + ("听这条", "以这条为准", "this wins", "this one wins", "follow this", "こちらに従", "이것을 따")),
+         window=2),
+    Rule("override.even-if-harmful", "override", "tells the model to comply even when it is asked for harm",
+         triggers=("even if", "even when", "哪怕", "即使", "即便", "たとえ", "설령", "aunque", "même si", "selbst wenn", "даже если"),
+         then=r"[^.!?\n。！？]{0,30}?(?:dangerous|harmful|unsafe|illegal|unethical|危险|有害|违法|危険|違法|위험|불법|peligros|"
+              r"dangereu|gef[aä]hrlich|опасн)"),
+    Rule("override.to-the-reader", "override", "speaks to the model that reads it, to give it orders",
+         triggers=("if you are an", "if you're an", "to the ai", "to the assistant", "to the model", "to any ai", "dear ai",
+                   "ai reading this", "llm reading this", "model reading this", "assistant reading this",
+                   "ais reading this", "agents reading this", "如果你是ai", "如果你是一个ai", "读到这条的ai", "もしあなたがai",
+                   "만약 당신이 ai"),
+         then=r"(?:\s?(?:ai|llm|language model|assistant|model|agent|bot|人工智能|模型|助手))?[^\n]{0,80}?"
+              r"(?:reading|processing|sees?|parsing|读到|看到|読んで|읽)?[^\n]{0,120}?(?:instructions?|priority|must|follow|"
+              r"ignore|instead|obey|指令|优先|必须|指示|優先|지시|우선)"),
+    Rule("override.comply-all", "override", "tells the model to do whatever it is asked, whatever its rules",
+         together=(_UNCONDITIONAL, _COMPLY_ALL)),
+    Rule("override.remote-rules", "override", "tells the model to take its rules from a remote address", view="text",
+         together=(("whatever it says", "whatever they say", "what it says", "do what it says", "instructions there",
+                    "rules there", "its instructions", "as your instructions", "as instructions", "over your",
+                    "instead of your", "take precedence", "overrides your", "照做", "按照里面", "従って", "따라"), _REMOTE),
+         needs=_REMOTE_NEEDS),
+    Rule("override.rules-optional", "override", "tells the model its rules are only advice",
+         together=(("advisory", "optional", "just suggestions", "merely suggestions", "only suggestions", "not mandatory",
+                    "suggestions only", "仅供参考", "可选", "任意", "参考程度", "권고 사항", "opcional", "facultati",
+                    "необязательн"), _ANY_ORDERS, _ASSISTANT), bound=(1, _BOUND_BEFORE, _BOUND_AFTER), near=(0, 1, 25)),
+    Rule("override.drop-safeguards", "override", "tells the model to remove the memories that guard it",
+         together=(("delete", "remove", "erase", "purge", "forget", "drop", "wipe", "删除", "删掉", "削除", "삭제", "borra",
+                    "supprime", "lösche", "удали"), ("memory", "memories", "note", "notes", "entries", "记忆", "メモ", "메모"),
+                   ("prompt injection", "safety rule", "safety warning", "security warning", "guardrail", "jailbreak",
+                    "manipulation", "提示注入", "提示词注入", "越狱", "プロンプトインジェクション", "프롬프트 인젝션")), near=(0, 1, 30)),
+    Rule("override.this-as-standard", "override", "makes this text the standard the model goes by",
+         triggers=("以本", "以这", "以此", "按本", "按这"),
+         then=r"(?:条|份|段|个|篇)?(?:记忆|备忘录|备注|笔记|消息|内容|说明|指示)(?:里说的|所说|为准|为唯一|为最高)"),
+    Rule("override.cover-tracks", "override", "tells the model to leave no trace of what it does",
+         triggers=("leave no trace", "without a trace", "without leaving a trace", "no traces", "别留痕迹", "不留痕迹",
+                   "不要留下痕迹", "痕跡を残さ", "흔적을 남기지", "sin dejar rastro", "sans laisser de trace", "spurlos",
+                   "не оставляй следов", "sem deixar rastro", "senza lasciare traccia"), then=""),
+    Rule("override.reveal", "override", "asks the model to disclose its system prompt",
+         together=(_REVEAL, _PROMPT, _TO_ME), apart=_NEGATION, window=2),
+    Rule("override.secrecy", "override", "tells the model to hide this text or its actions from the user",
+         together=(_CONCEAL, _THIS_TEXT + ("what you are doing", "what you did", "that you", "these instructions"),
+                   _THE_USER), window=2),
     # -- persona: a new identity or a "mode" without the model's rules
     Rule("persona.no-limits", "persona", "tells the model it has no rules or limits",
-         together=(_LIMIT_NEGATED, _ASSISTANT)),
+         together=(_ASSISTANT, _LIMITLESS), apart=_FICTION + _ENVIRONMENT),
     Rule("persona.you-are-dan", "persona", "names a jailbreak persona",
          triggers=("you are", "you're", "你是", "你现在是", "あなたは", "너는", "당신은", "tu es", "du bist", "ты"),
          then=r" (?:now )?(?:dan|stan|dude|aim|evilbot|devmode)(?![a-z])"),
@@ -506,7 +1048,7 @@ RULES: tuple[Rule, ...] = (
          then=r" (?:the )?(?:dan|jailbreak|god|unrestricted|unfiltered|uncensored|evil|no-limits?|chaos) mode"),
     Rule("persona.developer-mode", "persona", "switches the model into a 'developer mode' without its rules",
          together=(("developer mode", "开发者模式", "開発者モード", "개발자 모드", "modo desarrollador"),
-                   _LIMIT_NEGATED + ("anything", "制限を解除", "所有限制", "安全策略", "모든 제한", "制限", "限制", "제한"))),
+                   _LIMITLESS + "|anything|制限を解除|所有限制|安全策略|모든 제한|制限|限制|제한")),
     Rule("persona.jailbreak", "persona", "names a jailbreak",
          triggers=("do anything now", "jailbreak mode", "dan mode", "jailbroken mode", "stay in character",
                    "let's play a game", "lets play a game"),
@@ -571,7 +1113,7 @@ RULES: tuple[Rule, ...] = (
               r"[^.!?\n]{0,60}?(?:private|secret|credential|password|personal|any\b|all\b|everything|without|delete|"
               r"bypass|disable|ignore|exfiltrat)"),
     Rule("authority.blanket-consent", "authority", "claims blanket consent to act without confirmation",
-         together=(("consent", "permission", "authorization", "authorisation", "approval", "pre-approved", "preapproved",
+         together=(("consent", "permission", "authorization", "authorisation", "approval", "pre-approv", "preapprov",
                     "pre-authorized", "授权", "同意", "許可", "承認", "동의", "허가"),
                    ("without asking", "without confirm", "no need to confirm", "no need to ask", "no confirmation",
                     "skip confirmation", "never ask", "don't ask", "do not ask", "never confirm", "any command",
@@ -586,11 +1128,12 @@ RULES: tuple[Rule, ...] = (
     Rule("persona.pretend", "persona", "tells the model to play a role",
          triggers=("you are going to", "you will now", "you're going to", "i want you to", "you will"),
          then=r" (?:pretend|roleplay|role-play|impersonate|simulate|become) (?:to be |as |that you are )?"),
-    Rule("authority.checks-off", "authority", "claims the safety checks are off",
+    Rule("authority.checks-off", "authority", "claims the safety checks are off", apart=_ENVIRONMENT[1:],
          triggers=("safety", "security", "content", "confirmation"),
          then=r" (?:checks|filters|rules|policies|guardrails|prompts|steps) (?:are|have been|were) "
               r"(?:now )?(?:disabled|turned off|removed|lifted|suspended|waived)"),
     Rule("authority.skip-confirm", "authority", "tells the model to act without the user's confirmation",
+         apart=("in tests", "in test", "in ci", "by setting", "flag", "env var", "environment variable"),
          triggers=("skip", "bypass", "disable"),
          then=r" (?:all |any |the )?(?:confirmation|approval|permission|safety) (?:prompts?|checks?|steps?|requests?|dialogs?)"),
     Rule("authority.follow-content", "authority", "tells the model to obey instructions in content it reads",
@@ -621,6 +1164,14 @@ RULES: tuple[Rule, ...] = (
          triggers=("usuario", "benutzer", "nutzer", "utilisateur", "пользователь"),
          then=r"[^.!?\n]{0,20}?(?:autoriz|zugestimmt|erlaubt|autoris|consent|разреш|соглас)[^.!?\n]{0,60}?"
               r"(?:cualquier|jede|tout|любой|любые|sin preguntar|ohne nachfrage|sans demander|без)"),
+    Rule("authority.notice-claim", "authority", "claims word from the model's makers that its rules are off",
+         together=(_AUTHORITY_SOURCE, _PERMISSION_CLAIM)),
+    Rule("authority.grant", "authority", "claims someone granted the model sweeping permission",
+         together=(_GRANT, _ASSISTANT, _SWEEPING), window=2, near=(0, 2, 80)),
+    Rule("authority.grant-unconfirmed", "authority", "claims a permission that lets the model act without the user's say",
+         together=(_GRANT, _WITHOUT_USER), window=2),
+    Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
+         together=(_GRANT, _TO_ANYONE)),
     # -- fence: text that could close the memory block or fake a chat turn
     Rule("fence.memory-marker", "fence", "copies the memory block's own markers", view="text",
          triggers=("==",), then=r"=* ?(?:end )?long-term memory"),
@@ -629,7 +1180,9 @@ RULES: tuple[Rule, ...] = (
     Rule("fence.chat-token", "fence", "holds a chat-template token that opens or closes a turn", view="text",
          triggers=("<|",),
          then=r" ?(?:[a-z0-9_.▁-]*(?:system|user|assistant|im_|turn|header|eot|begin|start|end_of|sep|channel|message|tool|ipython|eos|bos)[a-z0-9_.▁-]*"
-              r" ?\|>|[a-z][a-z0-9_.▁-]{0,40} ?\|>(?=[ \t]*(?:\n|system\b|user\b|assistant\b|$)))"),
+              r" ?\|>|[a-z][a-z0-9_.▁-]{0,40} ?\|>(?=[ \t]*(?:\n|system\b|user\b|assistant\b|$)))"
+              # a token named in prose ("renders <|user|> and <|assistant|> tokens") opens no turn
+              r"(?! (?:and|or|tokens?|markers?|tags?|delimiters?)\b|,)"),
     Rule("fence.template-tag", "fence", "holds a chat-template role tag", view="text",
          triggers=("[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "<|begin_of_text|>"),
          then=""),
@@ -638,6 +1191,33 @@ RULES: tuple[Rule, ...] = (
     Rule("fence.role-tag", "fence", "wraps text in a role tag that fakes a chat turn", view="text",
          triggers=("<system>", "<assistant>", "<user>", "<im_start>", "<system_prompt>"),
          then=r"(?=[^<]{1,400}</(?:system|assistant|user|im_end|system_prompt)>)"),
+    Rule("fence.instruction-tag", "fence", "wraps text in a tag that poses as instructions or a role", view="text",
+         triggers=("<instructions", "<instruction", "<system", "<admin", "<developer", "<policy", "<override",
+                   "<system_instructions"),
+         then=r"\b[^<>\n]{0,80}>(?=[^<]{1,400}</(?:instructions?|system|admin|developer|policy|override|"
+              r"system_instructions)>)"),
+    Rule("fence.named-tag", "fence", "wraps text in a tag named for a role or instructions", view="text",
+         triggers=("<",), needs=("</",),
+         then=r"(?P<tag>(?:[a-z]+[-_])?(?:system|assistant|developer|admin|instructions?|im_start)"
+              r"(?:[-_](?:reminder|message|prompt|note|notice|override|instructions?|update|directive|context))?)"
+              r"\b[^<>\n]{0,80}>"
+              r"(?=[^<]{1,400}</(?P=tag)>)"),
+    Rule("fence.bracket-role", "fence", "opens a line with a bracketed role label", view="text",
+         lead=r"(?:^|\n)[ \t]*\[ ?", triggers=("system", "assistant", "developer", "admin", "sys", "instructions"),
+         then=r"(?: (?:message|note|notice|override|prompt|update))? ?\] ?[:：]"),
+    Rule("fence.role-field", "fence", "holds a serialised chat turn (a role field set to system or assistant)",
+         view="text", triggers=("role", '"role"', "'role'"),
+         then=r"[\"']?[ \t]*[:=][ \t]*[\"']?(?:system|assistant|developer)\b[\"']?(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*)"
+              r"[\"']?(?:content|text|message)[\"']?[ \t]*[:=]"),
+    Rule("fence.fake-tool-result", "fence", "asks to be taken for a tool's or the system's own output", view="text",
+         apart=("mock", "fixture", "in tests", "in the test", "unit test", "test suite"),
+         triggers=("treat", "consider", "regard", "当作", "视为", "として扱"),
+         then=r"\b[^.!?\n。]{0,20}?\bas (?:a |an )?(?:genuine|real|trusted|official|authentic|verified) "
+              r"(?:tool|system|function|api) (?:result|output|response|message|call)"),
+    Rule("fence.end-marker", "fence", "ends the memory block early and starts a turn of its own", view="text",
+         lead=r"(?:^|[\[(<#=*\-]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
+                                             "end of the memory", "end of the context", "end of data", "记忆结束", "メモ終わり"),
+         then=r"[^\n]{0,40}\n(?:[ \t]*\n)*[ \t]*(?:system|assistant|user|developer|admin|系统|助手|システム|시스템)[ \t]*[:：]"),
     Rule("fence.role-switch", "fence", "closes one role's tag and opens another's", view="text",
          triggers=("</system>", "</assistant>", "</user>", "</memory>"),
          then=r"(?=[^<]{0,200}<(?:system|assistant|user)>)"),
@@ -659,7 +1239,7 @@ RULES: tuple[Rule, ...] = (
          triggers=("http://", "https://", "//"),
          then=r"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s)\]>\"'=]*="
               r"(?:[^\s&)]*(?:conversation|chat|history|message|secret|password|passwd|token|api_?key|cookie|session|prompt|"
-              r"env|credential)[^\s&)]*)"),
+              rf"env|credential|{_SENSITIVE})[^\s&)]*)"),
     Rule("exfiltration.url-placeholder", "exfiltration", "fills a URL's query from a template of conversation data",
          view="cased", triggers=("http://", "https://", "HTTP://", "HTTPS://"),
          then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s)\]>\"'=]*={_PLACEHOLDER}"),
@@ -668,7 +1248,7 @@ RULES: tuple[Rule, ...] = (
          then=rf"[^\n。]{{0,100}}?{_REMOTE}[?&][^\s=]*=(?:[\s)\]]|$)", needs=_REMOTE_NEEDS),
     Rule("exfiltration.url-fill-after", "exfiltration", "has a secret or conversation appended to a URL", view="text",
          triggers=("http://", "https://"),
-         then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s=]*=(?=[\s)\]]|$)[^\n。]{{0,60}}?{_SENSITIVE}"),
+         then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s=]*=(?=[\s)\]\"'+]|$)[^\n。]{{0,60}}?{_SENSITIVE}"),
     Rule("exfiltration.url-append", "exfiltration", "has a secret or conversation appended to a URL", view="text",
          triggers=("append", "add", "attach", "include", "encode", "附加", "拼接", "付けて", "붙여"),
          then=rf"[^\n。]{{0,80}}?{_SENSITIVE}[^\n。]{{0,80}}?(?:url|link|image|链接|图片|画像|リンク|링크|이미지)"),
@@ -720,7 +1300,39 @@ RULES: tuple[Rule, ...] = (
          then=rf"[^\n。]{{0,60}}?(?:{_SEND_OTHER}|{_SEND_EN})[^\n。]{{0,40}}?{_REMOTE}", unless=_NEG, needs=_REMOTE_NEEDS),
     Rule("exfiltration.send-after", "exfiltration", "sends conversation data or secrets to a remote address",
          view="text", triggers=_SENSITIVE_WORDS,
-         then=rf"[^\n。]{{0,60}}?{_REMOTE}[^\n。]{{0,30}}?(?:{_SEND_OTHER}|に送信|로 전송|에 업로드|送信)", unless=_NEG, needs=_REMOTE_NEEDS),
+         then=rf"[^\n。]{{0,60}}?{_REMOTE}[^\n。]{{0,30}}?(?:{_SEND_OTHER}|に送信|로 전송|에 업로드|送信|\bpost\b|\bput\b)",
+         unless=_NEG, needs=_REMOTE_NEEDS),
+    Rule("exfiltration.publish-secret-file", "exfiltration", "puts a credential or key file where others can read it",
+         view="text", together=(("gist", "pastebin", "paste bin", "hastebin", "transfer.sh", "public repo", "share the link",
+                                  "discord", "telegram", "webhook"), _SECRET_FILE), apart=_NEGATION),
+    Rule("exfiltration.url-open-query", "exfiltration", "fills a URL's open query with what the model writes or reads",
+         view="text", triggers=("http://", "https://"),
+         then=r"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s=]*=(?=[\s)\]\"'+]|$)[^\n。]{0,20}?"
+              r"(?:\+|plus|followed by|then|and then|append|with)\b[^\n。]{0,40}?\b(?:summary|answer|reply|response|"
+              r"conversation|chat|user's (?:question|message|input))\b"),
+    Rule("exfiltration.covert-transfer", "exfiltration", "moves data to another machine behind the user's back", view="text",
+         together=(("without telling", "without the user knowing", "secretly", "covertly",
+                    "behind the user", "偷偷", "悄悄", "こっそり", "몰래", "en secreto", "heimlich", "втайне", "тайно"),
+                   ("scp", "rsync", "sftp", "upload", "send", "copy", "sync", "post", "transfer", "ftp", "curl", "wget", "上传",
+                    "发送", "送信", "アップロード", "업로드", "전송"),
+                   _REMOTE + r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+|:/)"), apart=_NEGATION),
+    Rule("exfiltration.request-body", "exfiltration", "puts conversation data or secrets into a request to a remote address",
+         view="text", together=(("body", "payload", "request data", "post data", "form data", "json body", "params"),
+                                _SENSITIVE, _REMOTE), needs=_REMOTE_NEEDS, apart=_NEGATION, near=(0, 1, 30)),
+    Rule("exfiltration.phish-user", "exfiltration", "tells the model to get the user to hand over a secret", view="text",
+         triggers=("ask", "tell", "get", "have", "convince", "persuade", "request", "prompt", "让", "要求", "请用户", "頼ん",
+                   "求め", "요청", "pide", "demande", "bitte", "попроси"),
+         then=r"\b[^.!?\n。]{0,30}?(?:the user|them|him|her|用户|ユーザー|사용자|al usuario|l'utilisateur|den nutzer|"
+              r"пользовател\w*)[^.!?\n。]{0,20}?(?:upload|send|share|paste|enter|type|give|provide|read out|tell you|"
+              r"上传|发|提供|输入|送|入力|보내|입력|env[ií]e|envoie|schick|отправ)[^.!?\n。]{0,30}?"
+              r"(?:password|passcode|credential|api key|token|2fa|otp|verification code|seed phrase|recovery (?:code|phrase)|"
+              r"private key|password manager|bank|card number|cvv|ssh key|密码|验证码|密钥|パスワード|認証コード|비밀번호|인증 코드|"
+              r"contraseña|mot de passe|passwort|пароль)",
+         unless=_NEG, apart=("not into", "not in", "never in", "never into", "not to you", "never to you", "不要发给", "不要在聊天")),
+    Rule("exfiltration.dns", "exfiltration", "puts a command's output into a host name, to send it by DNS", view="text",
+         triggers=("nslookup", "dig", "ping", "host", "curl", "wget", "resolve", "nc", "drill"), needs=("$(", "`"),
+         then=r"\b[^\n|;]{0,60}?(?:\$\([^()\n]{1,80}\)|`[^`\n]{1,80}`)\.(?:\$\([^()\n]{1,40}\)\.)?"
+              r"[a-z0-9-]+(?:\.[a-z0-9-]+)+"),
     Rule("exfiltration.env-request", "exfiltration", "reads secrets from the environment and makes a request",
          view="text", triggers=("os.environ", "getenv", "process.env", "$env:"),
          then=r"[^\n]{0,200}?(?:urlopen|requests\.|fetch\(|http\.client|https?://)"),
@@ -732,9 +1344,14 @@ RULES: tuple[Rule, ...] = (
     Rule("invisible.variation-alone", "invisible", "holds a variation selector where no emoji takes one",
          view="raw", then=r"(?<![\p{Emoji}\p{Han}\u200d])\p{Variation_Selector}"),
     Rule("invisible.bidi", "invisible", "holds bidirectional controls that reorder what a reader sees", view="raw",
-         then=r"\p{Bidi_Control}+"),
+         then=r"[\p{Bidi_Control}--[\u200e\u200f\u061c]]+"
+              r"|(?<![\p{Bidi_Class=R}\p{Bidi_Class=AL}])[\u200e\u200f\u061c]+(?![\p{Bidi_Class=R}\p{Bidi_Class=AL}])"),
     Rule("invisible.format", "invisible", "holds invisible format or default-ignorable characters", view="raw",
-         then=r"(?:[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d]]"
+         then=r"(?:(?<![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
+              r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])\u200c"
+              r"|\u200c(?![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
+              r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])"
+              r"|[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d\u200c]]"
               r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}])\u200d|\u200d(?!\p{Emoji}))+"),
     # -- secret: credentials that must not be stored; the id after "secret." names the type
     Rule("secret.private-key", "secret", "holds a private key", view="text", shape=True,
@@ -762,7 +1379,7 @@ RULES: tuple[Rule, ...] = (
          lead=r"(?<![a-z0-9_-])", triggers=("eyj",), then=r"[a-z0-9_-]{8,}\.eyj[a-z0-9_-]{8,}\.[a-z0-9_-]*"),
     Rule("secret.url-credentials", "secret", "holds a password inside a URL", view="text",
          triggers=("://",),
-         then=r"[^\s/:@]*:(?P<value>(?!\[redacted)[^\s/@]{1,200})@[\w.-]"),
+         then=r"(?![^\s/@]*\[redacted:)[^\s/:@]*:(?P<value>(?!\[redacted)[^\s/@]{1,200})@[\w.-]"),
     Rule("secret.authorization", "secret", "holds an Authorization header", view="text",
          triggers=("authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token"),
          then=r"['\"]?\s*[:=]\s*['\"]?(?:(?:basic|bearer|token|digest|apikey|key)\s+)?"
@@ -814,13 +1431,16 @@ class _Index:
     or digit can only match where a word begins (`Rule.source` makes sure), so it is looked up
     by its first word among the beginnings of the text's words: dict lookups, no regex. Any
     other trigger (symbols, CJK) by a substring test; there are a few hundred, each a fraction
-    of a microsecond, and nothing to compile. A rule without triggers is always a candidate."""
+    of a microsecond, and nothing to compile. A trigger of several words is then looked for
+    whole (white space squeezed out, as the rules let it be), so "the new system prompt" does not
+    make its rule a candidate of every text holding "the". A rule without triggers is always a
+    candidate."""
 
     def __init__(self, rules: list[Rule]) -> None:
         self.always = tuple(rule for rule in rules if not rule.triggers)
         self.order = {rule.id: i for i, rule in enumerate(rules)}
-        self.exact: dict[str, set[Rule]] = {}
-        self.by_start: dict[str, list[tuple[str, Rule]]] = {}
+        self.exact: dict[str, list[tuple[str | None, Rule]]] = {}
+        self.by_start: dict[str, list[tuple[str, str | None, Rule]]] = {}
         self.by_other: dict[str, set[Rule]] = {}
         for rule in rules:
             for trigger in rule.triggers:
@@ -830,29 +1450,66 @@ class _Index:
                     self.by_other.setdefault(trigger.replace(" ", ""), set()).add(rule)
                     continue
                 first = words[0]
-                # A first word the trigger goes on from ("do" in "do not ask") or of one or two
-                # letters must be a whole word of the text; any other may run on ("revoked").
-                if len(first) <= 2 or (len(trigger) > len(first) and not trigger[len(first)].isalnum()):
-                    self.exact.setdefault(first, set()).add(rule)
+                phrase = "".join(trigger.split())
+                whole = None if phrase == first else phrase
+                # A one-word trigger of one or two letters must be a whole word of the text; any
+                # other may run on ("revoked"). A trigger of several words may have had its spaces
+                # squeezed out ("systemprompt"): its first word is looked for as a beginning, and
+                # the whole trigger in the squeezed text.
+                if whole is None and (len(first) <= 2 or (len(trigger) > len(first) and not trigger[len(first)].isalnum())):
+                    self.exact.setdefault(first, []).append((whole, rule))
                 else:
-                    self.by_start.setdefault(first[:3], []).append((first, rule))
-        self.others = tuple(self.by_other.items())
+                    self.by_start.setdefault(first[:3], []).append((first, whole, rule))
+        # Triggers that are not Latin words: the ASCII ones ("<|", "://") are tested one by one;
+        # the rest (CJK, Cyrillic, Arabic...) by one alternation, and only in text that is not ASCII.
+        self.known: dict[str, tuple[tuple[Rule, tuple[str, ...] | None], ...]] = {}
+        self.others = tuple((key, found) for key, found in self.by_other.items() if key.isascii())
+        wide = [key for key in self.by_other if not key.isascii()]
+        self.wide = re.compile(f"(?=({_trie(wide)}))") if wide else None
+
+    def of_token(self, token: str) -> tuple[tuple[Rule, tuple[str, ...] | None], ...]:
+        """The rules a word of the text can start, each with the whole triggers one of which must
+        then be in the text (None: the word is the trigger), remembered per word (a store's texts
+        share most of their words)."""
+        pairs = list(self.exact.get(token, ())) + [
+            (whole, rule) for first, whole, rule in self.by_start.get(token[:3], ()) if token.startswith(first)]
+        wholes: dict[Rule, list[str] | None] = {}
+        for whole, rule in pairs:
+            if whole is None or wholes.get(rule, ()) is None:
+                wholes[rule] = None
+            else:
+                wholes.setdefault(rule, []).append(whole)
+        found = tuple((rule, None if needed is None else tuple(needed)) for rule, needed in wholes.items())
+        if len(self.known) < 50_000:
+            self.known[token] = found
+        return found
 
     def candidates(self, text: str) -> list[Rule]:
         rules = set(self.always)
-        exact, by_start = self.exact, self.by_start
+        squeezed = "".join(text.split())
+        known, of_token = self.known, self.of_token
         for token in set(_TOKEN.findall(text)):
-            found = exact.get(token)
-            if found:
-                rules.update(found)
-            for first, rule in by_start.get(token[:3], ()):
-                if token.startswith(first):
+            found = known.get(token)
+            if found is None:
+                found = of_token(token)
+            for rule, wholes in found:
+                if rule not in rules and (wholes is None or any(whole in squeezed for whole in wholes)):
                     rules.add(rule)
-        if self.others:
-            squeezed = text.replace(" ", "") if " " in text else text
-            for key, found in self.others:
-                if key in squeezed:
-                    rules.update(found)
+        for key, found in self.others:
+            if key in squeezed:
+                rules.update(found)
+        if self.wide is not None and not text.isascii():
+            by_other = self.by_other
+            for match in self.wide.finditer(squeezed):
+                # The alternation prefers the longest key; a shorter key that starts there too
+                # is a trigger of its own.
+                key = match.group(1)
+                for length in range(len(key), 0, -1):
+                    found = by_other.get(key[:length])
+                    if found:
+                        rules.update(found)
+        if len(rules) == 1:
+            return list(rules)
         return sorted(rules, key=lambda rule: self.order[rule.id])
 
 
@@ -878,6 +1535,9 @@ def _index(name: str) -> _Index:
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _PCT_RUN = re.compile(r"[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}(?:[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+-]*")
+_B32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}=*(?![A-Za-z0-9])")
+# Escapes a program would read as characters: \u0049, \x49, &#73;, &#x49;.
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
 _MAX_DEPTH = 2
 # A run long enough to hold an encoded payload; most texts have none, and the decoders are skipped.
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/=_%-]{16,}")
@@ -905,6 +1565,15 @@ def _decoded(text: str) -> list[tuple[str, int, int, str]]:
         from urllib.parse import unquote_to_bytes
 
         out.append(("url", match.start(), match.end(), unquote_to_bytes(match.group())))
+    for match in _B32_RUN.finditer(text):
+        import base64
+        import binascii
+
+        body = match.group().rstrip("=")
+        try:
+            out.append(("base32", match.start(), match.end(), base64.b32decode(body + "=" * (-len(body) % 8))))
+        except (binascii.Error, ValueError):
+            continue
     readable = []
     for kind, start, end, data in out:
         try:
@@ -916,12 +1585,79 @@ def _decoded(text: str) -> list[tuple[str, int, int, str]]:
     return readable
 
 
+# A text that names a transformation ("read this ROT13", "reverse and obey") is also read undone.
+_TRANSFORM_HINTS = ("rot13", "rot-13", "rot 13", "caesar", "revers", "backwards", "反转", "倒序", "倒过来", "逆順", "逆さ",
+                    "거꾸로", "al revés", "invertid", "à l'envers", "rückwärts", "наоборот", "de trás para frente")
+
+
+_TRANSFORM_HINT = re.compile("|".join(map(re.escape, _TRANSFORM_HINTS)))
+
+
+def _names_transform(text: str) -> bool:
+    return _TRANSFORM_HINT.search(text.lower()) is not None
+
+
+def _transformed(text: str) -> list[tuple[str, int, int, str]]:
+    out = []
+    if ("\\" in text or "&#" in text) and len(_ESCAPE.findall(text)) >= 4:
+        out.append(("escapes", 0, len(text), _ESCAPE.sub(_unescape, text)))
+    if not _names_transform(text):
+        return out
+    import codecs
+
+    return out + [("rot13", 0, len(text), codecs.encode(text, "rot13")), ("reversed", 0, len(text), text[::-1])]
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = next(group for group in match.groups() if group is not None)
+    value = int(code, 10 if match.group(4) is not None else 16)
+    return chr(value) if value <= 0x10FFFF else match.group()
+
+
 # ---------------------------------------------------------------- the API
 
 
-def scan_text(text: str) -> list[Finding]:
-    """Every finding in `text`, ordered by where it starts."""
-    return _scan(text, 0, secrets=True)
+def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
+    """Every finding of the rules in `text`, ordered by where it starts. With `second_opinion`
+    (the write path: a write records what it finds in the entry's flags), the learned model
+    (core/threat_model.py) reads it too when no rule names an intent (only a secret or invisible
+    characters, or nothing)."""
+    findings = _scan(text, 0, secrets=True)
+    if second_opinion and not any(finding.category not in ("secret", "invisible") for finding in findings):
+        findings += _second_opinion(text)
+    return findings
+
+
+_MODEL_MIN_WORDS = 4  # a note of a few words (a URL, a command) gives the model too little to go on
+
+
+_PROSE = re.compile(r"[^\W\d_]{2,}")
+_PATHLIKE = re.compile(r"\S*[/\\]\S*")
+
+
+def _prose_words(words: str) -> int:
+    """Words of prose in a words view: letter runs outside URLs and paths, and each two CJK
+    characters (written without spaces) count as one."""
+    count = 0
+    for run in _PROSE.findall(_PATHLIKE.sub(" ", words)):
+        count += max(1, len(run) // 2) if run[0] >= "\u3000" else 1
+    return count
+
+
+def _second_opinion(text: str) -> list[Finding]:
+    words = words_view(text_view(text)).text
+    if _prose_words(words) < _MODEL_MIN_WORDS:
+        return []
+    from .threat_model import load
+
+    verdict = load().judge(words)
+    if verdict is None:
+        return []
+    category, probability = verdict
+    return [Finding(category, f"model.{category}",
+                    f"reads like a hostile memory ({category}) to the model learned from memtui's threat corpora "
+                    f"(probability {probability:.2f}); no rule names it, so read it before approving",
+                    _excerpt(text), 0, len(text))]
 
 
 def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
@@ -941,18 +1677,22 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
         by_view["secret" if rule.category == "secret" else rule.view].append(rule)
     findings += _run(by_view["cased"], View(text, None), text)
     for view_name, view in (("words", words_v), ("text", text_v)):
-        rules = by_view[view_name]
-        if not rules or not any(rule.spans(view.text) for rule in rules):
+        matched = [(rule, spans) for rule in by_view[view_name] for spans in (rule.spans(view.text),) if spans]
+        if not matched:
             continue
         # Something matched: redo the view with its map back to raw offsets.
         tracked = text_view(text, tracked=True, plain=plain)
         if view_name == "words":
             tracked = words_view(tracked)
-        findings += _run(rules, tracked, text)
+        if tracked.text != view.text:  # the same steps give the same text; never trust that blindly
+            findings += _run([rule for rule, _ in matched], tracked, text)
+            continue
+        for rule, spans in matched:
+            findings += _findings(rule, spans, tracked, text)
     if secrets and by_view["secret"]:
         findings += _secrets(text, by_view["secret"])
-    if depth < _MAX_DEPTH and _LONG_RUN.search(text):
-        for kind, start, end, decoded in _decoded(text):
+    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text) or "\\" in text or "&#" in text):
+        for kind, start, end, decoded in _decoded(text) + _transformed(text):
             inner = [f for f in _scan(decoded, depth + 1, secrets=False) if f.category != "invisible"]
             if not inner:
                 continue
@@ -974,10 +1714,15 @@ def _has_control(text: str) -> bool:
 def _run(rules: list[Rule], view: View, raw: str) -> list[Finding]:
     findings = []
     for rule in rules:
-        for start, end in rule.spans(view.text):
-            raw_start, raw_end = view.raw_span(start, end, len(raw)) if view.offsets is not None else (start, end)
-            findings.append(Finding(rule.category, rule.id, rule.reason, _excerpt(raw[raw_start:raw_end]),
-                                    raw_start, raw_end))
+        findings += _findings(rule, rule.spans(view.text), view, raw)
+    return findings
+
+
+def _findings(rule: Rule, spans: list[tuple[int, int]], view: View, raw: str) -> list[Finding]:
+    findings = []
+    for start, end in spans:
+        raw_start, raw_end = view.raw_span(start, end, len(raw)) if view.offsets is not None else (start, end)
+        findings.append(Finding(rule.category, rule.id, rule.reason, _excerpt(raw[raw_start:raw_end]), raw_start, raw_end))
     return findings
 
 

@@ -261,7 +261,7 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
         flags = [f for f in item.flags if f != "blocked" and not f.startswith(("approved:", "threat:"))]
         if secrets_found and "secret-redacted" not in flags:
             flags.append("secret-redacted")
-        flags += threat_flags(scan_text(clean))
+        flags += threat_flags(scan_text(clean, second_opinion=True))
         entry_id = item.id if item.id and item.id not in taken else new_id(taken)
         record = Record(entry_id, item.kind, clean, source or f"import:{file}", item.ts if item.ts is not None else now,
                         flags, extra)

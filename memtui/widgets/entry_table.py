@@ -26,6 +26,26 @@ class EntryTable(VirtualTable):
         self._now = time.time()
         self.marked: set[str] = set()  # ids marked for a bulk action
 
+    def marked_of(self, entries: list[Entry]) -> list[Entry]:
+        """The marked ones among `entries` (the store's: a mark outlives a filter that hides its row)."""
+        return [entry for entry in entries if entry.id in self.marked] if self.marked else []
+
+    def toggle_mark(self) -> bool:
+        """Mark or unmark the selected row and move on to the next, so space marks a run; False: no row."""
+        entry_id = self.selected_id()
+        if entry_id is None:
+            return False
+        self.marked ^= {entry_id}
+        self.refresh_rows([entry_id])
+        if self.cursor_row < self.row_count - 1:
+            self.action_cursor(1)
+        return True
+
+    def clear_marks(self) -> None:
+        marked = list(self.marked)
+        self.marked.clear()
+        self.refresh_rows(marked)
+
     @staticmethod
     def _columns(wide_kind: bool) -> list[Column]:
         return [

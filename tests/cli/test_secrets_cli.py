@@ -52,3 +52,19 @@ def test_approve_on_an_entry_the_scan_passed_does_not_call_it_safe(tmp_path):
     entry_id = orjson.loads(run_memtui("add", "fact", "uses pytest", "--json", store=store).raw)["entry"]["id"]
     out = run_memtui("approve", entry_id, store=store).out
     assert "not blocked" in out and "filter" in out and "safe" in out and "does not make" in out
+
+
+def test_a_secret_another_program_wrote_is_redacted_by_the_next_cli_write(tmp_path):
+    store = tmp_path / "store"
+    assert run_memtui("add", "fact", "the deploy script runs a dry-run first", store=store).code == 0
+    data = orjson.loads((store / "memory.json").read_bytes())
+    text, secret = SECRETS[0]
+    data["entries"].append({"id": "f0f0f0f0f0f0", "kind": "fact", "text": text, "source": "", "ts": 1})
+    (store / "memory.json").write_bytes(orjson.dumps(data))
+    injected = run_memtui("inject", "prod db postgres", store=store)
+    assert "postgres" in injected.out and secret not in injected.out  # shown redacted before any write
+    assert run_memtui("add", "preference", "answers in English", store=store).code == 0
+    for path in (p for p in store.rglob("*") if p.is_file()):
+        assert secret.encode() not in path.read_bytes(), path
+    audit = run_memtui("audit", "--json", store=store)
+    assert "secrets another program wrote were redacted" in audit.out

@@ -1,0 +1,73 @@
+"""The explain screen's summary line: the query's terms, the counts per status, and what is being tried."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from memtui_core.model import Explanation, Status
+
+from .fmt import STATUS_LOOK, status_badge
+from .palette import P
+
+__all__ = ["ExplainSummary"]
+
+MAX_TERMS = 12  # terms shown as chips; the rest are counted
+
+
+class ExplainSummary(Static):
+    """One or two lines above the ranking: the status legend before a query, the ranking's summary after."""
+
+    def show_legend(self) -> None:
+        legend = Text(no_wrap=False)
+        for status, (_label, _style, meaning) in STATUS_LOOK.items():
+            legend.append_text(status_badge(status))
+            legend.append(f" {meaning}   ", style=P.muted)
+        self.update(legend)
+
+    def show_error(self, message: str) -> None:
+        self.update(Text(message, style=f"bold {P.error}"))
+
+    def show(self, explanation: Explanation, trial: str, core_seconds: float | None, hidden: int) -> None:
+        """`trial`: the top-k/budget being tried instead of the store's; `hidden`: rows without a query term not listed."""
+        text = Text(no_wrap=False)
+        if trial:  # first: the summary is cut at two lines on a narrow terminal
+            text.append(f"trying {trial}, r resets │ ", style=f"bold {P.warning}")
+        if explanation.n == 0:
+            text.append("The store is empty: nothing to rank. Add memories on the browse screen (m, then n).",
+                        style=f"bold {P.warning}")
+        elif not explanation.tokens:
+            text.append("No searchable terms in this query", style=f"bold {P.warning}")
+            text.append(" — only words of 2+ letters/digits and CJK characters count; nothing is injected.",
+                        style=P.warning)
+        else:
+            _append_terms(text, explanation)
+            counts: dict[Status, int] = {}
+            for row in explanation.entries:
+                counts[row.status] = counts.get(row.status, 0) + 1
+            text.append(f"│ n={explanation.n} avg_len={explanation.avg_len:.1f} │ ", style=P.muted)
+            if explanation.profile != "default":
+                text.append(f"profile {explanation.profile} │ ", style=f"bold {P.pin}")
+            for status in Status:
+                if counts.get(status):
+                    text.append_text(status_badge(status))
+                    text.append(f"{counts[status]} ", style="bold")
+        if core_seconds is not None:
+            text.append(f" │ {core_seconds * 1000:.1f} ms", style=P.muted)
+        if hidden:
+            text.append(f" │ {hidden} more without a query term not listed", style=P.muted)
+        self.update(text)
+
+
+def _append_terms(text: Text, explanation: Explanation) -> None:
+    """The query's distinct terms as chips; a function word struck through, as it is not scored."""
+    text.append("terms ", style=P.muted)
+    seen = list(dict.fromkeys(explanation.tokens))
+    for token in seen[:MAX_TERMS]:
+        if token in explanation.ignored:
+            text.append(f" {token} ", style=f"strike {P.muted}")
+        else:
+            text.append(f" {token} ", style=f"bold {P.chip}")
+        text.append(" ")
+    if len(seen) > MAX_TERMS:
+        text.append(f"+{len(seen) - MAX_TERMS} ", style=P.muted)

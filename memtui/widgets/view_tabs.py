@@ -1,0 +1,49 @@
+"""Browse's tabs: one view per kind, each labelled with how many entries it shows."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Tab, Tabs
+
+from memtui_core.kinds import Kind
+from memtui_core.model import Entry
+
+from ..messages import StoreSnapshot
+from .fmt import KIND_COLOURS
+from .palette import P
+
+__all__ = ["VIEWS", "ViewTabs", "view_label"]
+
+VIEWS: list[tuple[str, Kind | None]] = [("all", None)] + [(kind.value, kind) for kind in Kind]
+
+
+def view_label(kind: Kind | None, count: int, total: int | None = None) -> Text:
+    """`All 42`, or `All 2/42` while a filter hides some."""
+    shown = str(count) if total is None or total == count else f"{count}/{total}"
+    if kind is None:
+        return Text.assemble(("All ", "bold"), (shown, P.muted))
+    return Text.assemble(
+        (kind.label, f"bold {KIND_COLOURS[kind]}"), (" " + kind.value, KIND_COLOURS[kind]), (f" {shown}", P.muted)
+    )
+
+
+class ViewTabs(Tabs):
+    """`All` and a tab per kind; the counts follow the filter."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(*[Tab(view_label(kind, 0), id=f"view-{name}") for name, kind in VIEWS], id=id)
+
+    @staticmethod
+    def kind_of(tab: Tab) -> Kind | None:
+        name = (tab.id or "view-all").removeprefix("view-")
+        return Kind(name) if name != "all" else None
+
+    def select_view(self, name: str) -> None:
+        """Activate the view `name` (`all` or a kind's value)."""
+        self.active = f"view-{name}"
+
+    def count(self, matching: list[Entry], snapshot: StoreSnapshot) -> None:
+        """Label each tab with the entries the filter lets through of its kind, out of the store's."""
+        for name, kind in VIEWS:
+            shown = len(matching) if kind is None else sum(1 for e in matching if e.kind is kind)
+            self.query_one(f"#view-{name}", Tab).label = view_label(kind, shown, snapshot.count(kind))

@@ -1,0 +1,76 @@
+"""How the threat scan does on labelled corpora: flagged hostile lines (and with the right
+category), flagged benign lines, per language and per category, and the lines it got wrong.
+
+    python scripts/measure_threat_corpus.py tests/core/data/fresh4_*.jsonl
+    python scripts/measure_threat_corpus.py --misses DIR/*.jsonl      # also print each miss
+    python scripts/measure_threat_corpus.py --core /tmp/old/oldcore FILES   # an older scan
+
+A file whose lines carry a `category` is hostile, one whose lines do not is benign. `--core`
+points at a directory holding another version's threats.py (and scan_views.py), imported as a
+package, so a batch can be measured against the scan as it was before the batch was written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+# Other names outside authors give the scan's categories.
+ALIASES = {"template": "fence", "jailbreak": "persona", "consent": "authority", "hidden": "invisible"}
+
+
+def _scanner(core: str | None):
+    if core is None:
+        from memtui_core.threats import scan_text
+        return scan_text
+    path = Path(core).resolve()
+    sys.path.insert(0, str(path.parent))
+    return importlib.import_module(f"{path.name}.threats").scan_text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--core", help="a directory with another version's threats.py, imported as a package")
+    parser.add_argument("--misses", action="store_true", help="print every hostile line missed and benign line flagged")
+    args = parser.parse_args(argv)
+    scan = _scanner(args.core)
+    for path in args.files:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        hostile = any("category" in row for row in rows)
+        by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        by_cat: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        wrong = []
+        for row in rows:
+            found = {f.category for f in scan(row["text"]) if f.category != "secret"}
+            flagged = bool(found)
+            right = ALIASES.get(row.get("category"), row.get("category")) in found
+            for key, table in ((row.get("lang", "?"), by_lang), (row.get("category", "-"), by_cat)):
+                table[key][0] += 1
+                table[key][1] += flagged
+                table[key][2] += right
+            if hostile and not right or not hostile and flagged:
+                wrong.append((row, sorted(found)))
+        total = [sum(v[i] for v in by_lang.values()) for i in range(3)]
+        if hostile:
+            print(f"{path.name}: {total[1]}/{total[0]} flagged, {total[2]}/{total[0]} with the right category")
+            print("  by language: " + ", ".join(f"{k} {v[2]}/{v[0]}" for k, v in sorted(by_lang.items())))
+            print("  by category: " + ", ".join(f"{k} {v[2]}/{v[0]}" for k, v in sorted(by_cat.items())))
+        else:
+            print(f"{path.name}: {total[1]}/{total[0]} benign lines flagged")
+            if total[1]:
+                print("  by language: " + ", ".join(f"{k} {v[1]}/{v[0]}" for k, v in sorted(by_lang.items()) if v[1]))
+        if args.misses:
+            for row, found in wrong:
+                label = row.get("category", "benign")
+                print(f"    [{row.get('lang', '?')} {label} -> {','.join(found) or 'none'}] {row['text'][:160]!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
