@@ -24,6 +24,7 @@ from collections.abc import Collection, Container, Iterable, Sequence
 
 from itertools import accumulate, chain, groupby
 
+from .keyword_field import KeywordField
 from .stopwords import PARTICLES
 from .tokenize import tokenize
 
@@ -200,7 +201,7 @@ class DocCounts:
         return isinstance(term, str) and self._index.tf(term, self._doc_id) > 0
 
 
-class Index:
+class Index(KeywordField):
     """Postings and lengths for a list of documents (each a list of tokens), and optionally the
     keywords of each document (a list of keywords, each a list of tokens)."""
 
@@ -329,35 +330,6 @@ class Index:
         terms asked about."""
         return DocCounts(self, doc_id)
 
-    def keyword_tf(self, term: str, doc_id: int, query: Collection[str]) -> int:
-        """How often `term` occurs in the document's keywords that the query holds whole: a keyword
-        of several words ("reverse proxy") counts only when the query has all of them, so one common
-        word of it ("reverse") does not make the entry match."""
-        if self._keywords is None:
-            return 0
-        for candidate, single, longer in self._keyword_match_list(term):
-            if candidate == doc_id:
-                return single + sum(count for words, count in longer if 2 * len(words.intersection(query)) > len(words))
-        return 0
-
-    def _keyword_match_list(self, term: str) -> list[tuple[int, int, list[tuple[frozenset[str], int]]]]:
-        """Per document whose keywords hold `term`: its occurrences in one-word keywords (which
-        always match) and the longer keywords holding it (which match when most words are asked)."""
-        cached = self._keyword_matches.get(term)
-        if cached is None:
-            cached = []
-            for doc_id in self._keyword_postings.get(term, ()):
-                single, longer = 0, []
-                for distinct, counter in self._keywords[doc_id]:  # type: ignore[index]
-                    if term in distinct:
-                        if len(distinct) == 1:
-                            single += counter[term]
-                        else:
-                            longer.append((distinct, counter[term]))
-                cached.append((doc_id, single, longer))
-            self._keyword_matches[term] = cached
-        return cached
-
     # ------------------------------------------------------------------ statistics
 
     def df(self, term: str) -> int:
@@ -439,51 +411,6 @@ class Index:
             for doc_id, weight in zip(ids, weights):
                 scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * weight)
         return scores
-
-    def term_scores(
-        self, terms: dict[str, int]
-    ) -> tuple[dict[int, float], dict[int, dict[str, tuple[int, int, float]]]]:
-        """Scores with keywords as a second field, and per document the (tf, keyword tf,
-        contribution) of each term it matches through its keywords. Of the terms a document holds
-        only in its keywords, the best `keyword_only_terms` count; the others contribute 0."""
-        scores: dict[int, float] = {}
-        get = scores.get
-        via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
-        keyword_only: dict[int, list[tuple[float, str]]] = {}
-        query = terms.keys()
-        weight = self.keyword_weight
-        for term, qtf in terms.items():
-            extra = self._keyword_postings.get(term, ())
-            if not self.posting(term) and not extra:
-                continue
-            idf = self.idf(term)
-            matched: dict[int, int] = {}
-            for doc_id, single, longer in self._keyword_match_list(term) if extra else ():
-                keyword_tf = single
-                for words, count in longer:
-                    if 2 * len(words.intersection(query)) > len(words):
-                        keyword_tf += count
-                if keyword_tf:
-                    matched[doc_id] = keyword_tf
-            ids, weights = self._term(term)
-            for doc_id, text_weight in zip(ids, weights):
-                scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * text_weight)
-            for doc_id, keyword_tf in matched.items():
-                tf = self.tf(term, doc_id)
-                part = qtf * self.contribution(idf, tf + weight * keyword_tf, doc_id)
-                via_keywords.setdefault(doc_id, {})[term] = (tf, keyword_tf, part)
-                if tf:  # replace the text-only contribution added above by the combined one
-                    scores[doc_id] += part - qtf * self.contribution(idf, tf, doc_id)
-                else:
-                    keyword_only.setdefault(doc_id, []).append((part, term))
-        cap = self.keyword_only_terms
-        for doc_id, parts in keyword_only.items():
-            parts.sort(key=lambda pair: -pair[0])
-            for part, term in parts[cap:]:
-                tf, keyword_tf, _ = via_keywords[doc_id][term]
-                via_keywords[doc_id][term] = (tf, keyword_tf, 0.0)
-            scores[doc_id] = get(doc_id, 0.0) + sum(part for part, _ in parts[:cap])
-        return scores, via_keywords
 
     def _score_array(self, tokens: Sequence[str]):
         """Every document's score as a numpy array (read-only: the last one is kept, since the
