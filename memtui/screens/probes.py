@@ -35,6 +35,7 @@ COLUMNS = [
 ]
 EMPTY = ("No probes yet. In explain (w), type a query, select the entry it must inject and press s "
          "(S: it must inject nothing); or `memtui probe add QUERY --expect ID`.")
+EMPTY_ROW = "No probes yet; the detail pane says how to add one."  # one table row: the whole hint does not fit
 
 
 @dataclass
@@ -81,7 +82,7 @@ class ProbesScreen(ModeScreen):
         yield StatusBar("Probes")
         yield Static(Text("Running the probes…", style="dim italic"), id="probes-summary")
         with Horizontal(id="probes-main"):
-            yield VirtualTable(COLUMNS, empty=EMPTY, id="probe-list")
+            yield VirtualTable(COLUMNS, empty=EMPTY_ROW, id="probe-list")
             with VerticalScroll(id="probe-detail"):
                 yield Static(id="probe-why")
         yield KeyFooter()

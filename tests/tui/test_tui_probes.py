@@ -254,3 +254,20 @@ async def test_the_editor_warns_when_a_new_memory_would_break_a_probe(seeded):
         await pilot.press("ctrl+s")  # a warning, not a block
         await wait_until(pilot, lambda: len(MemoryStore(seeded.dir)) == len(seeded.ids) + 1, what="the add")
     assert run_probes(MemoryStore(seeded.dir)).failed == 1
+
+
+async def test_an_empty_probe_list_says_how_to_add_one_in_full_at_80_columns(tmp_path):
+    from memtui.app import MemtuiApp
+    from memtui_core import MemoryStore
+
+    store = MemoryStore(tmp_path / "s")
+    store.remember("fact", "the api listens on port 8080")
+    app = MemtuiApp(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("P")
+        await pilot.pause()
+        screen = app.screen
+        rows = screen.probe_list.render_line(0).text + screen.probe_list.render_line(1).text
+        assert "No probes yet; the detail pane says how to add one." in rows
+        why = str(screen.query_one("#probe-why").render())
+        assert "memtui probe add QUERY --expect ID" in why.replace("\n", " ")
