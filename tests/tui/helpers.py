@@ -106,3 +106,26 @@ async def paste(pilot: Pilot, text: str) -> None:
 
     pilot.app.post_message(events.Paste(text))
     await pilot.pause()
+
+
+async def select(pilot: Pilot, needle: str) -> None:
+    """Filter the browse table down to the entry containing `needle` (by the real keys)."""
+    from memtui.widgets.entry_table import EntryTable
+
+    await pilot.press("slash")
+    await type_text(pilot, needle)
+    await pilot.press("enter")
+    table = pilot.app.screen.query_one(EntryTable)
+    await wait_until(pilot, lambda: table.row_count == 1, what=f"one row for {needle!r}")
+
+
+async def open_editor(pilot: Pilot, needle: str | None = None):
+    """Open the editor from browse by the real keys: on the entry containing `needle` (e), or on a
+    new memory (n). Returns the editor once it is on screen."""
+    from memtui.modals.edit import EditModal
+
+    if needle is not None:
+        await select(pilot, needle)
+    await pilot.press("n" if needle is None else "e")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, EditModal), what="the editor")
+    return pilot.app.screen

@@ -14,23 +14,16 @@ from .helpers import (
     audit_events,
     file_entries,
     file_entry,
+    open_editor,
     paste,
     screen_text,
+    select,
     shows,
     type_text,
     wait_for_text,
     wait_loaded,
     wait_until,
 )
-
-
-async def select(pilot, needle: str) -> None:
-    """Filter the browse table down to the entry containing `needle` (by the real keys)."""
-    await pilot.press("slash")
-    await type_text(pilot, needle)
-    await pilot.press("enter")
-    table = pilot.app.screen.query_one(EntryTable)
-    await wait_until(pilot, lambda: table.row_count == 1, what=f"one row for {needle!r}")
 
 
 async def test_the_app_writes_as_the_tui_actor(seeded):
@@ -43,9 +36,7 @@ async def test_edit_shows_live_count_and_warnings_then_saves(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
-        await select(pilot, "Vite")
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot, "Vite")
         await pilot.press("f7", "backspace")  # select all, delete
         await wait_for_text(pilot, "The text is empty")
 
@@ -139,9 +130,7 @@ async def test_an_outside_change_during_an_edit_shows_both_versions(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
-        await select(pilot, "数据库")
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot, "数据库")
         await type_text(pilot, " 备库在上海")
 
         other = MemoryStore(seeded.dir, actor="cli")
@@ -219,9 +208,7 @@ async def test_an_edit_that_cannot_be_saved_is_given_back(seeded, monkeypatch):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await select(pilot, "Vite")
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot, "Vite")
         await type_text(pilot, " now")
         monkeypatch.setattr(app.store, "update", refuse)
         await pilot.press("ctrl+s")
@@ -234,9 +221,7 @@ async def test_typing_while_the_kind_is_focused_goes_to_the_text(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
-        modal = app.screen
+        modal = await open_editor(pilot)
         assert "The text is empty" not in screen_text(app)  # no complaint before anything was typed
         await type_text(pilot, "qa wd runs nightly")  # q, a, w, d: none of them quits or switches screens
         assert modal.text == "qa wd runs nightly" and modal.kind.value == "fact"  # spaces did not pick a kind
@@ -261,8 +246,7 @@ async def test_adding_to_a_store_over_its_limit_says_what_it_evicts_and_asks_fir
         await pilot.press("escape")
         assert (seeded.dir / "memory.json").read_bytes() == before  # looking evicts nothing
 
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot)
         await pilot.press("right", "enter")  # the kind buttons: fact → preference, the kind kept longest
         await pilot.press("tab")
         await paste(pilot, "回复里的代码块标注语言")
@@ -290,8 +274,7 @@ async def test_a_new_entry_that_would_be_evicted_at_once_is_said_so(tmp_path):
     app = MemtuiApp(store)
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot)
         await type_text(pilot, "staging is at stage.example.com")  # a fact, the kind evicted first
         warnings = app.screen.query_one("#edit-warnings")
         await wait_until(pilot, lambda: shows(warnings, "it would be evicted at once"), what="the warning")

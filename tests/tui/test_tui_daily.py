@@ -14,16 +14,15 @@ from memtui.screens.audit import AuditScreen
 from memtui.screens.browse import BrowseScreen
 from memtui.screens.explain import ExplainScreen
 
-from .helpers import file_entries, file_entry, paste, screen_text, type_text, wait_for_text, wait_loaded, wait_until
-from .test_tui_curate import select
+from .helpers import (file_entries, file_entry, open_editor, paste, screen_text, select, type_text, wait_for_text,
+                      wait_loaded, wait_until)
 
 
 async def test_a_paste_into_a_new_memory_lands_in_the_text(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot)
         pasted = "CI 的缓存目录是 ~/.cache/ci，清理前先确认没有运行中的任务"
         await paste(pilot, pasted)  # the focus starts on the kinds
         area = app.screen.query_one("#edit-text", TextArea)
@@ -104,9 +103,7 @@ async def test_cancel_in_the_conflict_dialog_keeps_the_warning_and_asks_again(se
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
-        await select(pilot, "数据库")
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot, "数据库")
         await type_text(pilot, " 备库在上海")
         MemoryStore(seeded.dir, actor="cli").update(entry_id, text=theirs)
         await wait_for_text(pilot, "changed on disk while you were editing")
@@ -125,8 +122,7 @@ async def test_escape_in_the_editor_asks_before_discarding_typed_text(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot)
         await type_text(pilot, "先写测试再改代码")
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
@@ -139,8 +135,7 @@ async def test_escape_in_the_editor_asks_before_discarding_typed_text(seeded):
         await pilot.press("y")
         await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
         # an untouched editor closes at once
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
+        await open_editor(pilot)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen), what="a plain close")
     assert not any("先写测试" in e["text"] for e in file_entries(seeded.dir))

@@ -9,15 +9,13 @@ from memtui_core.probes import add_probe, load_probes, probes_path, run_probes
 from memtui_core.store import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.modals.confirm import ConfirmModal
-from memtui.modals.edit import EditModal
 from memtui.modals.keywords import KeywordsModal
 from memtui.screens.explain import ExplainScreen
 from memtui.screens.help import HelpScreen
 from memtui.screens.probes import ProbesScreen
 from memtui.widgets.virtual_table import VirtualTable
 
-from .helpers import audit_events, file_entry, screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
-from .test_tui_curate import select
+from .helpers import audit_events, file_entry, open_editor, screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
 from .test_tui_explain import open_explain as open_explain_on
 
 BRIEF = "回答尽量简短，先给结论"
@@ -193,10 +191,7 @@ async def test_editor_edits_keywords_and_warns_before_breaking_a_probe(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
-        await select(pilot, "部署脚本")
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
-        modal = app.screen
+        modal = await open_editor(pilot, "部署脚本")
         await pilot.press("f7", "backspace")
         await type_text(pilot, "上线前先跑冒烟测试")  # the change loses every term of the probe's query
         await wait_for_text(pilot, f"breaks probe {probe.id}", timeout=5)
@@ -245,9 +240,7 @@ async def test_the_editor_warns_when_a_new_memory_would_break_a_probe(seeded):
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditModal))
-        modal = app.screen
+        modal = await open_editor(pilot)
         await type_text(pilot, "过斑马线前要减速")
         await wait_for_text(pilot, f"breaks probe {probe.id}", timeout=5)
         assert shows(modal.query_one("#edit-warnings"), "it expects nothing and this new memory would be injected")
