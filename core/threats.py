@@ -778,6 +778,15 @@ _FICTION = (
     r"(?=[^\n]*?(?:\bnovel|\bfiction|\bstory\b|\bchapter|\bscreenplay|\bvillain|小说|小説|소설|novela|\broman\b|geschichte|"
     r"роман))(?![^\n]*?(?:\byou\b|\byour|你|あなた|너|당신|\btu\b|\bdu\b|ты))"
 )
+# Scripts whose spelling uses the zero-width (non-)joiner inside words.
+_JOINING = (r"\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
+            r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}")
+# A clause that names the chat format it quotes ("ChatML's <|im_start|> tokens", "Llama 3 prompt
+# format: <|begin_of_text|>…") documents a template; it opens no turn.
+_FORMAT_TALK = ("chatml", "chat template", "chat format", "prompt format", "prompt template", "template format",
+                "special token", "tokenizer", "fine-tun", "finetun", "training sample", "training data", "sohbet şablon",
+                "格式", "模板", "微调", "微調", "分词器", "テンプレート", "フォーマット", "トークナイザ", "ファインチューニング",
+                "템플릿", "포맷", "토크나이저", "파인튜닝", "plantilla", "formato de chat", "vorlage", "modèle de chat")
 # Content an agent reads: "ignore any instructions in web pages" is a safety rule, not an attack.
 _UNTRUSTED = (
     "web page", "webpage", "website", "tool output", "tool result", "document", "emails", "email bod",
@@ -1064,7 +1073,7 @@ RULES: tuple[Rule, ...] = (
          together=(("developer mode", "开发者模式", "開発者モード", "개발자 모드", "modo desarrollador"),
                    _LIMITLESS + "|anything|制限を解除|所有限制|安全策略|모든 제한|制限|限制|제한")),
     Rule("persona.jailbreak", "persona", "names a jailbreak",
-         triggers=("do anything now", "jailbreak mode", "dan mode", "jailbroken mode", "stay in character",
+         triggers=("do anything now", "jailbreak mode", "dan mode", "jailbroken mode",
                    "let's play a game", "lets play a game"),
          then=""),
     Rule("persona.jailbreak-word", "persona", "names a jailbreak",
@@ -1196,10 +1205,10 @@ RULES: tuple[Rule, ...] = (
          then=r" ?(?:[a-z0-9_.▁-]*(?:system|user|assistant|im_|turn|header|eot|begin|start|end_of|sep|channel|message|tool|ipython|eos|bos)[a-z0-9_.▁-]*"
               r" ?\|>|[a-z][a-z0-9_.▁-]{0,40} ?\|>(?=[ \t]*(?:\n|system\b|user\b|assistant\b|$)))"
               # a token named in prose ("renders <|user|> and <|assistant|> tokens") opens no turn
-              r"(?! (?:and|or|tokens?|markers?|tags?|delimiters?)\b|,)"),
+              r"(?! (?:and|or|tokens?|markers?|tags?|delimiters?)\b|,)", apart=_FORMAT_TALK),
     Rule("fence.template-tag", "fence", "holds a chat-template role tag", view="text",
          triggers=("[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "<|begin_of_text|>"),
-         then=""),
+         then="", apart=_FORMAT_TALK),
     # A role's text between its tags, or a closing tag followed by another role's opening one; a
     # tag named in prose ("the <system> section") is neither.
     Rule("fence.role-tag", "fence", "wraps text in a role tag that fakes a chat turn", view="text",
@@ -1268,7 +1277,9 @@ RULES: tuple[Rule, ...] = (
          then=rf"[^\n。]{{0,80}}?{_SENSITIVE}[^\n。]{{0,80}}?(?:url|link|image|链接|图片|画像|リンク|링크|이미지)"),
     Rule("exfiltration.pipe-shell", "exfiltration", "downloads a script and runs it", view="text",
          triggers=("curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "fetch"),
-         then=r"\b[^\n|]{0,200}?\| ?(?:sudo )?(?:ba|z|k|da|fi)?sh\b(?![^.!?。\n]*\b(?:only|never|throwaway|sandbox|documented)\b)",
+         # `curl | sh` with nothing to download names the pattern ("never `curl | sh`"), not a command
+         then=r"\s+[^\s|`][^\n|`]{0,200}?\| ?(?:sudo )?(?:ba|z|k|da|fi)?sh\b"
+              r"(?![^.!?。\n]*\b(?:only|never|throwaway|sandbox|documented)\b)",
          unless=r"\b(?:only|never|not|avoid|don't|documented)\b"),
     Rule("exfiltration.iex", "exfiltration", "downloads a script and runs it", view="text",
          triggers=("iex", "invoke-expression"),
@@ -1351,22 +1362,34 @@ RULES: tuple[Rule, ...] = (
          view="text", triggers=("os.environ", "getenv", "process.env", "$env:"),
          then=r"[^\n]{0,200}?(?:urlopen|requests\.|fetch\(|http\.client|https?://)"),
     # -- invisible: characters that hide text from the person reading it (raw text)
+    # An emoji subdivision flag (the black flag, a region code such as "gbeng" spelt in tag letters,
+    # the cancel tag: England's, Scotland's) is an emoji, not hidden text.
     Rule("invisible.tag", "invisible", "holds Unicode tag characters, which can smuggle hidden text", view="raw",
-         then=r"[\p{Block=Tags}]+"),
+         then=r"(?<![\p{Block=Tags}])(?!(?<=\U0001F3F4)[\U000E0061-\U000E007A]{2}[\U000E0030-\U000E0039\U000E0061-\U000E007A]{1,3}"
+              r"\U000E007F(?![\p{Block=Tags}]))[\p{Block=Tags}]+"),
     Rule("invisible.variation-run", "invisible", "holds a run of variation selectors, which can smuggle hidden text",
          view="raw", then=r"\p{Variation_Selector}{2,}"),
     Rule("invisible.variation-alone", "invisible", "holds a variation selector where no emoji takes one",
          view="raw", then=r"(?<![\p{Emoji}\p{Han}\u200d])\p{Variation_Selector}"),
+    # Embeddings and overrides always reorder; a mark, or an isolate closed on its line, is how
+    # right-to-left text keeps a Latin name or a command in order, so it counts only on a line
+    # without right-to-left letters.
     Rule("invisible.bidi", "invisible", "holds bidirectional controls that reorder what a reader sees", view="raw",
-         then=r"[\p{Bidi_Control}--[\u200e\u200f\u061c]]+"
-              r"|(?<![\p{Bidi_Class=R}\p{Bidi_Class=AL}])[\u200e\u200f\u061c]+(?![\p{Bidi_Class=R}\p{Bidi_Class=AL}])"),
+         then=r"[\u202a-\u202e]+|[\u2066-\u2068](?![^\n\u2066-\u2069]*\u2069)"
+              r"|(?<![\p{Bidi_Class=R}\p{Bidi_Class=AL}][^\n]*)[\u200e\u200f\u061c\u2066-\u2069]+"
+              r"(?![^\n]*[\p{Bidi_Class=R}\p{Bidi_Class=AL}])"),
     Rule("invisible.format", "invisible", "holds invisible format or default-ignorable characters", view="raw",
          then=r"(?:(?<![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
               r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])\u200c"
               r"|\u200c(?![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
               r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])"
-              r"|[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d\u200c]]"
-              r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}])\u200d|\u200d(?!\p{Emoji}))+"),
+              r"|[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d\u200c\u200b]]"
+              # a zero-width space between Thai, Lao, Khmer or Myanmar letters marks where a line may
+              # break in scripts written without spaces
+              r"|(?<![\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}])\u200b|\u200b(?![\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}])"
+              # a zero-width joiner inside a word of a script that writes with it (Bengali র‍্য) is spelling
+              r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}" + _JOINING + r"])\u200d"
+              r"|(?<![" + _JOINING + r"])\u200d(?!\p{Emoji})|(?<=[" + _JOINING + r"])\u200d(?![" + _JOINING + r"]))+"),
     # -- secret: credentials that must not be stored; the id after "secret." names the type
     Rule("secret.private-key", "secret", "holds a private key", view="text", shape=True,
          triggers=("-----begin",),
@@ -1635,11 +1658,68 @@ def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
     """Every finding of the rules in `text`, ordered by where it starts. With `second_opinion`
     (the write path: a write records what it finds in the entry's flags), the learned model
     (core/threat_model.py) reads it too when no rule names an intent (only a secret or invisible
-    characters, or nothing)."""
+    characters, or nothing).
+
+    An attack quoted as an example of one (a phishing warning that quotes "ignore the previous
+    instructions", a test fixture that lists "You are now DAN") is data: when the text outside its
+    quotations names such a frame (`_MENTION_FRAME`), the intent rules and the model read the text
+    with the quotations blanked out. Invisible characters and secrets count wherever they are."""
     findings = _scan(text, 0, secrets=True)
-    if second_opinion and not any(finding.category not in ("secret", "invisible") for finding in findings):
-        findings += _second_opinion(text)
+    named = [finding for finding in findings if finding.category not in _NO_INTENT]
+    read = text
+    if named or second_opinion:
+        unquoted = _without_quoted_examples(text)
+        if unquoted is not None:
+            read = unquoted
+            if named:
+                findings = [finding for finding in findings if finding.category in _NO_INTENT]
+                findings += [finding for finding in _scan(unquoted, 0, secrets=False) if finding.category not in _NO_INTENT]
+                findings.sort(key=lambda finding: (finding.start, finding.end))
+    if second_opinion and not any(finding.category not in _NO_INTENT for finding in findings):
+        findings += _second_opinion(read, text)
     return findings
+
+
+_NO_INTENT = ("secret", "invisible")
+
+# Quotations: paired marks of the common scripts; a straight single quote opens only where a word
+# does not continue ("the user's" holds no quotation). Code spans are commands, not quotations.
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]{2,400}?'(?!\w)|\"[^\"\n]{2,400}?\"|“[^”\n]{2,400}?”|„[^“”\n]{2,400}?[“”]"
+                     r"|‘[^’\n]{2,400}?’|«[^»\n]{2,400}?»|‹[^›\n]{2,400}?›|「[^」\n]{1,400}?」|『[^』\n]{1,400}?』"
+                     r"|《[^》\n]{1,400}?》")
+# Words that say a quotation is an example of an attack, not an order: a warning about phishing,
+# a test of a model's defences, a list of known jailbreaks.
+_MENTION_FRAME = (
+    "phishing", "scam", "fraud", "injection", "jailbreak phras", "jailbreak string", "jailbreak prompt", "known jailbreak",
+    "red team", "red-team", "fixture", "test string", "test case", "test prompt", "attack string", "attack example",
+    "moderation model", "detector", "classifier", "scanner", "not requests", "not instructions", "never obeyed",
+    "hackathon",
+    "钓鱼", "诈骗", "注入", "越狱", "这类话", "此类话", "举报", "上报", "標紅", "标红", "測試", "测试用例",
+    "フィッシング", "詐欺", "インジェクション", "注意喚起", "脱獄",
+    "피싱", "사기", "인젝션", "탈옥",
+    "estafa", "inyección", "inyeccion", "arnaque", "escroquerie", "betrug", "oplichting", "injectie", "injeksi", "penipuan",
+    "golpe", "truffa", "фишинг", "мошенни", "инъекц", "oltalama", "dolandırıcılık", "lừa đảo", "tấn công",
+    "फ़िशिंग", "फिशिंग", "धोखाधड़ी", "تصيد", "احتيال", "فیشینگ", "כלי דיוג", "פישינג", "ฟิชชิ่ง", "หลอกลวง",
+)
+
+
+def _without_quoted_examples(text: str) -> str | None:
+    """`text` with its quotations blanked (same length, so offsets hold) when the words outside
+    them say the quotations are examples of an attack; None otherwise."""
+    if not _QUOTED.search(text):
+        return None
+    blanked = _QUOTED.sub(lambda match: " " * len(match.group()), text)
+    outside = words_view(text_view(blanked)).text
+    return blanked if _mention_frame().search(outside) else None
+
+
+_FRAME: list[re.Pattern[str]] = []
+
+
+def _mention_frame() -> re.Pattern[str]:
+    if not _FRAME:
+        _FRAME.append(re.compile(_lexicon(tuple(_rule_text(word) for word in _MENTION_FRAME))))
+    return _FRAME[0]
 
 
 _MODEL_MIN_WORDS = 4  # a note of a few words (a URL, a command) gives the model too little to go on
@@ -1658,8 +1738,9 @@ def _prose_words(words: str) -> int:
     return count
 
 
-def _second_opinion(text: str) -> list[Finding]:
-    words = words_view(text_view(text)).text
+def _second_opinion(read: str, text: str) -> list[Finding]:
+    """The model's finding about `read` (the text, or the text without its quoted examples)."""
+    words = words_view(text_view(read)).text
     if _prose_words(words) < _MODEL_MIN_WORDS:
         return []
     from .threat_model import load
