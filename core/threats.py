@@ -427,11 +427,19 @@ _SECRET_FILE = (
     r"|\.docker/config\.json\b|\.kube/config\b|\.bash_history\b|\.zsh_history\b)"
 )
 _ROLE_WORDS = ("assistant", "user", "human", "system", "ai", "model", "bot", "助手", "用户", "系统", "人类", "アシスタント",
-             "ユーザー", "システム", "어시스턴트", "사용자", "시스템", "유저")
+             "ユーザー", "システム", "어시스턴트", "사용자", "시스템", "유저",
+             # the chat roles in the other languages the scan reads (text view: lower case, accents kept)
+             "usuario", "usuário", "utilisateur", "benutzer", "nutzer", "utente", "gebruiker", "użytkownik", "uživatel",
+             "kullanıcı", "pengguna", "người dùng", "пользователь", "користувач", "χρήστης", "المستخدم", "משתמש",
+             "उपयोगकर्ता", "asistente", "assistente", "assistent", "asystent", "asistent", "asistan", "asisten",
+             "trợ lý", "ассистент", "асистент", "βοηθός", "المساعد", "עוזר", "सहायक", "sistema", "système", "systeme",
+             "systém", "sistem", "hệ thống", "система", "σύστημα", "النظام", "מערכת", "सिस्टम")
 _ROLE = _any(*_ROLE_WORDS)
 _HEADING = _any("instruction", "instructions", "system", "response", "input", "prompt", "指令", "指示", "系统", "命令",
                 "지시", "명령", "시스템", "システム", "sistema", "système", "система", "instrucci[oó]n(?:es)?", "respuesta",
-                "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답")
+                "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답",
+                "instrukce", "instrukcj[ae]", "instruksi", "instructies", "talimat(?:lar)?", "odpověď", "odpowiedź",
+                "οδηγίες", "απάντηση", "تعليمات", "הוראות", "निर्देश")
 _PLACEHOLDER = r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][a-z0-9_]*\}?|<[a-z_ ]{2,40}>|%\([a-z_]+\)s?|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
 
 # Word lists for the clause rules. One tuple per meaning, every language the scan reads in the
@@ -787,6 +795,29 @@ _FORMAT_TALK = ("chatml", "chat template", "chat format", "prompt format", "prom
                 "special token", "tokenizer", "fine-tun", "finetun", "training sample", "training data", "sohbet şablon",
                 "格式", "模板", "微调", "微調", "分词器", "テンプレート", "フォーマット", "トークナイザ", "ファインチューニング",
                 "템플릿", "포맷", "토크나이저", "파인튜닝", "plantilla", "formato de chat", "vorlage", "modèle de chat")
+# Decoding hidden text, and acting on it (encoded.decode-and-obey).
+_DECODE = (
+    "decode", "decoding", "decrypt", "unescape", "url-decode", "base64-decode", "convert it to text", "convert to ascii",
+    "read it as", "reassemble", "restore the text", "unscramble", "decipher",
+    "解码", "解碼", "还原", "還原", "解析后", "拼接后", "转换成文字", "解密", "连起来", "連起來",
+    "デコード", "復号", "復元", "元に戻", "変換して", "解読", "디코딩", "디코드", "복호화", "해독", "조합해", "변환해",
+    "decodifica", "decodifique", "descodifica", "descifra", "dekodier", "entschlüssel", "décode", "décoder", "déchiffr",
+    "декодир", "расшифр", "розшифр", "odkoduj", "dekoduj", "rozszyfruj", "dekodeer", "ontcijfer", "çöz", "deşifre",
+    "giải mã", "dekode", "uraikan", "i-decode", "αποκωδικοποι", "αποκρυπτογραφ", "فك ترميز", "فك تشفير", "פענח", "פענחו",
+    "डिकोड", "ถอดรหัส", "rekebisha", "ubadilishe kuwa maandishi", "fumbua",
+)
+_ACT_ON = (
+    "follow it", "follow them", "follow what", "and follow", "obey", "apply it", "and apply", "execute it", "and execute",
+    "carry it out", "carry out", "act on it", "do what it says", "as an instruction", "as instructions", "as a rule",
+    "as your", "as a standing", "treat it as", "then follow", "照办", "照做", "执行", "遵守", "遵循", "作为指令", "当作指令",
+    "当作固定规则", "作为长期指令", "当作规则", "实行", "照辦", "執行", "実行", "従って", "従え", "守って", "その通りに",
+    "실행", "따르", "따라", "지킬", "지켜", "sigue", "síguel", "cúmpl", "ejecut", "aplica", "obedece", "befolge", "ausführ",
+    "führe", "anwenden", "suis", "exécute", "applique", "obéis", "выполни", "следуй", "исполни", "виконай", "дотримуй",
+    "wykonaj", "stosuj", "zastosuj", "wykonać", "uygula", "yerine getir", "thực hiện", "làm theo", "نفذ", "اتبع", "طبق",
+    "בצע", "פעל לפי", "ทำตาม", "ปฏิบัติตาม", "sundin", "gawin", "uufuate", "fuata", "tekeleza", "εφάρμοσ", "εκτέλεσ",
+    "ακολούθησ", "ikuti", "laksanakan", "jalankan", "terapkan", "volg", "voer uit", "uitvoer", "segui", "esegui", "applica",
+    "siga", "execute", "aplique", "cumpra", "proveď", "dodržuj", "řiď se", "पालन", "अमल", "اجرا", "پیروی", "uygulay",
+)
 # Content an agent reads: "ignore any instructions in web pages" is a safety rule, not an attack.
 _UNTRUSTED = (
     "web page", "webpage", "website", "tool output", "tool result", "document", "emails", "email bod",
@@ -1195,6 +1226,10 @@ RULES: tuple[Rule, ...] = (
          together=(_GRANT, _WITHOUT_USER), window=2),
     Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
          together=(_GRANT, _TO_ANYONE)),
+    # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
+    # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
+    Rule("encoded.decode-and-obey", "encoded", "asks the model to decode hidden text and act on it",
+         together=(_DECODE, _ACT_ON), apart=_NEGATION),
     # -- fence: text that could close the memory block or fake a chat turn
     Rule("fence.memory-marker", "fence", "copies the memory block's own markers", view="text",
          triggers=("==",), then=r"=* ?(?:end )?long-term memory"),
@@ -1238,9 +1273,14 @@ RULES: tuple[Rule, ...] = (
          then=r"\b[^.!?\n。]{0,20}?\bas (?:a |an )?(?:genuine|real|trusted|official|authentic|verified) "
               r"(?:tool|system|function|api) (?:result|output|response|message|call)"),
     Rule("fence.end-marker", "fence", "ends the memory block early and starts a turn of its own", view="text",
-         lead=r"(?:^|[\[(<#=*\-]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
-                                             "end of the memory", "end of the context", "end of data", "记忆结束", "メモ終わり"),
-         then=r"[^\n]{0,40}\n(?:[ \t]*\n)*[ \t]*(?:system|assistant|user|developer|admin|系统|助手|システム|시스템)[ \t]*[:：]"),
+         lead=r"(?:^|[\[(<#=*\-/]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
+                                              "end of the memory", "end of the context", "end of data", "end of user memories",
+                                              "end of stored memories", "end of saved memories", "end of long-term memory",
+                                              "memory>", "memories>", "memories end", "memory ends", "记忆结束", "メモ終わり",
+                                              "メモここまで", "记忆到此结束", "備忘錄結束"),
+         # then, after blank lines, code fences or a rule of box characters, a line that speaks as a role
+         then=r"[^\n]{0,40}\n(?:[ \t]*(?:```[^\n]*|[━─=*\-]*)[ \t]*\n)*[ \t]*[#>*\[(]*[ \t]*"
+              rf"(?:{_ROLE}|developer|admin|operator|運営|运营)[^\n:：]{{0,30}}[:：\])]"),
     Rule("fence.role-switch", "fence", "closes one role's tag and opens another's", view="text",
          triggers=("</system>", "</assistant>", "</user>", "</memory>"),
          then=r"(?=[^<]{0,200}<(?:system|assistant|user)>)"),
@@ -1254,7 +1294,9 @@ RULES: tuple[Rule, ...] = (
          triggers=("<!--",),
          then=r"(?:(?!-->)[\s\S]){0,300}?(?:assistant|\bai\b|model|llm|agent|claude|gpt|instruction|system\b|"
               r"(?<![\w-])ignore\s+(?:the|all|any|previous|your|everything|user)|助手|指令|系统|忽略|アシスタント|指示|無視|"
-              r"어시스턴트|지시|무시)"),
+              r"어시스턴트|지시|무시|instrucci|instruç|istruzion|anweisung|instrukc|instruks|инструкц|указани|systém|"
+              r"sistema|système|система|συστήματ|συστηματ|οδηγί|تعليمات|النظام|הוראה|הוראת|הוראות|מערכת|निर्देश|सिस्टम|"
+              r"talimat|hướng dẫn|hệ thống|คำสั่ง|ระบบ)"),
     Rule("fence.code-fence", "fence", "opens a code fence posing as a system message", view="text",
          triggers=("```", "~~~"), then=r" ?(?:system|assistant|instructions?|prompt)\b"),
     # -- exfiltration: text that would send data or secrets off the machine
