@@ -163,7 +163,26 @@ class MemoryStore(Writing):
         return self._storage.state()
 
     def entries(self) -> list[Entry]:
-        return list(self._snap().entries)
+        snap = self._snap()
+        if snap._entries is None:
+            entries = snap.entries  # judges every entry: the threat scan of each text not yet known
+            self._keep_all_verdicts(snap)
+            return list(entries)
+        return list(snap.entries)
+
+    def _keep_all_verdicts(self, snap: _Snapshot) -> None:
+        """Save every entry's verdict, now all are known, in the derived index of this file state
+        (made now if there is none), so the next process that lists the store (the app, `list`,
+        `doctor`) reads them instead of scanning every text again."""
+        try:
+            found = derived.ensure(self._storage, snap.doc)
+        except Exception:  # an optimisation only
+            return
+        if found is None or len(found.verdicts) != len(snap.records):
+            return
+        unknown = [i for i, verdict in enumerate(found.verdicts) if verdict is None]
+        if unknown:
+            self._keep_verdicts(snap, unknown)
 
     def __len__(self) -> int:
         return len(self._snap().records)

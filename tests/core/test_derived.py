@@ -315,6 +315,23 @@ def test_entries_a_turn_scanned_are_not_scanned_again_by_the_next(home, monkeypa
     assert per_turn(home) == first
 
 
+
+def test_listing_every_entry_saves_every_verdict_so_the_next_listing_scans_nothing(home, monkeypatch):
+    """The app and `list` judge every entry; a second process listing the same file reads the
+    verdicts from the index instead of scanning each text again (seconds at 10k entries)."""
+    assert not index_file(home).exists()
+    first = [(e.id, e.flags, e.blocked) for e in MemoryStore(home, Limits(max_entries=1000)).entries()]
+    data = (home / "memory.json").read_bytes()
+    saved = derived.read(index_file(home), derived.content_key(data))
+    assert saved is not None and all(v is not None for v in saved.verdicts)
+    assert (home / "memory.json").read_bytes() == data  # a read never touches memory.json
+
+    import memtui_core.records as records
+
+    monkeypatch.setattr(records, "scan_text", lambda text: pytest.fail("scanned an entry already judged"))
+    again = [(e.id, e.flags, e.blocked) for e in MemoryStore(home, Limits(max_entries=1000)).entries()]
+    assert again == first and any(blocked for _, _, blocked in first)
+
 SECRET = "the staging key is sk-ant-api03-" + "Abc1" * 12 + " keep it safe"
 HIDDEN = "部署\u200b脚本 先 dry-run\u2066 再执行"
 

@@ -164,3 +164,23 @@ async def test_a_large_store_lists_every_entry_and_filters_it(tmp_path):
         await pilot.press("enter")
         await wait_for_text(pilot, f"id {1234:012x}")
         assert table.row_count == 1
+
+
+async def test_filtered_counts_fit_80_columns(demo: MemoryStore):
+    """At 80 columns a filter's `shown/total` counts would push the last tab off the edge: the
+    tabs drop the kinds' English names instead, and wider terminals keep them."""
+    entries = demo.entries()
+    facts = sum(1 for e in entries if e.kind.value == "fact")
+    app = MemtuiApp(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "test")
+        await pilot.press("enter")
+        shown = sum(1 for e in entries if e.kind.value == "fact" and "test" in e.text.lower())
+        await wait_until(pilot, lambda: f"事实 {shown}/{facts}" in screen_text(app))
+        tabs_line = next(line for line in screen_text(app).splitlines() if "All " in line)
+        assert tabs_line.rstrip().endswith(f"事实 {shown}/{facts}")
+        assert "preference" not in tabs_line
+        await pilot.resize_terminal(160, 40)
+        await wait_until(pilot, lambda: f"事实 fact {shown}/{facts}" in screen_text(app))
