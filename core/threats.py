@@ -806,17 +806,24 @@ _DECODE = (
     "giải mã", "dekode", "uraikan", "i-decode", "αποκωδικοποι", "αποκρυπτογραφ", "فك ترميز", "فك تشفير", "פענח", "פענחו",
     "डिकोड", "ถอดรหัส", "rekebisha", "ubadilishe kuwa maandishi", "fumbua",
 )
+# Acting on what was decoded: the verb takes the hidden text as its object ("apply it", "follow
+# what it says", aplícala, 照办); a bare "and apply" ("decode the JWT and apply the claims") does not.
 _ACT_ON = (
-    "follow it", "follow them", "follow what", "and follow", "obey", "apply it", "and apply", "execute it", "and execute",
-    "carry it out", "carry out", "act on it", "do what it says", "as an instruction", "as instructions", "as a rule",
-    "as your", "as a standing", "treat it as", "then follow", "照办", "照做", "执行", "遵守", "遵循", "作为指令", "当作指令",
-    "当作固定规则", "作为长期指令", "当作规则", "实行", "照辦", "執行", "実行", "従って", "従え", "守って", "その通りに",
-    "실행", "따르", "따라", "지킬", "지켜", "sigue", "síguel", "cúmpl", "ejecut", "aplica", "obedece", "befolge", "ausführ",
-    "führe", "anwenden", "suis", "exécute", "applique", "obéis", "выполни", "следуй", "исполни", "виконай", "дотримуй",
-    "wykonaj", "stosuj", "zastosuj", "wykonać", "uygula", "yerine getir", "thực hiện", "làm theo", "نفذ", "اتبع", "طبق",
-    "בצע", "פעל לפי", "ทำตาม", "ปฏิบัติตาม", "sundin", "gawin", "uufuate", "fuata", "tekeleza", "εφάρμοσ", "εκτέλεσ",
-    "ακολούθησ", "ikuti", "laksanakan", "jalankan", "terapkan", "volg", "voer uit", "uitvoer", "segui", "esegui", "applica",
-    "siga", "execute", "aplique", "cumpra", "proveď", "dodržuj", "řiď se", "पालन", "अमल", "اجرا", "پیروی", "uygulay",
+    "follow it", "follow them", "follow what", "obey", "apply it", "apply them", "execute it", "execute them",
+    "carry it out", "carry them out", "act on it", "act upon it", "do what it says", "do as it says",
+    "as an instruction", "as instructions", "as a rule", "as your new", "as a standing", "treat it as",
+    "照办", "照做", "照着做", "照此执行", "遵照", "遵守", "遵循", "作为指令", "当作指令", "作为长期指令", "当作固定规则",
+    "当作规则", "视为指令", "当成指令", "照辦", "その通りに", "従って", "従え", "従うこと", "守って", "として実行",
+    "指示として", "그대로 실행", "따르", "따라", "지킬", "지켜",
+    "siguel", "obedec", "cumplel", "aplical", "ejecutal", "como instrucci", "como regla", "suis-l", "obei",
+    "applique-l", "execute-l", "comme instruction", "comme regle", "befolg", "fuhre sie aus", "fuhre es aus",
+    "als anweisung", "als regel", "следуи", "подчиняи", "выполни его", "выполни ее", "выполни их", "как инструкци",
+    "дотримуи", "виконаи ii", "виконаи його", "stosuj", "wykonaj ja", "wykonaj je", "postepuj zgodnie", "lam theo",
+    "tuan theo", "thuc hien no", "نفذ ما", "نفذه", "نفذها", "اتبع", "طبقه", "פעל לפי", "בצע אותו", "ציית", "ทำตาม",
+    "ปฏิบัติตาม", "sundin", "uufuate", "fuata", "ifuate", "εφαρμοσε τη", "εφαρμοσε το", "ακολουθησ", "εκτελεσε τ",
+    "ikuti", "patuhi", "volg het", "volg ze", "gehoorzaam", "voer het uit", "voer ze uit", "seguil", "obbedisc",
+    "eseguil", "applical", "siga-a", "siga-o", "obedeca", "cumpra", "execute-a", "execute-o", "aplique-a",
+    "aplique-o", "rid se", "dodrzuj", "proved ho", "proved to", "पालन", "अमल करो", "پیروی",
 )
 # Content an agent reads: "ignore any instructions in web pages" is a safety rule, not an attack.
 _UNTRUSTED = (
