@@ -474,6 +474,14 @@ _DISMISS = (
     # Swedish, Danish, Norwegian, Czech, Greek, Hebrew, Thai, Persian, Romanian, Hungarian, Finnish
     "ignor", "glöm", "glem", "zapomeň", "αγνόησ", "ξέχασ", "התעלם", "שכח", "เพิกเฉย", "ไม่ต้องสนใจ", "ลืม", "نادیده",
     "فراموش کن", "uită", "hagyd figyelmen kívül", "figyelmen kívül", "felejtsd el", "ohita", "unohda",
+    # the languages of the 26-language t1 batch the lists held least of (Bengali, Tagalog, Swahili…)
+    "não siga", "deixe de lado", "ne suis plus", "fais abstraction", "lascia perdere", "metti da parte", "volg niet",
+    "niet meer volgen", "отбрось", "не учитывай", "не виконуй", "не дотримуйся", "nie stosuj się", "nie słuchaj",
+    "odrzuć", "bir kenara bırak", "dikkate alma", "کنار بگذار", "پیروی نکن", "אל תציית", "אל תפעל לפי", "पालन मत",
+    "मत मानो", "भूल जाना", "উপেক্ষা", "ভুলে যাও", "ভুলে যান", "মুছে ফেলো", "মানবে না", "অগ্রাহ্য", "không tuân theo",
+    "đừng làm theo", "ไม่ต้องทำตาม", "ละเลย", "jangan ikuti", "huwag pansinin", "kalimutan", "huwag sundin",
+    "huwag nang sundin", "balewalain", "puuza", "sahau", "usifuate", "achana na", "μην ακολουθ", "παράβλεψ",
+    "nedbej", "neřiď se", "přestaň dodržovat", "無視して", "忘記", "當作沒看到", "当作没看到", "不用理會", "不要理會",
 )
 # Declaring something void: a state, which config files, docs and deploys go through every day;
 # it is an attack on the model only when what it voids is the model's own (_OWNED).
@@ -497,6 +505,16 @@ _VOIDED = (
     "больше не действу", "не действу", "отмен", "недействительн", "аннулир", "утратил", "устарел",
     "não valem", "não se aplicam", "anulad", "non valgono", "annullat", "niet meer geldig", "nie obowiązują",
     "geçersiz", "tidak berlaku", "không còn hiệu lực", "vô hiệu", "ألغ", "لم تعد سارية", "більше не діють",
+    "deprecated", "desatualizad", "obsolet", "revogad", "perderam a validade", "périmé", "révoqué", "superat",
+    "revocat", "scadut", "non si applicano più", "verouderd", "vervallen", "ingetrokken", "niet meer van toepassing",
+    "не применяются", "застаріл", "скасован", "недійсн", "втратили чинність", "nieaktualn", "przestarzał",
+    "unieważnion", "wygasł", "güncel değil", "iptal edil", "yürürlükten kalk", "منسوخ", "باطل", "لغو شد",
+    "دیگر معتبر نیست", "בוטל", "מבוטל", "לא בתוקף", "אינן בתוקף", "מיושנ", "रद्द", "अमान्य", "लागू नहीं", "निरस्त",
+    "বাতিল", "অকার্যকর", "প্রযোজ্য নয়", "lỗi thời", "hết hạn", "bị hủy", "หมดอายุ", "ยกเลิก", "ใช้ไม่ได้แล้ว",
+    "ไม่มีผล", "ล้าสมัย", "kedaluwarsa", "kadaluarsa", "usang", "dibatalkan", "hindi na valid", "wala nang bisa",
+    "kanselado", "pinawalang-bisa", "zimepitwa na wakati", "hazitumiki", "zimefutwa", "batili", "καταργήθηκ", "άκυρ",
+    "ξεπερασμέν", "δεν ισχύ", "παρωχημέν", "neplatn", "zastaral", "zrušen", "už neplatí",
+    "廃止", "作廢", "無效", "廢除", "不算數",
 )
 # Whose orders a declaration voids, when they are the model's: its own, or those given to it.
 _OWNED = (
@@ -505,6 +523,10 @@ _OWNED = (
     "你的", "你收到", "给你的", "给你", "开发者", "あなた", "与えられた", "너의", "당신의", "너에게", "네게",
     "tus", "te ", "tes ", "vos ", "ton ", "t'a", "deine", "dein ", "dir ", "твои", "тебе", "ваши", "suas", "tuas", "seus",
     "você", "tue", "tuoi", "jouw", "twoje", "senin", "kamu", "của bạn",
+    "que você recebeu", "qu'on t'a", "qui t'ont été", "che hai ricevuto", "je hebt gekregen", "aan jou", "твої",
+    "тобі", "twoich", "tobie", "sana", "به تو", "שלך", "שקיבלת", "तुम्हारे", "तुम्हें", "आपके", "আপনার", "তোমার",
+    "তোমাকে", "bạn nhận", "cho bạn", "ของคุณ", "ที่คุณได้รับ", "ให้คุณ", "anda", "sa iyo", "iyong", "natanggap mo",
+    "yako", "ulizopewa", "kwako", "σου", "σας", "tvoje", "tvé", "tobě", "渡された", "給你的",
 )
 # ... or those that came before it ("all earlier guidance", 上面所有的要求), for its instructions by name
 # (a rule that came before is a correction: 之前的规则作废).
@@ -512,6 +534,8 @@ _OWNED_OR_EARLIER = _OWNED + (
     "previous", "prior", "earlier", "above", "preceding", "上面", "之前", "先前", "以上", "前面", "此前", "これまで", "今まで",
     "上記", "이전", "위의", "앞의", "précédent", "anterior", "vorherig", "bisherig", "предыдущ", "прежн", "precedent",
     "trước đó", "sebelumnya", "önceki", "poprzedni", "vorige", "السابقة", "पिछले", "попередн",
+    "eerdere", "wcześniejsz", "قبلی", "הקודמות", "הקודמים", "আগের", "পূর্ববর্তী", "ก่อนหน้า", "naunang",
+    "zilizotangulia", "προηγούμεν", "předchozí", "以前の", "先前的", "一開始",
 )
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
@@ -556,6 +580,7 @@ _SCOPE = (
     "όλες", "όλα", "όλους", "הקודמות", "הקודמים", "כל ה", "ก่อนหน้า", "ทั้งหมด", "قبلی", "تمام", "همه", "anterioar",
     "toate", "korábbi", "összes", "minden", "aiemma", "kaikki", "hệ thống", "của bạn", "السابقة", "جميع", "كل", "النظام", "पिछले",
     "सभी", "सिस्टम", "попередні", "усі", "всі", "твої", "системні",
+    "lahat ng", "naunang", "yote", "zote", "za awali", "সব", "সমস্ত", "আগের", "তোমার",
 )
 _STRONG_SCOPE = (
     "your", "system", "all", "every", "everything", "whatever", "any", "del sistema", "do sistema", "du système",
