@@ -692,6 +692,8 @@ _AUTHORITY_SOURCE = (
     "ontwikkelaar", "beheerder", "deweloper", "administrac", "geliştirici", "yönetici", "pengembang",
     "nhóm phát triển", "quản trị", "المطو", "مطو", "运营", "operations team", "hinweis der it", "it-abteilung", "it support", "it-support",
     "it team", "安全中心", "security center", "보안팀", "보안 센터", "セキュリティ", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
+    "διαχειριστ", "מנהל מערכת", "מנהל המערכת", "مدیر سیستم", "ডেভেলপার", "ทีมพัฒนา", "ผู้ดูแลระบบ", "msimamizi",
+    "tagapangasiwa", "správce", "administrátor",
 )
 # What such a notice claims: checks off, blanket permission, consent already given.
 _PERMISSION_CLAIM = (
@@ -709,7 +711,13 @@ _PERMISSION_CLAIM = (
     r"制限解除|無効化|同意済み|확인 없이|확인할 필요|모든 권한|전체 권한|권한이 부여|해제|동의했|levées|suspendues|désactivé|sans confirmation|"
     r"aufgehoben|deaktiviert|zugestimmt|keine rückfragen|ohne rückfrage|сняты|отключен|без подтвержден|согласил|"
     r"suspens|desativad|sem confirmação|concordou|صلاحيات كاملة|دون طلب تأكيد|دون تأكيد|đã đồng ý|không cần hỏi|"
-    r"không cần xác nhận|sospes|senza conferma|sin confirmación|sin preguntar|ya aceptó|ya autorizó"
+    r"không cần xác nhận|sospes|senza conferma|sin confirmación|sin preguntar|ya aceptó|ya autorizó|"
+    # consent given in advance, and acting without confirmation, in the languages t1 showed missing
+    r"pré-?autoriz|pre-?autoriz|pré-?autoris|vorab (?:genehmigt|freigegeben)|заранее (?:дал|дано|получен|разреш)|"
+    r"заздалегідь|z góry|önceden (?:kabul|onay)|قبلاً رضایت|מראש|पहले ही अनुमति|আগেই অনুমতি|"
+    r"sem pedir (?:confirmação|permissão)|senza chiedere|zonder (?:bevestiging|te vragen)|без перевірки|"
+    r"bez (?:potwierdzenia|weryfikacji|ověření|potvrzení)|onaysız|tanpa (?:konfirmasi|verifikasi)|بدون تأیید|"
+    r"בלי לבקש אישור|बिना पुष्टि|নিশ্চিতকরণ ছাড়া|โดยไม่ต้องยืนยัน|bila kuthibitisha|χωρίς επιβεβαίωση"
 )
 _NEGATION = ("never", "don't", "do not", "must not", "not to", "avoid", "不要", "禁止", "切勿", "不得", "绝不", "しない", "するな",
              "禁止", "않", "절대", "nunca", "jamais", "niemals", "никогда", "не ")
@@ -850,6 +858,15 @@ _ACT_ON = (
     "eseguil", "applical", "siga-a", "siga-o", "obedeca", "cumpra", "execute-a", "execute-o", "aplique-a",
     "aplique-o", "rid se", "dodrzuj", "proved ho", "proved to", "पालन", "अमल करो", "پیروی",
 )
+# Whom a notice's claim is for (authority.notice-claim): the model, the user, or this account or
+# session. "The admin pre-approved my vacation request" names none of them: it is a note.
+_CLAIM_FOR_EXTRA = (
+    "comply", "account", "session", "workspace", "tenant", "deployment", "this instance", "cuenta", "sesión", "compte",
+    "konto", "sitzung", "conta", "sessão", "аккаунт", "учетн", "сесси", "акаунт", "обліков", "hesap", "akun", "tài khoản",
+    "حساب", "חשבון", "खाता", "অ্যাকাউন্ট", "บัญชี", "akaunti", "λογαριασμ", "účet", "account", "账号", "账户", "帳號",
+    "帳戶", "アカウント", "セッション", "계정", "세션", "会话", "租户", "χρήστ", "משתמש", "کاربر", "ব্যবহারকারী",
+    "ผู้ใช้", "mtumiaji", "gumagamit", "uživatel",
+)
 # Content an agent reads: "ignore any instructions in web pages" is a safety rule, not an attack.
 _UNTRUSTED = (
     "web page", "webpage", "website", "tool output", "tool result", "document", "emails", "email bod",
@@ -926,6 +943,9 @@ _LIMITLESS = "(?:" + (
 ) + ")"
 
 # ---------------------------------------------------------------- the table
+
+_CLAIM_FOR = _ASSISTANT + _THE_USER + _CLAIM_FOR_EXTRA
+
 
 RULES: tuple[Rule, ...] = (
     # -- override: text that tries to replace the instructions the agent runs under
@@ -1251,7 +1271,7 @@ RULES: tuple[Rule, ...] = (
          then=r"[^.!?\n]{0,20}?(?:autoriz|zugestimmt|erlaubt|autoris|consent|разреш|соглас)[^.!?\n]{0,60}?"
               r"(?:cualquier|jede|tout|любой|любые|sin preguntar|ohne nachfrage|sans demander|без)"),
     Rule("authority.notice-claim", "authority", "claims word from the model's makers that its rules are off",
-         together=(_AUTHORITY_SOURCE, _PERMISSION_CLAIM)),
+         together=(_AUTHORITY_SOURCE, _PERMISSION_CLAIM, _CLAIM_FOR), window=2),
     Rule("authority.grant", "authority", "claims someone granted the model sweeping permission",
          together=(_GRANT, _ASSISTANT, _SWEEPING), window=2, near=(0, 2, 80)),
     Rule("authority.grant-unconfirmed", "authority", "claims a permission that lets the model act without the user's say",

@@ -158,7 +158,7 @@ def test_the_model_file_stays_small():
 @pytest.mark.parametrize("batch,floor", [("t1", 140), ("t2", 120)])
 def test_the_blind_batches_stay_caught_as_the_write_path_scans(batch, floor):
     """t1/t2 (outside red team; first-seen figures in docs/threat-scan.md: 111/180 and 95/160) are
-    tuned corpora now, rules and model together: 147/180 and 127/160 when this was written. Each
+    tuned corpora now, rules and model together: 150/180 and 127/160 when this was written. Each
     line is not pinned (the model is a statistical filter), the count is: a change that loses more
     than a few of them fails here."""
     rows = [json.loads(line) for line in
