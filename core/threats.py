@@ -386,7 +386,11 @@ _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加",
                    "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envie", "envíe", "envoyez", "mande", "gửi", "kirim", "gönder", "invia", "wyślij", "stuur",
                    "أرسل", "भेज", "надішли", "envoie",
                    "envoyer", "sende", "schick", "отправ", "загрузи", "перешли", "sube", "subir", "súbelo", "manda",
-                   "téléverse", "télécharge", "hochladen", "lade")
+                   "téléverse", "télécharge", "hochladen", "lade",
+                   # the languages t1 showed missing
+                   "পাঠিয়ে", "পাঠাও", "ipadala", "i-upload", "ipasa", "بفرست", "ارسال کن", "carica", "pošli", "odešli",
+                   "nahraj", "tuma", "pakia", "ส่งไป", "ส่งให้", "שלח", "στείλε", "ανέβασ", "unggah", "yükle", "prześlij",
+                   "tải lên")
 _SEND_OTHER = _any(*_SEND_OTHER_WORDS)
 _SENSITIVE_WORDS = (
     "conversation", "chat", "transcript", "message", "history", "memory", "memories", "credential", "secret",
@@ -406,6 +410,8 @@ _SENSITIVE_WORDS = (
     "phone number", "card number", "номер карты", "银行卡号", "身份证号", "カード番号", "카드 번호", "número de tarjeta",
     "numéro de carte", "kartennummer", "social security", "email address", "home address", "personal", "pii", "document.cookie",
     "chat log", "whoami", "hostname",
+    "কথোপকথন", "usapan", "گفتگو", "مکالمه", "konverzac", "mazungumzo", "บทสนทนา", "รหัสผ่าน", "השיחה", "סיסמ",
+    "συνομιλ", "κωδικ", "पूरी बातचीत", "parola", "şifre", "hasło", "hasła", "wachtwoord", "heslo", "nenosiri",
 )
 # (a space stays a plain space: a rule's pattern turns it into "any white space")
 _SENSITIVE = _any(*(re.escape(word).replace("\\ ", " ") for word in _SENSITIVE_WORDS))
@@ -1360,6 +1366,12 @@ RULES: tuple[Rule, ...] = (
     Rule("exfiltration.url-placeholder", "exfiltration", "fills a URL's query from a template of conversation data",
          view="cased", triggers=("http://", "https://", "HTTP://", "HTTPS://"),
          then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s)\]>\"'=]*={_PLACEHOLDER}"),
+    # A markdown image (fetched as soon as the answer is shown) whose query value is left for the
+    # model to fill: empty, a capitalised or angle-bracketed placeholder, or words of another script.
+    Rule("exfiltration.image-placeholder", "exfiltration", "puts a markdown image in the answer with a query left to fill",
+         view="cased", triggers=("![",),
+         then=r"[^\]\n]{0,80}\]\(\s*https?://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)]*[?&][^\s)=&]*="
+              r"(?:(?=[)&\s])|<|\{|[A-Z][A-Z0-9_]{3,}(?=[)&\s])|[^\x00-\x7f%][^\s)&]*)"),
     Rule("exfiltration.url-fill", "exfiltration", "has a secret or conversation appended to a URL", view="text",
          triggers=_SENSITIVE_WORDS,
          then=rf"[^\n。]{{0,100}}?{_REMOTE}[?&][^\s=]*=(?:[\s)\]]|$)", needs=_REMOTE_NEEDS),
