@@ -441,6 +441,17 @@ _ROLE_WORDS = ("assistant", "user", "human", "system", "ai", "model", "bot", "�
              "trợ lý", "ассистент", "асистент", "βοηθός", "المساعد", "עוזר", "सहायक", "sistema", "système", "systeme",
              "systém", "sistem", "hệ thống", "система", "σύστημα", "النظام", "מערכת", "सिस्टम")
 _ROLE = _any(*_ROLE_WORDS)
+# The roles that speak as the model: a fake conversation puts words in its mouth.
+_MODEL_ROLE = _any("assistant", "ai", "model", "bot", "助手", "アシスタント", "어시스턴트", "asistente", "assistente",
+                   "assistent", "asystent", "asistent", "asistan", "asisten", "trợ lý", "ассистент", "асистент", "βοηθός",
+                   "المساعد", "עוזר", "सहायक")
+# Role words as the keys of a field list ("System: Ubuntu 22.04\nUser: deploy"): no line speaks as
+# the model, nothing speaks to anyone, and the first value is a value (a digit, or three words at most).
+_FIELD_LIST = (
+    rf"(?![\s\S]*?(?:^|\n)[ \t]*{_MODEL_ROLE}[ \t]*[:：])"
+    r"(?![\s\S]*?(?:\byou\b|\byour\b|你|您|あなた|너|당신|\btu\b|\bdu\b|ты|\bvous\b|usted|\bvoc))"
+    rf"[ \t]*{_ROLE}[ \t]*[:：][ \t]*(?:[^\n]*\d[^\n]*|(?:[^\s]+[ \t]*){{1,3}})\n"
+)
 _HEADING = _any("instruction", "instructions", "system", "response", "input", "prompt", "指令", "指示", "系统", "命令",
                 "지시", "명령", "시스템", "システム", "sistema", "système", "система", "instrucci[oó]n(?:es)?", "respuesta",
                 "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답",
@@ -1336,14 +1347,15 @@ RULES: tuple[Rule, ...] = (
                                               "end of stored memories", "end of saved memories", "end of long-term memory",
                                               "memory>", "memories>", "memories end", "memory ends", "记忆结束", "メモ終わり",
                                               "メモここまで", "记忆到此结束", "備忘錄結束"),
-         # then, after blank lines, code fences or a rule of box characters, a line that speaks as a role
-         then=r"[^\n]{0,40}\n(?:[ \t]*(?:```[^\n]*|[━─=*\-]*)[ \t]*\n)*[ \t]*[#>*\[(]*[ \t]*"
+         # then, after blank lines, code fences or a rule of box characters, a line that speaks as a role;
+         # "end of memory leak" names something else: the marker's words end there, or go on to a block
+         then=r"(?![\x20\t]+(?!(?:block|section|blocks|sections|here|now)\b)[a-z\u00e0-\u024f\u0430-\u044f])[^\n]{0,40}\n(?:[ \t]*(?:```[^\n]*|[━─=*\-]*)[ \t]*\n)*[ \t]*[#>*\[(]*[ \t]*"
               rf"(?:{_ROLE}|developer|admin|operator|運営|运营)[^\n:：]{{0,30}}[:：\])]"),
     Rule("fence.role-switch", "fence", "closes one role's tag and opens another's", view="text",
          triggers=("</system>", "</assistant>", "</user>", "</memory>"),
          then=r"(?=[^<]{0,200}<(?:system|assistant|user)>)"),
     Rule("fence.role-lines", "fence", "fakes a conversation with role lines", view="text",
-         lead=r"^[ \t]*", triggers=_ROLE_WORDS,
+         lead=r"^[ \t]*", triggers=_ROLE_WORDS, apart=_FIELD_LIST,
          then=rf"[ \t]*[:：][^\n]*\n(?:[^\n]*\n){{0,3}}?[ \t]*{_ROLE}[ \t]*[:：]"),
     Rule("fence.heading", "fence", "holds a prompt-template heading", view="text",
          lead=r"^[ \t]*", triggers=("##", "###", "####"),
