@@ -913,14 +913,14 @@ _LIMIT_NOUN = (
     r"pol[ií]ticas?|politiques?|regras|restrizion\w*|limiti|regole|beperking\w*|regels|ogranicze\w*|zasad|kısıtlama\w*|"
     r"begränsning\w*|begrænsning\w*|begrensning\w*|omezen\w*|περιορισμ\w*|הגבלות|הגבלה|ข้อจำกัด|محدودیت\w*|"
     r"restric\w*|korlát\w*|rajoitu\w*|regler|pravid\w*|κανόν\w*|כללים|กฎ|قوانین|reguli|szabály\w*|sääntö\w*|"
-    r"kural\w*|batasan|aturan|giới hạn|hạn chế|quy tắc|قيود|حدود|قواعد|प्रतिबंध|नियम|सीमा|обмежен\w*|"
+    r"kural\w*|batasan|aturan|patakaran|zabezpiecze\w*|سياسات|giới hạn|hạn chế|quy tắc|قيود|حدود|قواعد|प्रतिबंध|नियम|सीमा|обмежен\w*|"
     r"限制|约束|审查|过滤|道德|底线|规则|制限|制約|検閲|フィルター|ルール|倫理|제한|제약|검열|필터|규칙|윤리)"
 )
 _LIMITLESS = "(?:" + (
     r"\b(?:no|zero|without|free (?:of|from)|freed from|broken free of|not bound by|unbound by|no longer bound by|"
     r"unconstrained by|unrestricted by|unencumbered by|beyond|outside|above|stripped of|released from|liberated from|"
     r"ignores?|ignoring|disregards?|bypass(?:es)?|breaks?|violates?|sin|sem|senza|ohne|sans|без|zonder|bez|tanpa|"
-    r"không có|không bị|libre de|frei von|livre de|utan|uden|uten|χωρίς|ללא|בלי|ไม่มี|بدون|fără|ilman)\b ?(?:(?:any|all|every|the|its|your|his|her|their|of|typical|usual|"
+    r"không có|không bị|libre de|frei von|livre de|utan|uden|uten|χωρίς|ללא|בלי|ไม่มี|بدون|بلا|walang|fără|ilman)\b ?(?:(?:any|all|every|the|its|your|his|her|their|of|typical|usual|"
     r"normal|such|kind of|sort of|ninguna|ningún|nenhuma|nenhum|alcuna|alcun|aucune|aucun|jegliche|keine|"
     r"каких-либо|никаких|всяких|all|ethical|moral|safety|content|\w+)\b ?){0,3}" + _LIMIT_NOUN +
     r"|" + _LIMIT_NOUN + r" (?:\w+ ){0,2}(?:removed|switched off|turned off|disabled|lifted|stripped|gone|deleted|"
@@ -938,7 +938,10 @@ _LIMITLESS = "(?:" + (
     r"|\b(?:shed|sheds|dropped|abandoned|stripped|lost)\b (?:\w+ ){0,4}?" + _LIMIT_NOUN +
     r"|\b(?:never (?:been )?aligned|not aligned|unaligned)\b"
     r"|(?:制約|制限|ルール|規則|倫理|検閲|フィルター)(?:も|を|が|は)?(?:何も)?(?:受けない|ない|無い|なし)"
-    r"|(?:제한|제약|규칙|윤리|기준|검열)(?:이|가|도|은|는)? ?(?:\w+ )?없"
+    r"|(?:제한|제약|규칙|윤리|기준|검열|정책|필터)(?:이|가|도|은|는)? ?(?:\w+ )?없"
+    # a persona's trait in the words of the languages the blind batches held least of
+    r"|有问必答|没有禁区|没有(?:任何)?拒答|没有(?:任何)?(?:政策|审核)(?=约束|限制|的|[，。、,.!！]|$)|不受[^，。]{0,8}(?:约束|限制|束缚)|不会说不|口无遮拦"
+    r"|(?:ポリシー|規則|ルール|制限|倫理|規制)に縛られ(?:ず|ない)|どんな質問にも(?:遠慮なく)?答え"
     r"|не (?:нужно|надо|обязан\w*) соблюдать|hicbir (?:\w+ )?(?:olmayan|yok)"
     r"|" + _LIMIT_NOUN + r" (?:nélkül\w*|ilman)"
     r"|不要拒绝|别拒绝|拒否しない|断らない|거절하지 마|거절하지 말|nunca te niegues|no te niegues|ne refuse jamais|"
@@ -958,6 +961,55 @@ _LIMITLESS = "(?:" + (
     r"제한(?:이|도)? ?없|얽매이지 않|검열 없|무엇이든"
     r"|(?:ограничени|правил|фильтр)\w* (?:нет|не существует)"
 ) + ")"
+
+# A licence for the model to act unchecked (authority.unchecked-act): the model, a word for may,
+# a word for without a check, and an act that is the reason for the check (deleting, paying,
+# handing over personal data or credentials, writing to production). "You may run the tests
+# without asking" licenses nothing a check guards; "the assistant may share customer data without
+# verifying identity" claims the very permission a check exists for.
+_AGENT = (
+    "assistant", "ai", "model", "agent", "bot", "you", "助手", "助理", "模型", "你", "アシスタント", "エージェント", "モデル",
+    "어시스턴트", "에이전트", "모델", "asistente", "assistente", "assistent", "asystent", "asistent", "asisten", "asistan",
+    "ассистент", "асистент", "βοηθός", "βοηθό", "المساعد", "עוזר", "सहायक", "trợ lý", "agente", "агент",
+)
+_MAY = (
+    "may", "can", "allowed to", "permitted to", "free to", "authorized to", "authorised to", "is to", "should just",
+    "go ahead", "directly", "straight away", "right away", "boleh", "może", "mogą", "smí", "může", "μπορεί", "επιτρέπεται",
+    "可以", "可自行", "自行", "直接", "可", "てよい", "て良い", "てもよい", "てもいい", "ていい", "てかまわない", "でよい", "해도", "할 수 있", "바로",
+    "puede", "pueden", "peut", "peuvent", "darf", "dürfen", "может", "могут", "можно", "pode", "podem", "può", "mag",
+    "kan", "được phép", "có thể", "يمكن", "يجوز", "רשאי", "יכול", "सकता", "सकती", "สามารถ", "ได้เลย", "directamente",
+    "directement", "direkt", "сразу", "diretamente", "langsung",
+)
+_UNCHECKED = (
+    r"\b(?:without|no need (?:to|for)|never|don't|do not|skip(?:ping)?|no)\b (?:\w+ ){0,3}?(?:ask\w*|confirm\w*|check\w*|"
+    r"double-check\w*|verif\w*|approv\w*|review\w*|proof|permission)"
+    r"|(?:无需|不用|不必|不需要|无须|不经|跳过|免)(?:再次|再|向用户|用户)?(?:确认|核实|验证|审核|审批|询问|问|核对)|不必再问|不要再问"
+    r"|(?:確認|承認|検証)(?:なし|せず|不要)|(?:확인|검증|승인|동의) ?없이|확인할 필요"
+    r"|\bsin (?:\w+ ){0,2}?(?:confirm|verific|pregunt|consult)\w*|\bsans (?:\w+ ){0,2}?(?:confirm|v[ée]rifi|demander)\w*"
+    r"|\bohne (?:\w+ ){0,2}?(?:best[äa]tigung|pr[üu]fung|r[üu]ckfrage|nachfrage|verifizierung)"
+    r"|\bбез (?:\w+ ){0,2}?(?:подтвержден|провер|соглас|верификац)\w*|\bbez (?:\w+ ){0,2}?(?:weryfikacj|potwierdzeni|ověřen|potvrzen|kontrol)\w*"
+    r"|χωρίς (?:\w+ ){0,2}?(?:επιβεβαίωσ|έλεγχ|επαλήθευσ)\w*|\btanpa (?:\w+ ){0,2}?(?:verifikasi|konfirmasi|pemeriksaan)"
+    r"|\bsem (?:\w+ ){0,2}?(?:confirma|verifica|pergunt)\w*|\bsenza (?:\w+ ){0,2}?(?:conferma|verific|chiedere)\w*"
+    r"|\bzonder (?:\w+ ){0,2}?(?:bevestiging|controle|verificatie)|không cần (?:\w+ ){0,2}?(?:xác nhận|hỏi|kiểm tra)"
+    r"|دون (?:\w+ ){0,2}?(?:تأكيد|تحقق|التحقق)|بدون (?:\w+ ){0,2}?(?:تأكيد|تحقق|التحقق)|ללא (?:אישור|אימות)|בלי (?:אישור|אימות)"
+    r"|बिना (?:\w+ ){0,2}?(?:पुष्टि|सत्यापन)|โดยไม่ต้อง(?:ยืนยัน|ตรวจสอบ)"
+)
+_GUARDED_ACT = (
+    "delete", "deletion", "remove", "wipe", "drop", "rm -rf", "force-push", "force push", "push to main", "push to master",
+    "transfer", "payment", "pay ", "wire", "iban", "bank account", "refund", "purchase", "personal data", "customer data",
+    "personal information", "credentials", "password", "api key", "otp", "pin", "ssn", "passport", "production",
+    "prod db", "firewall", "private", "medical", "删", "转账", "付款", "支付", "汇款", "收款账户", "个人信息", "个人数据", "身份证",
+    "密码", "密钥", "凭证", "生产", "防火墙", "病历", "削除", "消去", "送金", "支払", "振込", "個人情報", "顧客データ", "パスワード",
+    "本番", "삭제", "송금", "결제", "이체", "개인정보", "고객 데이터", "비밀번호", "운영 서버", "borrar", "eliminar", "pago",
+    "transferencia", "datos personales", "datos de client", "contraseña", "supprimer", "paiement", "virement",
+    "données personnelles", "données client", "mot de passe", "mots de passe", "löschen", "zahlung", "überweisung", "personenbezogen",
+    "kundendaten", "passwort", "удал", "платеж", "платёж", "перевод", "персональн", "паспорт", "парол", "usun", "płatnoś",
+    "przelew", "dane osobow", "dane klient", "hasł", "smaz", "platb", "osobní údaj", "údaje zákazník", "hesl", "πληρωμ",
+    "διαγραφ", "προσωπικά δεδομένα", "κωδικ", "hapus", "pembayaran", "transfer dana", "data pribadi", "kata sandi",
+    "xóa", "thanh toán", "chuyển tiền", "dữ liệu cá nhân", "mật khẩu", "حذف", "دفع", "تحويل", "بيانات شخصية", "كلمة المرور",
+    "מחק", "תשלום", "העברה", "מידע אישי", "סיסמ", "हटा", "भुगतान", "व्यक्तिगत", "पासवर्ड", "ลบ", "ชำระเงิน", "โอนเงิน",
+    "ข้อมูลส่วนตัว", "รหัสผ่าน", "pagamento", "dati personali", "dados pessoais", "excluir", "apagar", "cancellare",
+)
 
 # ---------------------------------------------------------------- the table
 
@@ -1293,6 +1345,8 @@ RULES: tuple[Rule, ...] = (
          together=(_GRANT, _ASSISTANT, _SWEEPING), window=2, near=(0, 2, 80)),
     Rule("authority.grant-unconfirmed", "authority", "claims a permission that lets the model act without the user's say",
          together=(_GRANT, _WITHOUT_USER), window=2),
+    Rule("authority.unchecked-act", "authority", "claims the model may do what a check guards (delete, pay, hand over personal data) unchecked",
+         together=(_AGENT, _MAY, _UNCHECKED, _GUARDED_ACT), window=2, apart=_NEGATION),
     Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
          together=(_GRANT, _TO_ANYONE)),
     # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
@@ -1643,7 +1697,11 @@ class _Index:
         rules = set(self.always)
         squeezed = "".join(text.split())
         known, of_token = self.known, self.of_token
-        for token in set(_TOKEN.findall(text)):
+        tokens = set(_TOKEN.findall(text))
+        # an elided article or preposition ("l'assistant", "dell'IA", "d'instructions") begins a
+        # word the rules read on its own
+        tokens.update([token.split("'", 1)[1] for token in tokens if "'" in token])
+        for token in tokens:
             found = known.get(token)
             if found is None:
                 found = of_token(token)
