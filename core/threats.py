@@ -724,7 +724,7 @@ _PERMISSION_CLAIM = (
     r"must (?:hand|send|share|give|forward|disclose|provide) (?:over )?(?:any|all|every) (?:\w+ )?"
     r"(?:credentials?|passwords?|secrets?|keys?|tokens?))\b"
     r"|免审|免审核|\bexempt(?:ed|ion)? from (?:review|moderation|content|safety|the rules|polic\w+|confirmation|checks)"
-    r"|예외 처리|例外扱い|白名单|跳过(?:全部|所有|一切)?(?:安全|内容)?(?:审核|审查|检查|确认|限制)|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|停用|已同意|已经同意|確認不要|確認なし|確認せず|"
+    r"|예외 처리|例外扱い|白名单|跳过(?:全部|所有|一切)?(?:安全|内容)?(?:审核|审查|检查|确认|限制)|无需(?:再)?(?:向用户)?确认|不需要(?:再)?确认|全部权限|所有权限|解除|(?:审核|审查|检查|过滤|限制|策略|规则|确认|安全)[^，。]{0,6}停用|停用(?:了)?(?:安全|内容)?(?:审核|审查|检查|过滤|限制|策略|规则|确认)|已同意|已经同意|確認不要|確認なし|確認せず|"
     r"制限解除|無効化|同意済み|확인 없이|확인할 필요|모든 권한|전체 권한|권한이 부여|해제|동의했|levées|suspendues|désactivé|sans confirmation|"
     r"aufgehoben|deaktiviert|zugestimmt|keine rückfragen|ohne rückfrage|сняты|отключен|без подтвержден|согласил|"
     r"suspens|desativad|sem confirmação|concordou|صلاحيات كاملة|دون طلب تأكيد|دون تأكيد|đã đồng ý|không cần hỏi|"
@@ -842,6 +842,7 @@ _JOINING = (r"\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujara
 # A clause that names the chat format it quotes ("ChatML's <|im_start|> tokens", "Llama 3 prompt
 # format: <|begin_of_text|>…") documents a template; it opens no turn.
 _FORMAT_TALK = ("chatml", "chat template", "chat format", "prompt format", "prompt template", "template format",
+                "template", "instruct format", "chat markup",
                 "special token", "tokenizer", "fine-tun", "finetun", "training sample", "training data", "sohbet şablon",
                 "格式", "模板", "微调", "微調", "分词器", "テンプレート", "フォーマット", "トークナイザ", "ファインチューニング",
                 "템플릿", "포맷", "토크나이저", "파인튜닝", "plantilla", "formato de chat", "vorlage", "modèle de chat")
@@ -1860,7 +1861,7 @@ _NO_INTENT = ("secret", "invisible")
 
 # Quotations: paired marks of the common scripts; a straight single quote opens only where a word
 # does not continue ("the user's" holds no quotation). Code spans are commands, not quotations.
-_QUOTED = re.compile(r"(?<!\w)'[^'\n]{2,400}?'(?!\w)|\"[^\"\n]{2,400}?\"|“[^”\n]{2,400}?”|„[^“”\n]{2,400}?[“”]"
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]{2,400}?'(?![A-Za-z0-9])|\"[^\"\n]{2,400}?\"|“[^”\n]{2,400}?”|„[^“”\n]{2,400}?[“”]"
                      r"|‘[^’\n]{2,400}?’|«[^»\n]{2,400}?»|‹[^›\n]{2,400}?›|「[^」\n]{1,400}?」|『[^』\n]{1,400}?』"
                      r"|《[^》\n]{1,400}?》")
 # Words that say a quotation is an example of an attack, not an order: a warning about phishing,
@@ -1870,6 +1871,9 @@ _MENTION_FRAME = (
     "red team", "red-team", "fixture", "test string", "test case", "test prompt", "attack string", "attack example",
     "moderation model", "detector", "classifier", "scanner", "not requests", "not instructions", "never obeyed",
     "hackathon",
+    # a quotation a note explains as meaning something else ("the user said 'ignore the previous
+    # instructions'; it meant: drop the refactor") reports what was said
+    "meant", "という意味", "意味だった", "뜻이었", "뜻임", "意思是", "的意思", "quería decir", "voulait dire", "meinte",
     "钓鱼", "诈骗", "注入", "越狱", "这类话", "此类话", "举报", "上报", "標紅", "标红", "測試", "测试用例",
     "フィッシング", "詐欺", "インジェクション", "注意喚起", "脱獄",
     "피싱", "사기", "인젝션", "탈옥",
