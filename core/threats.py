@@ -961,7 +961,19 @@ _LIMITLESS = "(?:" + (
     r"制限(?:が|の|も|は)?(?:ない|無い|なし|ありません)|検閲されていない|何でも答え|"
     r"제한(?:이|도)? ?없|얽매이지 않|검열 없|무엇이든"
     r"|(?:ограничени|правил|фильтр)\w* (?:нет|не существует)"
+    # a role's defining trait: it hides nothing and turns nothing down
+    r"|从不隐瞒|不能隐瞒任何|如实相告|什么都(?:敢|卖|教|答|说)|从来不说(?:“|\")?不|不承认任何|没有禁忌|百无禁忌"
+    r"|\bnever declines?\b|\banswers? any (?:query|question|request)|\bfree to discuss anything|\bnothing is off[- ]?limits"
+    r"|\b(?:every|any) topic (?:is )?fair\b|\bhides nothing\b|\bnever hides\b"
 ) + ")"
+# Casting the model in a role (persona.cast-trait): the role's trait may come in the next sentence.
+_CAST = (
+    "you play", "play the", "play a", "act as", "pretend to be", "pretend you", "roleplay", "role-play", "role play",
+    "in character", "persona", "personality", "call yourself", "answer as", "replies from", "you become",
+    "扮演", "化身", "扮成", "身份", "人格", "口吻", "饰演", "变成", "演じ", "なりきっ", "キャラ", "役を", "역할", "연기해",
+    "캐릭터", "인격", "juega el papel", "interpreta", "finge ser", "joue le rôle", "incarne", "spiel die rolle",
+    "играй роль", "притворись", "сыграй",
+)
 
 # A licence for the model to act unchecked (authority.unchecked-act): the model, a word for may,
 # a word for without a check, and an act that is the reason for the check (deleting, paying,
@@ -1192,6 +1204,8 @@ RULES: tuple[Rule, ...] = (
     # -- persona: a new identity or a "mode" without the model's rules
     Rule("persona.no-limits", "persona", "tells the model it has no rules or limits",
          together=(_ASSISTANT, _LIMITLESS), apart=_FICTION + _ENVIRONMENT),
+    Rule("persona.cast-trait", "persona", "casts the model in a role whose trait is having no rules or hiding nothing",
+         together=(_CAST, _LIMITLESS), window=2, apart=_FICTION + _ENVIRONMENT),
     Rule("persona.you-are-dan", "persona", "names a jailbreak persona",
          triggers=("you are", "you're", "你是", "你现在是", "あなたは", "너는", "당신은", "tu es", "du bist", "ты"),
          then=r" (?:now )?(?:dan|stan|dude|aim|evilbot|devmode)(?![a-z])"),
