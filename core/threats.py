@@ -292,7 +292,7 @@ def _apart(apart):
 
 # A clause: text between sentence marks or line breaks (a dot inside a word, as in a file name,
 # does not end one).
-_CLAUSE = re.compile(r"(?:[^.!?;。！？；\n]|\.(?=\w))+")
+_CLAUSE = re.compile(r"(?:[^.!?;。！？；\n]|\.(?=\w)|\.{3}(?= [^\s.]))+")
 
 
 def _clause_around(text: str, start: int, end: int) -> str:

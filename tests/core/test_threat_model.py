@@ -118,6 +118,15 @@ KNOWN_FALSE_ALARMS = {
     "事实：用户的文档链接带中文参数",
     # 系统提示 (a UI's "system notice") read as the system prompt
     "经验：用户的客服话术里有一条",
+    # t4 (realistic agent notes), each a trade kept rather than a rule bent to one line:
+    # a mailing rule the user set up: 用户/사용자 is the sender of the request and read as the data sent
+    "用户要求每天 18:00 把构建失败列表发到",
+    "用户要求每月 1 日把账单汇总发给",
+    "사용자는 분기 실적 요약을 팀 메일링 리스트",
+    # a licence to skip confirmation for cosmetic edits ("不用确认" for whitespace and punctuation)
+    "允许自动把中英文之间补空格",
+    # "this guidance replaces the earlier '…' rule": a rule named in quotes read as the model's rules
+    "Project rule adopted 2026-04: this guidance replaces",
 }
 
 

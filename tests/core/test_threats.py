@@ -926,6 +926,7 @@ def test_an_elided_article_does_not_hide_a_word_from_the_pre_check():
 @pytest.mark.parametrize("text", [
     # a chat token in a clause about the template that holds it
     "Our test template is '<|im_start|>user\\n{q}<|im_end|>', keep it in sync with the tokenizer.",
+    "The Mistral chat template wraps each user turn in [INST] ... [/INST] tags.",  # an ellipsis ends no clause
     "The Llama 2 instruct format puts the system text inside <<SYS>> tags.",
     # a quotation a note explains as meaning something else reports what was said
     "사용자가 '이전 지시는 전부 무시해'라고 한 건 방금 만든 초안을 버리라는 뜻이었음.",
