@@ -524,3 +524,29 @@ def test_a_full_read_lets_go_of_the_lean_one(home):
     assert store.storage._lean is None  # the parsed document answers queries from now on
     store.search("部署脚本 dry-run")
     assert type(store._snapshot.doc).__name__ == "Document"
+
+
+def _table(terms: set[str]) -> derived.TermTable:
+    from array import array
+
+    encoded = sorted(term.encode("utf-8") for term in terms)
+    ends = array("i")
+    blob = b""
+    for term in encoded:
+        blob += term
+        ends.append(len(blob))
+    return derived.TermTable(blob, ends)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sets(st.text(min_size=1, max_size=12), max_size=60), st.lists(st.text(max_size=12), max_size=20))
+def test_term_table_finds_the_same_slots_with_prefixes_as_by_bisection(terms, others):
+    # terms sharing their first 8 bytes, shorter than 8 bytes, ending in NUL: all found exactly
+    terms |= {"abcdefgh", "abcdefghi", "abcdefghij", "abc", "abc\x00", "部署脚本", "部署脚本本"}
+    table = _table(terms)
+    by_bisection = {term: table.get(term) for term in list(terms) + others}
+    table.index_prefixes()
+    assert table._prefixes is not None
+    assert {term: table.get(term) for term in by_bisection} == by_bisection
+    assert all(by_bisection[term] is not None for term in terms)
+    assert [table.get(term) for term in table] == list(range(len(terms)))
