@@ -104,10 +104,12 @@ def pick_arrays(index, terms: dict[str, int], k: int, excluded, min_coverage: fl
         return []
     ranking = _Ranking(hits, scores[hits], excluded)
     size = max(8 * k, 32)
+    gate = None  # made once: the best open hit, hence the gate, is the same in every round
     while True:
         ids, values = ranking.first_open(size)
-        picked, certain = _gated_arrays(query, ids, values, k, min_coverage, relative_floor, len(ids) < size,
-                                        general)
+        if gate is None and len(ids):
+            gate = Gate(index, terms, min_coverage, relative_floor, float(values[0]), None, general)
+        picked, certain = _gated_arrays(query, gate, ids, values, k, len(ids) < size, general)
         if certain:
             return picked
         size *= 4
@@ -164,17 +166,16 @@ class _Ranking:
         return known == 1
 
 
-def _gated_arrays(query: QueryArrays, ids, values, k: int, min_coverage: float, relative_floor: float,
-                  exhaustive: bool, general) -> tuple[list[tuple[int, float]], bool]:
+def _gated_arrays(query: QueryArrays, gate: Gate | None, ids, values, k: int, exhaustive: bool,
+                  general) -> tuple[list[tuple[int, float]], bool]:
     """`ranking._gated` over arrays: the same picks and the same certainty."""
-    if not len(ids):
+    if gate is None or not len(ids):
         return [], True
-    index, terms = query.index, query.terms
-    best = float(values[0])
-    gate = Gate(index, terms, min_coverage, relative_floor, best, None, general)
+    min_coverage, relative_floor, best = gate.min_coverage, gate.relative_floor, gate.best
+    gate.required = min_coverage  # as a new gate has it: a round settles the bar afresh
     if min_coverage > 0.0 and gate.all_weak:  # every hit is asked which terms it lacks: rare, in Python
-        return _gated(index, terms, list(zip(ids.tolist(), values.tolist())), k, min_coverage, relative_floor, {},
-                      exhaustive, general)
+        return _gated(query.index, query.terms, list(zip(ids.tolist(), values.tolist())), k, min_coverage,
+                      relative_floor, {}, exhaustive, general)
     floor = relative_floor * best
     complete = exhaustive or float(values[-1]) < floor
     coverage = None
