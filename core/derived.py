@@ -225,9 +225,11 @@ def decode(data: bytes, key: str) -> Derived | None:
 
 def encode(derived: Derived) -> bytes:
     """The index file: the header (JSON), then the body (terms sorted by their UTF-8 bytes, so a
-    reader finds one by bisection without building a dictionary of them all; int32 arrays)."""
+    reader finds one by bisection without building a dictionary of them all; int32 arrays).
+    A freshly derived index takes that layout too (its terms become a TermTable), so saving it
+    again (what a turn learnt) sorts nothing, and the query's index needs no dictionary of terms."""
     terms = derived.terms
-    if isinstance(terms, TermTable):  # as read: already in that order
+    if isinstance(terms, TermTable):  # as read (or saved once): already in that order
         blob, ends, starts, ids = terms.blob, terms.ends, derived.starts, derived.ids
     else:
         encoded = [term.encode("utf-8") for term in terms]
@@ -243,6 +245,7 @@ def encode(derived: Derived) -> bytes:
             ids += old_ids[old_starts[slot] : old_starts[slot + 1]]
             starts.append(len(ids))
         blob = bytes(joined)
+        derived.terms, derived.starts, derived.ids = TermTable(blob, ends), starts, ids  # type: ignore[assignment]
     canonical = derived.canonical and derived.spans is not None and len(derived.spans) == 2 * len(derived.doc_lens)
     # the arrays' own memory, not copies: the file is assembled once (at 100k entries each copy is 28 MiB)
     sections = [memoryview(blob), memoryview(ends).cast("B"), memoryview(starts).cast("B"),

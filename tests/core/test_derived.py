@@ -550,3 +550,22 @@ def test_term_table_finds_the_same_slots_with_prefixes_as_by_bisection(terms, ot
     assert {term: table.get(term) for term in by_bisection} == by_bisection
     assert all(by_bisection[term] is not None for term in terms)
     assert [table.get(term) for term in table] == list(range(len(terms)))
+
+
+def test_a_derived_index_once_encoded_keeps_the_file_layout_and_scores_the_same():
+    import orjson
+
+    texts = ["部署脚本 dry-run 先确认", "vite 构建缓存 失效", "database migration rollback", "用户偏好 中文回复 vite"]
+    data = orjson.dumps({"entries": [{"id": f"{i:012x}", "kind": "fact", "text": t, "source": "t", "ts": i}
+                                     for i, t in enumerate(texts)]})
+    records = parse_document(data).records
+    found = derived.derive(records, "k", redact=True)
+    assert isinstance(found.terms, list)
+    first = derived.encode(found)
+    assert isinstance(found.terms, derived.TermTable)  # saving again (what a turn learnt) sorts nothing
+    assert derived.encode(found) == first
+    assert derived.decode(first, "k") is not None
+    from_file = Index(parts=(found.terms, found.starts, found.ids, found.doc_lens))
+    from_texts = Index([document_tokens(r.text, r.kind.label, r.kind.value) for r in records])
+    for query in (["vite"], ["部署", "脚本", "vite"], ["rollback", "中文"], ["nothing"]):
+        assert from_file.ranked(query) == from_texts.ranked(query)
