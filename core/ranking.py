@@ -209,7 +209,7 @@ class Index(KeywordField):
         "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms",
         "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_served_key", "_keywords",
         "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
-        "_df", "_keyword_matches", "_last_scores", "_np",
+        "_df", "_keyword_matches", "_last_scores", "_np", "_recent",
     )
 
     def __init__(
@@ -275,6 +275,7 @@ class Index(KeywordField):
         self._served_key: tuple[str, ...] | None = None
         self._last_scores: tuple[tuple[str, ...], object] | None = None
         self._np: tuple | None = None  # (ids, norms) as numpy arrays (`_numpy_parts`)
+        self._recent: dict = {}  # the last queries' arrays (vector_pick)
 
     @property
     def vectorized(self) -> bool:

@@ -33,9 +33,11 @@ class QueryArrays:
     """One query's postings over a vectorized index: each term's documents and weights, the
     score of every document, and (for the gate) the held mass of every document."""
 
-    __slots__ = ("index", "terms", "docs", "weights", "term_of", "scores", "_held")
+    __slots__ = ("index", "terms", "docs", "weights", "term_of", "scores", "hits", "values", "_held")
 
-    def __init__(self, index, terms: dict[str, int]) -> None:
+    def __init__(self, index, terms: dict[str, int], dense: bool = True) -> None:
+        """`dense`: keep every document's score (`scores`); the hits and their scores are kept
+        either way (`hits`, `values`)."""
         self.index = index
         self.terms = terms
         slot_of, starts = index._slot, index._starts
@@ -54,7 +56,9 @@ class QueryArrays:
             self.docs = np.zeros(0, dtype=np.int64)
             self.weights = np.zeros(0, dtype=np.float64)
             self.term_of = np.zeros(0, dtype=np.intp)
-            self.scores = np.zeros(n, dtype=np.float64)
+            self.scores = np.zeros(n, dtype=np.float64) if dense else None
+            self.hits = np.zeros(0, dtype=np.intp)
+            self.values = np.zeros(0, dtype=np.float64)
             self._held = None
             for term in terms:
                 index._df[term] = 0
@@ -82,27 +86,30 @@ class QueryArrays:
         self.docs = docs
         self.weights = weights
         self.term_of = term_of
-        self.scores = np.bincount(docs, weights=weights, minlength=n)
+        scores = np.bincount(docs, weights=weights, minlength=n)
+        self.hits = np.flatnonzero(scores > 0.0)
+        self.values = scores[self.hits]
+        self.scores = scores if dense else None
         self._held = None
 
     def held(self, gate: Gate):
         """Per document, the mass of the gate's counted terms its text holds (`Gate._held_array`)."""
-        if self._held is None:
-            mass = np.asarray([qtf * gate.idf[term] if term in gate.idf else 0.0 for term, qtf in self.terms.items()])
+        masses = [qtf * gate.idf[term] if term in gate.idf else 0.0 for term, qtf in self.terms.items()]
+        if self._held is None or self._held[0] != masses:  # kept for a repeated query judged alike
+            mass = np.asarray(masses)
             counted = mass[self.term_of] != 0.0
-            self._held = np.bincount(self.docs[counted], weights=mass[self.term_of[counted]], minlength=self.index.n)
-        return self._held
+            held = np.bincount(self.docs[counted], weights=mass[self.term_of[counted]], minlength=self.index.n)
+            self._held = (masses, held)
+        return self._held[1]
 
 
 def pick_arrays(index, terms: dict[str, int], k: int, excluded, min_coverage: float, relative_floor: float,
                 general=()) -> list[tuple[int, float]]:
     """`ranking.pick` for an index without keywords whose query is scored with arrays."""
-    query = QueryArrays(index, terms)
-    scores = query.scores
-    hits = np.flatnonzero(scores > 0.0)
-    if not hits.size:
+    query = _recent(index, terms)
+    if not query.hits.size:
         return []
-    ranking = _Ranking(hits, scores[hits], excluded)
+    ranking = _Ranking(query.hits, query.values, excluded)
     size = max(8 * k, 32)
     gate = None  # made once: the best open hit, hence the gate, is the same in every round
     while True:
@@ -113,6 +120,22 @@ def pick_arrays(index, terms: dict[str, int], k: int, excluded, min_coverage: fl
         if certain:
             return picked
         size *= 4
+
+
+_RECENT = 8  # queries whose arrays an index keeps: an agent repeating itself pays for its terms once
+
+
+def _recent(index, terms: dict[str, int]) -> QueryArrays:
+    """The query's arrays, kept for the index's last few queries (hits, not every document's score)."""
+    key = tuple(terms.items())
+    recent = index._recent
+    query = recent.pop(key, None)
+    if query is None:
+        query = QueryArrays(index, terms, dense=False)
+        if len(recent) >= _RECENT:
+            del recent[next(iter(recent))]
+    recent[key] = query  # the newest last
+    return query
 
 
 class _Ranking:
