@@ -275,6 +275,9 @@ def encode(derived: Derived) -> bytes:
     return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *sections])
 
 
+_PREFIX_CHUNK = 1 << 16
+
+
 class TermTable:
     """The terms of a saved index, sorted by their UTF-8 bytes in one blob, and the slot of each
     (its place in that order): a mapping looked up by bisection, never expanded into a dict, so
@@ -296,17 +299,20 @@ class TermTable:
             return
         import numpy as np
 
-        blob = np.frombuffer(self.blob + bytes(8), dtype=np.uint8)
-        ends = np.frombuffer(self.ends, dtype=np.intc).astype(np.int64)
-        starts = np.concatenate(([0], ends[:-1]))
-        lengths = ends - starts
-        keys = np.zeros(len(ends), dtype=np.uint64)
-        for j in range(8):
-            byte = blob[starts + j].astype(np.uint64)
-            byte[lengths <= j] = 0
-            keys |= byte << np.uint64(8 * (7 - j))
+        blob = np.frombuffer(self.blob, dtype=np.uint8)
+        last = len(blob) - 1
+        all_ends = np.frombuffer(self.ends, dtype=np.intc)
         prefixes = array("Q")
-        prefixes.frombytes(keys.tobytes())
+        for lo in range(0, len(all_ends), _PREFIX_CHUNK):  # in chunks: a big store's peak memory stays low
+            ends = all_ends[lo : lo + _PREFIX_CHUNK].astype(np.int64)
+            starts = np.concatenate(([all_ends[lo - 1] if lo else 0], ends[:-1]))
+            lengths = ends - starts
+            keys = np.zeros(len(ends), dtype=np.uint64)
+            for j in range(8):
+                byte = blob[np.minimum(starts + j, last)].astype(np.uint64)
+                byte[lengths <= j] = 0
+                keys |= byte << np.uint64(8 * (7 - j))
+            prefixes.frombytes(keys.tobytes())
         self._prefixes = prefixes
 
     def get(self, term: str, default: int | None = None) -> int | None:

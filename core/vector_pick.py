@@ -33,12 +33,12 @@ class QueryArrays:
     """One query's postings over a vectorized index: each term's documents and weights, the
     score of every document, and (for the gate) the held mass of every document."""
 
-    __slots__ = ("index", "terms", "docs", "weights", "term_of", "scores", "hits", "values", "_held")
+    __slots__ = ("n", "terms", "docs", "weights", "term_of", "scores", "hits", "values", "_held")
 
     def __init__(self, index, terms: dict[str, int], dense: bool = True) -> None:
         """`dense`: keep every document's score (`scores`); the hits and their scores are kept
         either way (`hits`, `values`)."""
-        self.index = index
+        self.n = index.n  # not the index itself: the index keeps its last queries (no cycle to collect)
         self.terms = terms
         slot_of, starts = index._slot, index._starts
         all_ids, norm = index._numpy_parts()
@@ -98,7 +98,7 @@ class QueryArrays:
         if self._held is None or self._held[0] != masses:  # kept for a repeated query judged alike
             mass = np.asarray(masses)
             counted = mass[self.term_of] != 0.0
-            held = np.bincount(self.docs[counted], weights=mass[self.term_of[counted]], minlength=self.index.n)
+            held = np.bincount(self.docs[counted], weights=mass[self.term_of[counted]], minlength=self.n)
             self._held = (masses, held)
         return self._held[1]
 
@@ -197,7 +197,7 @@ def _gated_arrays(query: QueryArrays, gate: Gate | None, ids, values, k: int, ex
     min_coverage, relative_floor, best = gate.min_coverage, gate.relative_floor, gate.best
     gate.required = min_coverage  # as a new gate has it: a round settles the bar afresh
     if min_coverage > 0.0 and gate.all_weak:  # every hit is asked which terms it lacks: rare, in Python
-        return _gated(query.index, query.terms, list(zip(ids.tolist(), values.tolist())), k, min_coverage,
+        return _gated(gate.index, query.terms, list(zip(ids.tolist(), values.tolist())), k, min_coverage,
                       relative_floor, {}, exhaustive, general)
     floor = relative_floor * best
     complete = exhaustive or float(values[-1]) < floor
