@@ -459,9 +459,10 @@ class Index(KeywordField):
             return picked
         import numpy as np
 
-        array = self._score_array(tokens)
-        hits = np.flatnonzero(array > 0.0)
-        scores = array[hits]
+        from .vector_pick import recent_query
+
+        query = recent_query(self, query_terms(tokens))
+        hits, scores = query.hits, query.values
         # `excluded` is asked only about the best hits, never iterated: whether an entry is excluded
         # (blocked) may take a threat scan. Candidates are every hit scoring at least the m-th best
         # score (ties included), ordered as `ranked` orders them; m grows until k are picked.

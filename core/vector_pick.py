@@ -22,11 +22,13 @@ checks that the picks equal the pure-Python path's and explain's, on random stor
 
 from __future__ import annotations
 
+from itertools import accumulate
+
 import numpy as np
 
 from .ranking import Gate, _gated
 
-__all__ = ["QueryArrays", "pick_arrays"]
+__all__ = ["QueryArrays", "pick_arrays", "recent_query"]
 
 
 class QueryArrays:
@@ -64,25 +66,27 @@ class QueryArrays:
                 index._df[term] = 0
             return
         ids = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
-        term_of_id = np.repeat(np.arange(len(lengths)), lengths)
-        # a run is one (term, document): a new run starts where the term or the document changes
-        first = np.ones(len(ids), dtype=bool)
-        first[1:] = (ids[1:] != ids[:-1]) | (term_of_id[1:] != term_of_id[:-1])
-        firsts = np.flatnonzero(first)
+        # a run is one (term, document): a new run starts where the document or the term changes
+        first = np.empty(len(ids) + 1, dtype=bool)
+        np.not_equal(ids[1:], ids[:-1], out=first[1:-1])
+        bounds = list(accumulate(lengths, initial=0))  # where each term's ids start (and the end)
+        first[bounds] = True
+        firsts = np.flatnonzero(first)  # the runs' starts, and the end
+        tf = np.diff(firsts)
+        firsts = firsts[:-1]
         docs = ids[firsts].astype(np.int64)
-        tf = np.diff(np.append(firsts, len(ids)))
-        term_of = term_of_id[firsts]
-        df = np.bincount(term_of, minlength=len(lengths)).tolist()
+        run_bounds = np.searchsorted(firsts, bounds).tolist()  # where each term's runs start
+        df = [hi - lo for lo, hi in zip(run_bounds, run_bounds[1:])]
         factors = []
         for position, (term, qtf) in enumerate(terms.items()):
             index._df[term] = df[position]
             factors.append(index.idf(term) if df[position] else 0.0)
+        term_of = np.repeat(np.arange(len(df)), df)
         # `Index._term`: tf * (k1 + 1) / (tf + norm); then `_python_scores`: qtf * (idf * weight)
         weights = tf * (index.k1 + 1.0) / (tf + norm[docs])
         weights = np.asarray(factors)[term_of] * weights
-        qtfs = np.fromiter(terms.values(), dtype=np.float64, count=len(terms))
-        if (qtfs != 1.0).any():
-            weights = qtfs[term_of] * weights
+        if any(qtf != 1 for qtf in terms.values()):
+            weights = np.asarray(list(terms.values()), dtype=np.float64)[term_of] * weights
         self.docs = docs
         self.weights = weights
         self.term_of = term_of
@@ -106,7 +110,7 @@ class QueryArrays:
 def pick_arrays(index, terms: dict[str, int], k: int, excluded, min_coverage: float, relative_floor: float,
                 general=()) -> list[tuple[int, float]]:
     """`ranking.pick` for an index without keywords whose query is scored with arrays."""
-    query = _recent(index, terms)
+    query = recent_query(index, terms)
     if not query.hits.size:
         return []
     ranking = _Ranking(query.hits, query.values, excluded)
@@ -125,7 +129,7 @@ def pick_arrays(index, terms: dict[str, int], k: int, excluded, min_coverage: fl
 _RECENT = 8  # queries whose arrays an index keeps: an agent repeating itself pays for its terms once
 
 
-def _recent(index, terms: dict[str, int]) -> QueryArrays:
+def recent_query(index, terms: dict[str, int]) -> QueryArrays:
     """The query's arrays, kept for the index's last few queries (hits, not every document's score)."""
     key = tuple(terms.items())
     recent = index._recent
