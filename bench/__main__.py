@@ -7,8 +7,10 @@ may be loaded: compare the ratios, not the absolute times). Medians in milliseco
   `python -c "import orjson"` and against a process querying SQLite FTS5 with its index on disk;
   the commands run interleaved after a warm-up.
 - a long-running agent: `retrieve_block` in one process with a query whose terms were never
-  queried before (each query new), next to one of 8 repeated queries; the same token lists
-  scored by bm25s, rank_bm25 and FTS5 (in memory and on disk).
+  queried before (each query new), next to one of 8 repeated queries (the whole turn: stopwords,
+  ranking, gate, blocked check, rendering, log); our ranking step alone (`Index.top`) on the very
+  token lists scored by bm25s, rank_bm25 and FTS5 (in memory and on disk): like for like.
+  `python -m bench.ab BEFORE AFTER` compares two trees' warm queries, interleaved.
 - cold in-process: a new MemoryStore in a warm interpreter (what the app pays on a reload).
 - RSS: peak resident memory of a process holding the store ready to answer, each peer in its
   own process (`python -m bench.rss`).
