@@ -136,9 +136,12 @@ def recent_query(index, terms: dict[str, int]) -> QueryArrays:
     query = recent.pop(key, None)
     if query is None:
         query = QueryArrays(index, terms, dense=False)
-        if len(recent) >= _RECENT:
-            del recent[next(iter(recent))]
     recent[key] = query  # the newest last
+    while len(recent) > _RECENT:
+        try:  # the oldest out (another thread asking the same index may have taken it already)
+            del recent[next(iter(recent))]
+        except (KeyError, RuntimeError, StopIteration):
+            break
     return query
 
 

@@ -151,3 +151,39 @@ def test_a_long_running_store_injects_what_explain_injects(big_store, words):
     assert [h.entry.id for h in hits] == [row.id for row in injected]
     assert [h.score for h in hits] == [row.score for row in injected]
     assert not any("blocked" in h.entry.flags for h in hits)
+
+
+def test_an_index_keeps_the_arrays_of_its_last_eight_queries_only():
+    from memtui_core.vector_pick import recent_query
+
+    docs = [[f"w{i % 13}", f"w{i % 7}", "common"] for i in range(300)]
+    index = Index(docs, vectorized=True)
+    first = recent_query(index, {"w1": 1})
+    assert recent_query(index, {"w1": 1}) is first  # a repeated query reads no postings again
+    for i in range(2, 12):
+        recent_query(index, {f"w{i}": 1})
+    assert len(index._recent) == 8 and (("w1", 1),) not in index._recent
+    assert recent_query(index, {"w1": 1}) is not first
+    assert pick(index, ["w1", "common"], 4, Excluded(set(), 300), (), 0.3, 0.3) == pick(
+        Index(docs, vectorized=False), ["w1", "common"], 4, set(), (), 0.3, 0.3)
+
+
+def test_threads_asking_one_index_get_the_same_picks():
+    import threading
+
+    rng = random.Random(8)
+    docs = [[rng.choice(VOCABULARY) for _ in range(rng.randint(1, 9))] for _ in range(600)]
+    index, plain = Index(docs, vectorized=True), Index(docs, vectorized=False)
+    queries = [[rng.choice(VOCABULARY) for _ in range(rng.randint(1, 4))] for _ in range(40)]
+    expected = [pick(plain, q, 4, set(), (), 0.3, 0.3) for q in queries]
+    results: dict[int, list] = {}
+
+    def run(worker: int) -> None:
+        results[worker] = [pick(index, q, 4, (), (), 0.3, 0.3) for q in queries]
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(results[n] == expected for n in range(4))
