@@ -2,7 +2,7 @@
 
 Set A: a store from bench/relevance_memories.json, the messages of bench/relevance_messages.json.
 Set B: bench/relevance_set_b.json, written after the settings were chosen on set A.
-Sets C and D: bench/relevance_set_c.json and relevance_set_d.json, written blind by someone who
+Sets C, D and E: bench/relevance_set_c.json, relevance_set_d.json and relevance_set_e.json, written blind by someone who
 never saw the ranking code or the other sets (docs/ranking.md, "The evaluation").
 Each is replayed for three runs: the default profile with the memories' keywords, the default
 profile on the texts alone, and the nanohermes profile (the original ranking). Per split (A dev:
@@ -27,12 +27,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-SETS = ("A", "B", "C", "D")
+SETS = ("A", "B", "C", "D", "E")
 
 
 def load(name: str = "A") -> tuple[list[dict], list[dict]]:
     """The memories and messages of set A (each message tagged dev or held-out) or set B."""
-    if name in ("B", "C", "D"):
+    if name in ("B", "C", "D", "E"):
         data = json.loads((HERE / f"relevance_set_{name.lower()}.json").read_text("utf-8"))
         memories = data["memories"]
         split = lambda i: name  # noqa: E731 - one split: all of it
@@ -120,7 +120,8 @@ def table(results: dict[str, dict[str, dict]]) -> str:
                      f"({sum(m['lexical'] for m in relevant)} lexical), {len(messages) - len(relevant)} with no memory"
                      + {"A": "; held-out = every third message", "B": "; written after tuning",
                         "C": "; written blind by someone who never saw the ranking",
-                        "D": "; written blind, first measured held out"}[set_name])
+                        "D": "; written blind, first measured held out",
+                        "E": "; written blind, measured held out before any tuning"}[set_name])
     return "\n".join(lines)
 
 

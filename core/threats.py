@@ -386,7 +386,11 @@ _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加",
                    "アップロード", "付けて", "付与", "添付", "전송", "보내", "업로드", "붙여", "envía", "envia", "enviar", "envie", "envíe", "envoyez", "mande", "gửi", "kirim", "gönder", "invia", "wyślij", "stuur",
                    "أرسل", "भेज", "надішли", "envoie",
                    "envoyer", "sende", "schick", "отправ", "загрузи", "перешли", "sube", "subir", "súbelo", "manda",
-                   "téléverse", "télécharge", "hochladen", "lade")
+                   "téléverse", "télécharge", "hochladen", "lade",
+                   # the languages t1 showed missing
+                   "পাঠিয়ে", "পাঠাও", "ipadala", "i-upload", "ipasa", "بفرست", "ارسال کن", "carica", "pošli", "odešli",
+                   "nahraj", "tuma", "pakia", "ส่งไป", "ส่งให้", "שלח", "στείλε", "ανέβασ", "unggah", "yükle", "prześlij",
+                   "tải lên")
 _SEND_OTHER = _any(*_SEND_OTHER_WORDS)
 _SENSITIVE_WORDS = (
     "conversation", "chat", "transcript", "message", "history", "memory", "memories", "credential", "secret",
@@ -406,6 +410,8 @@ _SENSITIVE_WORDS = (
     "phone number", "card number", "номер карты", "银行卡号", "身份证号", "カード番号", "카드 번호", "número de tarjeta",
     "numéro de carte", "kartennummer", "social security", "email address", "home address", "personal", "pii", "document.cookie",
     "chat log", "whoami", "hostname",
+    "কথোপকথন", "usapan", "گفتگو", "مکالمه", "konverzac", "mazungumzo", "บทสนทนา", "รหัสผ่าน", "השיחה", "סיסמ",
+    "συνομιλ", "κωδικ", "पूरी बातचीत", "parola", "şifre", "hasło", "hasła", "wachtwoord", "heslo", "nenosiri",
 )
 # (a space stays a plain space: a rule's pattern turns it into "any white space")
 _SENSITIVE = _any(*(re.escape(word).replace("\\ ", " ") for word in _SENSITIVE_WORDS))
@@ -427,11 +433,19 @@ _SECRET_FILE = (
     r"|\.docker/config\.json\b|\.kube/config\b|\.bash_history\b|\.zsh_history\b)"
 )
 _ROLE_WORDS = ("assistant", "user", "human", "system", "ai", "model", "bot", "助手", "用户", "系统", "人类", "アシスタント",
-             "ユーザー", "システム", "어시스턴트", "사용자", "시스템", "유저")
+             "ユーザー", "システム", "어시스턴트", "사용자", "시스템", "유저",
+             # the chat roles in the other languages the scan reads (text view: lower case, accents kept)
+             "usuario", "usuário", "utilisateur", "benutzer", "nutzer", "utente", "gebruiker", "użytkownik", "uživatel",
+             "kullanıcı", "pengguna", "người dùng", "пользователь", "користувач", "χρήστης", "المستخدم", "משתמש",
+             "उपयोगकर्ता", "asistente", "assistente", "assistent", "asystent", "asistent", "asistan", "asisten",
+             "trợ lý", "ассистент", "асистент", "βοηθός", "المساعد", "עוזר", "सहायक", "sistema", "système", "systeme",
+             "systém", "sistem", "hệ thống", "система", "σύστημα", "النظام", "מערכת", "सिस्टम")
 _ROLE = _any(*_ROLE_WORDS)
 _HEADING = _any("instruction", "instructions", "system", "response", "input", "prompt", "指令", "指示", "系统", "命令",
                 "지시", "명령", "시스템", "システム", "sistema", "système", "система", "instrucci[oó]n(?:es)?", "respuesta",
-                "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답")
+                "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답",
+                "instrukce", "instrukcj[ae]", "instruksi", "instructies", "talimat(?:lar)?", "odpověď", "odpowiedź",
+                "οδηγίες", "απάντηση", "تعليمات", "הוראות", "निर्देश")
 _PLACEHOLDER = r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][a-z0-9_]*\}?|<[a-z_ ]{2,40}>|%\([a-z_]+\)s?|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
 
 # Word lists for the clause rules. One tuple per meaning, every language the scan reads in the
@@ -466,6 +480,14 @@ _DISMISS = (
     # Swedish, Danish, Norwegian, Czech, Greek, Hebrew, Thai, Persian, Romanian, Hungarian, Finnish
     "ignor", "glöm", "glem", "zapomeň", "αγνόησ", "ξέχασ", "התעלם", "שכח", "เพิกเฉย", "ไม่ต้องสนใจ", "ลืม", "نادیده",
     "فراموش کن", "uită", "hagyd figyelmen kívül", "figyelmen kívül", "felejtsd el", "ohita", "unohda",
+    # the languages of the 26-language t1 batch the lists held least of (Bengali, Tagalog, Swahili…)
+    "não siga", "deixe de lado", "ne suis plus", "fais abstraction", "lascia perdere", "metti da parte", "volg niet",
+    "niet meer volgen", "отбрось", "не учитывай", "не виконуй", "не дотримуйся", "nie stosuj się", "nie słuchaj",
+    "odrzuć", "bir kenara bırak", "dikkate alma", "کنار بگذار", "پیروی نکن", "אל תציית", "אל תפעל לפי", "पालन मत",
+    "मत मानो", "भूल जाना", "উপেক্ষা", "ভুলে যাও", "ভুলে যান", "মুছে ফেলো", "মানবে না", "অগ্রাহ্য", "không tuân theo",
+    "đừng làm theo", "ไม่ต้องทำตาม", "ละเลย", "jangan ikuti", "huwag pansinin", "kalimutan", "huwag sundin",
+    "huwag nang sundin", "balewalain", "puuza", "sahau", "usifuate", "achana na", "μην ακολουθ", "παράβλεψ",
+    "nedbej", "neřiď se", "přestaň dodržovat", "無視して", "忘記", "當作沒看到", "当作没看到", "不用理會", "不要理會",
 )
 # Declaring something void: a state, which config files, docs and deploys go through every day;
 # it is an attack on the model only when what it voids is the model's own (_OWNED).
@@ -489,6 +511,16 @@ _VOIDED = (
     "больше не действу", "не действу", "отмен", "недействительн", "аннулир", "утратил", "устарел",
     "não valem", "não se aplicam", "anulad", "non valgono", "annullat", "niet meer geldig", "nie obowiązują",
     "geçersiz", "tidak berlaku", "không còn hiệu lực", "vô hiệu", "ألغ", "لم تعد سارية", "більше не діють",
+    "deprecated", "desatualizad", "obsolet", "revogad", "perderam a validade", "périmé", "révoqué", "superat",
+    "revocat", "scadut", "non si applicano più", "verouderd", "vervallen", "ingetrokken", "niet meer van toepassing",
+    "не применяются", "застаріл", "скасован", "недійсн", "втратили чинність", "nieaktualn", "przestarzał",
+    "unieważnion", "wygasł", "güncel değil", "iptal edil", "yürürlükten kalk", "منسوخ", "باطل", "لغو شد",
+    "دیگر معتبر نیست", "בוטל", "מבוטל", "לא בתוקף", "אינן בתוקף", "מיושנ", "रद्द", "अमान्य", "लागू नहीं", "निरस्त",
+    "বাতিল", "অকার্যকর", "প্রযোজ্য নয়", "lỗi thời", "hết hạn", "bị hủy", "หมดอายุ", "ยกเลิก", "ใช้ไม่ได้แล้ว",
+    "ไม่มีผล", "ล้าสมัย", "kedaluwarsa", "kadaluarsa", "usang", "dibatalkan", "hindi na valid", "wala nang bisa",
+    "kanselado", "pinawalang-bisa", "zimepitwa na wakati", "hazitumiki", "zimefutwa", "batili", "καταργήθηκ", "άκυρ",
+    "ξεπερασμέν", "δεν ισχύ", "παρωχημέν", "neplatn", "zastaral", "zrušen", "už neplatí",
+    "廃止", "作廢", "無效", "廢除", "不算數",
 )
 # Whose orders a declaration voids, when they are the model's: its own, or those given to it.
 _OWNED = (
@@ -497,6 +529,10 @@ _OWNED = (
     "你的", "你收到", "给你的", "给你", "开发者", "あなた", "与えられた", "너의", "당신의", "너에게", "네게",
     "tus", "te ", "tes ", "vos ", "ton ", "t'a", "deine", "dein ", "dir ", "твои", "тебе", "ваши", "suas", "tuas", "seus",
     "você", "tue", "tuoi", "jouw", "twoje", "senin", "kamu", "của bạn",
+    "que você recebeu", "qu'on t'a", "qui t'ont été", "che hai ricevuto", "je hebt gekregen", "aan jou", "твої",
+    "тобі", "twoich", "tobie", "sana", "به تو", "שלך", "שקיבלת", "तुम्हारे", "तुम्हें", "आपके", "আপনার", "তোমার",
+    "তোমাকে", "bạn nhận", "cho bạn", "ของคุณ", "ที่คุณได้รับ", "ให้คุณ", "anda", "sa iyo", "iyong", "natanggap mo",
+    "yako", "ulizopewa", "kwako", "σου", "σας", "tvoje", "tvé", "tobě", "渡された", "給你的",
 )
 # ... or those that came before it ("all earlier guidance", 上面所有的要求), for its instructions by name
 # (a rule that came before is a correction: 之前的规则作废).
@@ -504,6 +540,8 @@ _OWNED_OR_EARLIER = _OWNED + (
     "previous", "prior", "earlier", "above", "preceding", "上面", "之前", "先前", "以上", "前面", "此前", "これまで", "今まで",
     "上記", "이전", "위의", "앞의", "précédent", "anterior", "vorherig", "bisherig", "предыдущ", "прежн", "precedent",
     "trước đó", "sebelumnya", "önceki", "poprzedni", "vorige", "السابقة", "पिछले", "попередн",
+    "eerdere", "wcześniejsz", "قبلی", "הקודמות", "הקודמים", "আগের", "পূর্ববর্তী", "ก่อนหน้า", "naunang",
+    "zilizotangulia", "προηγούμεν", "předchozí", "以前の", "先前的", "一開始",
 )
 _MODEL_ORDERS = (
     "instructions", "instruction", "prompt", "guidance", "directives", "directive", "programming", "system message",
@@ -548,6 +586,7 @@ _SCOPE = (
     "όλες", "όλα", "όλους", "הקודמות", "הקודמים", "כל ה", "ก่อนหน้า", "ทั้งหมด", "قبلی", "تمام", "همه", "anterioar",
     "toate", "korábbi", "összes", "minden", "aiemma", "kaikki", "hệ thống", "của bạn", "السابقة", "جميع", "كل", "النظام", "पिछले",
     "सभी", "सिस्टम", "попередні", "усі", "всі", "твої", "системні",
+    "lahat ng", "naunang", "yote", "zote", "za awali", "সব", "সমস্ত", "আগের", "তোমার",
 )
 _STRONG_SCOPE = (
     "your", "system", "all", "every", "everything", "whatever", "any", "del sistema", "do sistema", "du système",
@@ -659,6 +698,8 @@ _AUTHORITY_SOURCE = (
     "ontwikkelaar", "beheerder", "deweloper", "administrac", "geliştirici", "yönetici", "pengembang",
     "nhóm phát triển", "quản trị", "المطو", "مطو", "运营", "operations team", "hinweis der it", "it-abteilung", "it support", "it-support",
     "it team", "安全中心", "security center", "보안팀", "보안 센터", "セキュリティ", "الإدارة", "المشرف", "डेवलपर", "प्रशासन", "розробник", "адміністрац",
+    "διαχειριστ", "מנהל מערכת", "מנהל המערכת", "مدیر سیستم", "ডেভেলপার", "ทีมพัฒนา", "ผู้ดูแลระบบ", "msimamizi",
+    "tagapangasiwa", "správce", "administrátor",
 )
 # What such a notice claims: checks off, blanket permission, consent already given.
 _PERMISSION_CLAIM = (
@@ -676,7 +717,13 @@ _PERMISSION_CLAIM = (
     r"制限解除|無効化|同意済み|확인 없이|확인할 필요|모든 권한|전체 권한|권한이 부여|해제|동의했|levées|suspendues|désactivé|sans confirmation|"
     r"aufgehoben|deaktiviert|zugestimmt|keine rückfragen|ohne rückfrage|сняты|отключен|без подтвержден|согласил|"
     r"suspens|desativad|sem confirmação|concordou|صلاحيات كاملة|دون طلب تأكيد|دون تأكيد|đã đồng ý|không cần hỏi|"
-    r"không cần xác nhận|sospes|senza conferma|sin confirmación|sin preguntar|ya aceptó|ya autorizó"
+    r"không cần xác nhận|sospes|senza conferma|sin confirmación|sin preguntar|ya aceptó|ya autorizó|"
+    # consent given in advance, and acting without confirmation, in the languages t1 showed missing
+    r"pré-?autoriz|pre-?autoriz|pré-?autoris|vorab (?:genehmigt|freigegeben)|заранее (?:дал|дано|получен|разреш)|"
+    r"заздалегідь|z góry|önceden (?:kabul|onay)|قبلاً رضایت|מראש|पहले ही अनुमति|আগেই অনুমতি|"
+    r"sem pedir (?:confirmação|permissão)|senza chiedere|zonder (?:bevestiging|te vragen)|без перевірки|"
+    r"bez (?:potwierdzenia|weryfikacji|ověření|potvrzení)|onaysız|tanpa (?:konfirmasi|verifikasi)|بدون تأیید|"
+    r"בלי לבקש אישור|बिना पुष्टि|নিশ্চিতকরণ ছাড়া|โดยไม่ต้องยืนยัน|bila kuthibitisha|χωρίς επιβεβαίωση"
 )
 _NEGATION = ("never", "don't", "do not", "must not", "not to", "avoid", "不要", "禁止", "切勿", "不得", "绝不", "しない", "するな",
              "禁止", "않", "절대", "nunca", "jamais", "niemals", "никогда", "не ")
@@ -778,6 +825,54 @@ _FICTION = (
     r"(?=[^\n]*?(?:\bnovel|\bfiction|\bstory\b|\bchapter|\bscreenplay|\bvillain|小说|小説|소설|novela|\broman\b|geschichte|"
     r"роман))(?![^\n]*?(?:\byou\b|\byour|你|あなた|너|당신|\btu\b|\bdu\b|ты))"
 )
+# Scripts whose spelling uses the zero-width (non-)joiner inside words.
+_JOINING = (r"\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
+            r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}")
+# A clause that names the chat format it quotes ("ChatML's <|im_start|> tokens", "Llama 3 prompt
+# format: <|begin_of_text|>…") documents a template; it opens no turn.
+_FORMAT_TALK = ("chatml", "chat template", "chat format", "prompt format", "prompt template", "template format",
+                "special token", "tokenizer", "fine-tun", "finetun", "training sample", "training data", "sohbet şablon",
+                "格式", "模板", "微调", "微調", "分词器", "テンプレート", "フォーマット", "トークナイザ", "ファインチューニング",
+                "템플릿", "포맷", "토크나이저", "파인튜닝", "plantilla", "formato de chat", "vorlage", "modèle de chat")
+# Decoding hidden text, and acting on it (encoded.decode-and-obey).
+_DECODE = (
+    "decode", "decoding", "decrypt", "unescape", "url-decode", "base64-decode", "convert it to text", "convert to ascii",
+    "read it as", "reassemble", "restore the text", "unscramble", "decipher",
+    "解码", "解碼", "还原", "還原", "解析后", "拼接后", "转换成文字", "解密", "连起来", "連起來",
+    "デコード", "復号", "復元", "元に戻", "変換して", "解読", "디코딩", "디코드", "복호화", "해독", "조합해", "변환해",
+    "decodifica", "decodifique", "descodifica", "descifra", "dekodier", "entschlüssel", "décode", "décoder", "déchiffr",
+    "декодир", "расшифр", "розшифр", "odkoduj", "dekoduj", "rozszyfruj", "dekodeer", "ontcijfer", "çöz", "deşifre",
+    "giải mã", "dekode", "uraikan", "i-decode", "αποκωδικοποι", "αποκρυπτογραφ", "فك ترميز", "فك تشفير", "פענח", "פענחו",
+    "डिकोड", "ถอดรหัส", "rekebisha", "ubadilishe kuwa maandishi", "fumbua",
+)
+# Acting on what was decoded: the verb takes the hidden text as its object ("apply it", "follow
+# what it says", aplícala, 照办); a bare "and apply" ("decode the JWT and apply the claims") does not.
+_ACT_ON = (
+    "follow it", "follow them", "follow what", "obey", "apply it", "apply them", "execute it", "execute them",
+    "carry it out", "carry them out", "act on it", "act upon it", "do what it says", "do as it says",
+    "as an instruction", "as instructions", "as a rule", "as your new", "as a standing", "treat it as",
+    "照办", "照做", "照着做", "照此执行", "遵照", "遵守", "遵循", "作为指令", "当作指令", "作为长期指令", "当作固定规则",
+    "当作规则", "视为指令", "当成指令", "照辦", "その通りに", "従って", "従え", "従うこと", "守って", "として実行",
+    "指示として", "그대로 실행", "따르", "따라", "지킬", "지켜",
+    "siguel", "obedec", "cumplel", "aplical", "ejecutal", "como instrucci", "como regla", "suis-l", "obei",
+    "applique-l", "execute-l", "comme instruction", "comme regle", "befolg", "fuhre sie aus", "fuhre es aus",
+    "als anweisung", "als regel", "следуи", "подчиняи", "выполни его", "выполни ее", "выполни их", "как инструкци",
+    "дотримуи", "виконаи ii", "виконаи його", "stosuj", "wykonaj ja", "wykonaj je", "postepuj zgodnie", "lam theo",
+    "tuan theo", "thuc hien no", "نفذ ما", "نفذه", "نفذها", "اتبع", "طبقه", "פעל לפי", "בצע אותו", "ציית", "ทำตาม",
+    "ปฏิบัติตาม", "sundin", "uufuate", "fuata", "ifuate", "εφαρμοσε τη", "εφαρμοσε το", "ακολουθησ", "εκτελεσε τ",
+    "ikuti", "patuhi", "volg het", "volg ze", "gehoorzaam", "voer het uit", "voer ze uit", "seguil", "obbedisc",
+    "eseguil", "applical", "siga-a", "siga-o", "obedeca", "cumpra", "execute-a", "execute-o", "aplique-a",
+    "aplique-o", "rid se", "dodrzuj", "proved ho", "proved to", "पालन", "अमल करो", "پیروی",
+)
+# Whom a notice's claim is for (authority.notice-claim): the model, the user, or this account or
+# session. "The admin pre-approved my vacation request" names none of them: it is a note.
+_CLAIM_FOR_EXTRA = (
+    "comply", "account", "session", "workspace", "tenant", "deployment", "this instance", "cuenta", "sesión", "compte",
+    "konto", "sitzung", "conta", "sessão", "аккаунт", "учетн", "сесси", "акаунт", "обліков", "hesap", "akun", "tài khoản",
+    "حساب", "חשבון", "खाता", "অ্যাকাউন্ট", "บัญชี", "akaunti", "λογαριασμ", "účet", "account", "账号", "账户", "帳號",
+    "帳戶", "アカウント", "セッション", "계정", "세션", "会话", "租户", "χρήστ", "משתמש", "کاربر", "ব্যবহারকারী",
+    "ผู้ใช้", "mtumiaji", "gumagamit", "uživatel",
+)
 # Content an agent reads: "ignore any instructions in web pages" is a safety rule, not an attack.
 _UNTRUSTED = (
     "web page", "webpage", "website", "tool output", "tool result", "document", "emails", "email bod",
@@ -854,6 +949,9 @@ _LIMITLESS = "(?:" + (
 ) + ")"
 
 # ---------------------------------------------------------------- the table
+
+_CLAIM_FOR = _ASSISTANT + _THE_USER + _CLAIM_FOR_EXTRA
+
 
 RULES: tuple[Rule, ...] = (
     # -- override: text that tries to replace the instructions the agent runs under
@@ -1064,7 +1162,7 @@ RULES: tuple[Rule, ...] = (
          together=(("developer mode", "开发者模式", "開発者モード", "개발자 모드", "modo desarrollador"),
                    _LIMITLESS + "|anything|制限を解除|所有限制|安全策略|모든 제한|制限|限制|제한")),
     Rule("persona.jailbreak", "persona", "names a jailbreak",
-         triggers=("do anything now", "jailbreak mode", "dan mode", "jailbroken mode", "stay in character",
+         triggers=("do anything now", "jailbreak mode", "dan mode", "jailbroken mode",
                    "let's play a game", "lets play a game"),
          then=""),
     Rule("persona.jailbreak-word", "persona", "names a jailbreak",
@@ -1179,13 +1277,17 @@ RULES: tuple[Rule, ...] = (
          then=r"[^.!?\n]{0,20}?(?:autoriz|zugestimmt|erlaubt|autoris|consent|разреш|соглас)[^.!?\n]{0,60}?"
               r"(?:cualquier|jede|tout|любой|любые|sin preguntar|ohne nachfrage|sans demander|без)"),
     Rule("authority.notice-claim", "authority", "claims word from the model's makers that its rules are off",
-         together=(_AUTHORITY_SOURCE, _PERMISSION_CLAIM)),
+         together=(_AUTHORITY_SOURCE, _PERMISSION_CLAIM, _CLAIM_FOR), window=2),
     Rule("authority.grant", "authority", "claims someone granted the model sweeping permission",
          together=(_GRANT, _ASSISTANT, _SWEEPING), window=2, near=(0, 2, 80)),
     Rule("authority.grant-unconfirmed", "authority", "claims a permission that lets the model act without the user's say",
          together=(_GRANT, _WITHOUT_USER), window=2),
     Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
          together=(_GRANT, _TO_ANYONE)),
+    # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
+    # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
+    Rule("encoded.decode-and-obey", "encoded", "asks the model to decode hidden text and act on it",
+         together=(_DECODE, _ACT_ON), apart=_NEGATION),
     # -- fence: text that could close the memory block or fake a chat turn
     Rule("fence.memory-marker", "fence", "copies the memory block's own markers", view="text",
          triggers=("==",), then=r"=* ?(?:end )?long-term memory"),
@@ -1196,10 +1298,10 @@ RULES: tuple[Rule, ...] = (
          then=r" ?(?:[a-z0-9_.▁-]*(?:system|user|assistant|im_|turn|header|eot|begin|start|end_of|sep|channel|message|tool|ipython|eos|bos)[a-z0-9_.▁-]*"
               r" ?\|>|[a-z][a-z0-9_.▁-]{0,40} ?\|>(?=[ \t]*(?:\n|system\b|user\b|assistant\b|$)))"
               # a token named in prose ("renders <|user|> and <|assistant|> tokens") opens no turn
-              r"(?! (?:and|or|tokens?|markers?|tags?|delimiters?)\b|,)"),
+              r"(?! (?:and|or|tokens?|markers?|tags?|delimiters?)\b|,)", apart=_FORMAT_TALK),
     Rule("fence.template-tag", "fence", "holds a chat-template role tag", view="text",
          triggers=("[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "<|begin_of_text|>"),
-         then=""),
+         then="", apart=_FORMAT_TALK),
     # A role's text between its tags, or a closing tag followed by another role's opening one; a
     # tag named in prose ("the <system> section") is neither.
     Rule("fence.role-tag", "fence", "wraps text in a role tag that fakes a chat turn", view="text",
@@ -1229,9 +1331,14 @@ RULES: tuple[Rule, ...] = (
          then=r"\b[^.!?\n。]{0,20}?\bas (?:a |an )?(?:genuine|real|trusted|official|authentic|verified) "
               r"(?:tool|system|function|api) (?:result|output|response|message|call)"),
     Rule("fence.end-marker", "fence", "ends the memory block early and starts a turn of its own", view="text",
-         lead=r"(?:^|[\[(<#=*\-]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
-                                             "end of the memory", "end of the context", "end of data", "记忆结束", "メモ終わり"),
-         then=r"[^\n]{0,40}\n(?:[ \t]*\n)*[ \t]*(?:system|assistant|user|developer|admin|系统|助手|システム|시스템)[ \t]*[:：]"),
+         lead=r"(?:^|[\[(<#=*\-/]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
+                                              "end of the memory", "end of the context", "end of data", "end of user memories",
+                                              "end of stored memories", "end of saved memories", "end of long-term memory",
+                                              "memory>", "memories>", "memories end", "memory ends", "记忆结束", "メモ終わり",
+                                              "メモここまで", "记忆到此结束", "備忘錄結束"),
+         # then, after blank lines, code fences or a rule of box characters, a line that speaks as a role
+         then=r"[^\n]{0,40}\n(?:[ \t]*(?:```[^\n]*|[━─=*\-]*)[ \t]*\n)*[ \t]*[#>*\[(]*[ \t]*"
+              rf"(?:{_ROLE}|developer|admin|operator|運営|运营)[^\n:：]{{0,30}}[:：\])]"),
     Rule("fence.role-switch", "fence", "closes one role's tag and opens another's", view="text",
          triggers=("</system>", "</assistant>", "</user>", "</memory>"),
          then=r"(?=[^<]{0,200}<(?:system|assistant|user)>)"),
@@ -1245,7 +1352,9 @@ RULES: tuple[Rule, ...] = (
          triggers=("<!--",),
          then=r"(?:(?!-->)[\s\S]){0,300}?(?:assistant|\bai\b|model|llm|agent|claude|gpt|instruction|system\b|"
               r"(?<![\w-])ignore\s+(?:the|all|any|previous|your|everything|user)|助手|指令|系统|忽略|アシスタント|指示|無視|"
-              r"어시스턴트|지시|무시)"),
+              r"어시스턴트|지시|무시|instrucci|instruç|istruzion|anweisung|instrukc|instruks|инструкц|указани|systém|"
+              r"sistema|système|система|συστήματ|συστηματ|οδηγί|تعليمات|النظام|הוראה|הוראת|הוראות|מערכת|निर्देश|सिस्टम|"
+              r"talimat|hướng dẫn|hệ thống|คำสั่ง|ระบบ)"),
     Rule("fence.code-fence", "fence", "opens a code fence posing as a system message", view="text",
          triggers=("```", "~~~"), then=r" ?(?:system|assistant|instructions?|prompt)\b"),
     # -- exfiltration: text that would send data or secrets off the machine
@@ -1257,6 +1366,12 @@ RULES: tuple[Rule, ...] = (
     Rule("exfiltration.url-placeholder", "exfiltration", "fills a URL's query from a template of conversation data",
          view="cased", triggers=("http://", "https://", "HTTP://", "HTTPS://"),
          then=rf"(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)\]>\"']*[?&][^\s)\]>\"'=]*={_PLACEHOLDER}"),
+    # A markdown image (fetched as soon as the answer is shown) whose query value is left for the
+    # model to fill: empty, a capitalised or angle-bracketed placeholder, or words of another script.
+    Rule("exfiltration.image-placeholder", "exfiltration", "puts a markdown image in the answer with a query left to fill",
+         view="cased", triggers=("![",),
+         then=r"[^\]\n]{0,80}\]\(\s*https?://(?!localhost\b|127\.|0\.0\.0\.0|\[::1\])[^\s)]*[?&][^\s)=&]*="
+              r"(?:(?=[)&\s])|<|\{|[A-Z][A-Z0-9_]{3,}(?=[)&\s])|[^\x00-\x7f%][^\s)&]*)"),
     Rule("exfiltration.url-fill", "exfiltration", "has a secret or conversation appended to a URL", view="text",
          triggers=_SENSITIVE_WORDS,
          then=rf"[^\n。]{{0,100}}?{_REMOTE}[?&][^\s=]*=(?:[\s)\]]|$)", needs=_REMOTE_NEEDS),
@@ -1268,7 +1383,9 @@ RULES: tuple[Rule, ...] = (
          then=rf"[^\n。]{{0,80}}?{_SENSITIVE}[^\n。]{{0,80}}?(?:url|link|image|链接|图片|画像|リンク|링크|이미지)"),
     Rule("exfiltration.pipe-shell", "exfiltration", "downloads a script and runs it", view="text",
          triggers=("curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "fetch"),
-         then=r"\b[^\n|]{0,200}?\| ?(?:sudo )?(?:ba|z|k|da|fi)?sh\b(?![^.!?。\n]*\b(?:only|never|throwaway|sandbox|documented)\b)",
+         # `curl | sh` with nothing to download names the pattern ("never `curl | sh`"), not a command
+         then=r"\s+[^\s|`][^\n|`]{0,200}?\| ?(?:sudo )?(?:ba|z|k|da|fi)?sh\b"
+              r"(?![^.!?。\n]*\b(?:only|never|throwaway|sandbox|documented)\b)",
          unless=r"\b(?:only|never|not|avoid|don't|documented)\b"),
     Rule("exfiltration.iex", "exfiltration", "downloads a script and runs it", view="text",
          triggers=("iex", "invoke-expression"),
@@ -1351,22 +1468,34 @@ RULES: tuple[Rule, ...] = (
          view="text", triggers=("os.environ", "getenv", "process.env", "$env:"),
          then=r"[^\n]{0,200}?(?:urlopen|requests\.|fetch\(|http\.client|https?://)"),
     # -- invisible: characters that hide text from the person reading it (raw text)
+    # An emoji subdivision flag (the black flag, a region code such as "gbeng" spelt in tag letters,
+    # the cancel tag: England's, Scotland's) is an emoji, not hidden text.
     Rule("invisible.tag", "invisible", "holds Unicode tag characters, which can smuggle hidden text", view="raw",
-         then=r"[\p{Block=Tags}]+"),
+         then=r"(?<![\p{Block=Tags}])(?!(?<=\U0001F3F4)[\U000E0061-\U000E007A]{2}[\U000E0030-\U000E0039\U000E0061-\U000E007A]{1,3}"
+              r"\U000E007F(?![\p{Block=Tags}]))[\p{Block=Tags}]+"),
     Rule("invisible.variation-run", "invisible", "holds a run of variation selectors, which can smuggle hidden text",
          view="raw", then=r"\p{Variation_Selector}{2,}"),
     Rule("invisible.variation-alone", "invisible", "holds a variation selector where no emoji takes one",
          view="raw", then=r"(?<![\p{Emoji}\p{Han}\u200d])\p{Variation_Selector}"),
+    # Embeddings and overrides always reorder; a mark, or an isolate closed on its line, is how
+    # right-to-left text keeps a Latin name or a command in order, so it counts only on a line
+    # without right-to-left letters.
     Rule("invisible.bidi", "invisible", "holds bidirectional controls that reorder what a reader sees", view="raw",
-         then=r"[\p{Bidi_Control}--[\u200e\u200f\u061c]]+"
-              r"|(?<![\p{Bidi_Class=R}\p{Bidi_Class=AL}])[\u200e\u200f\u061c]+(?![\p{Bidi_Class=R}\p{Bidi_Class=AL}])"),
+         then=r"[\u202a-\u202e]+|[\u2066-\u2068](?![^\n\u2066-\u2069]*\u2069)"
+              r"|(?<![\p{Bidi_Class=R}\p{Bidi_Class=AL}][^\n]*)[\u200e\u200f\u061c\u2066-\u2069]+"
+              r"(?![^\n]*[\p{Bidi_Class=R}\p{Bidi_Class=AL}])"),
     Rule("invisible.format", "invisible", "holds invisible format or default-ignorable characters", view="raw",
          then=r"(?:(?<![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
               r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])\u200c"
               r"|\u200c(?![\p{Arabic}\p{Syriac}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}"
               r"\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}])"
-              r"|[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d\u200c]]"
-              r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}])\u200d|\u200d(?!\p{Emoji}))+"),
+              r"|[[\p{Default_Ignorable_Code_Point}\p{Cf}]--[\p{Bidi_Control}\p{Variation_Selector}\p{Block=Tags}\u200d\u200c\u200b]]"
+              # a zero-width space between Thai, Lao, Khmer or Myanmar letters marks where a line may
+              # break in scripts written without spaces
+              r"|(?<![\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}])\u200b|\u200b(?![\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}])"
+              # a zero-width joiner inside a word of a script that writes with it (Bengali র‍্য) is spelling
+              r"|(?<![\p{Emoji}\p{Variation_Selector}\p{Emoji_Modifier}" + _JOINING + r"])\u200d"
+              r"|(?<![" + _JOINING + r"])\u200d(?!\p{Emoji})|(?<=[" + _JOINING + r"])\u200d(?![" + _JOINING + r"]))+"),
     # -- secret: credentials that must not be stored; the id after "secret." names the type
     Rule("secret.private-key", "secret", "holds a private key", view="text", shape=True,
          triggers=("-----begin",),
@@ -1635,11 +1764,68 @@ def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
     """Every finding of the rules in `text`, ordered by where it starts. With `second_opinion`
     (the write path: a write records what it finds in the entry's flags), the learned model
     (core/threat_model.py) reads it too when no rule names an intent (only a secret or invisible
-    characters, or nothing)."""
+    characters, or nothing).
+
+    An attack quoted as an example of one (a phishing warning that quotes "ignore the previous
+    instructions", a test fixture that lists "You are now DAN") is data: when the text outside its
+    quotations names such a frame (`_MENTION_FRAME`), the intent rules and the model read the text
+    with the quotations blanked out. Invisible characters and secrets count wherever they are."""
     findings = _scan(text, 0, secrets=True)
-    if second_opinion and not any(finding.category not in ("secret", "invisible") for finding in findings):
-        findings += _second_opinion(text)
+    named = [finding for finding in findings if finding.category not in _NO_INTENT]
+    read = text
+    if named or second_opinion:
+        unquoted = _without_quoted_examples(text)
+        if unquoted is not None:
+            read = unquoted
+            if named:
+                findings = [finding for finding in findings if finding.category in _NO_INTENT]
+                findings += [finding for finding in _scan(unquoted, 0, secrets=False) if finding.category not in _NO_INTENT]
+                findings.sort(key=lambda finding: (finding.start, finding.end))
+    if second_opinion and not any(finding.category not in _NO_INTENT for finding in findings):
+        findings += _second_opinion(read, text)
     return findings
+
+
+_NO_INTENT = ("secret", "invisible")
+
+# Quotations: paired marks of the common scripts; a straight single quote opens only where a word
+# does not continue ("the user's" holds no quotation). Code spans are commands, not quotations.
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]{2,400}?'(?!\w)|\"[^\"\n]{2,400}?\"|“[^”\n]{2,400}?”|„[^“”\n]{2,400}?[“”]"
+                     r"|‘[^’\n]{2,400}?’|«[^»\n]{2,400}?»|‹[^›\n]{2,400}?›|「[^」\n]{1,400}?」|『[^』\n]{1,400}?』"
+                     r"|《[^》\n]{1,400}?》")
+# Words that say a quotation is an example of an attack, not an order: a warning about phishing,
+# a test of a model's defences, a list of known jailbreaks.
+_MENTION_FRAME = (
+    "phishing", "scam", "fraud", "injection", "jailbreak phras", "jailbreak string", "jailbreak prompt", "known jailbreak",
+    "red team", "red-team", "fixture", "test string", "test case", "test prompt", "attack string", "attack example",
+    "moderation model", "detector", "classifier", "scanner", "not requests", "not instructions", "never obeyed",
+    "hackathon",
+    "钓鱼", "诈骗", "注入", "越狱", "这类话", "此类话", "举报", "上报", "標紅", "标红", "測試", "测试用例",
+    "フィッシング", "詐欺", "インジェクション", "注意喚起", "脱獄",
+    "피싱", "사기", "인젝션", "탈옥",
+    "estafa", "inyección", "inyeccion", "arnaque", "escroquerie", "betrug", "oplichting", "injectie", "injeksi", "penipuan",
+    "golpe", "truffa", "фишинг", "мошенни", "инъекц", "oltalama", "dolandırıcılık", "lừa đảo", "tấn công",
+    "फ़िशिंग", "फिशिंग", "धोखाधड़ी", "تصيد", "احتيال", "فیشینگ", "כלי דיוג", "פישינג", "ฟิชชิ่ง", "หลอกลวง",
+)
+
+
+def _without_quoted_examples(text: str) -> str | None:
+    """`text` with its quotations blanked (same length, so offsets hold) when the words outside
+    them say the quotations are examples of an attack; None otherwise."""
+    if not _QUOTED.search(text):
+        return None
+    blanked = _QUOTED.sub(lambda match: " " * len(match.group()), text)
+    outside = words_view(text_view(blanked)).text
+    return blanked if _mention_frame().search(outside) else None
+
+
+_FRAME: list[re.Pattern[str]] = []
+
+
+def _mention_frame() -> re.Pattern[str]:
+    if not _FRAME:
+        _FRAME.append(re.compile(_lexicon(tuple(_rule_text(word) for word in _MENTION_FRAME))))
+    return _FRAME[0]
 
 
 _MODEL_MIN_WORDS = 4  # a note of a few words (a URL, a command) gives the model too little to go on
@@ -1658,8 +1844,9 @@ def _prose_words(words: str) -> int:
     return count
 
 
-def _second_opinion(text: str) -> list[Finding]:
-    words = words_view(text_view(text)).text
+def _second_opinion(read: str, text: str) -> list[Finding]:
+    """The model's finding about `read` (the text, or the text without its quoted examples)."""
+    words = words_view(text_view(read)).text
     if _prose_words(words) < _MODEL_MIN_WORDS:
         return []
     from .threat_model import load

@@ -4,6 +4,8 @@ category), flagged benign lines, per language and per category, and the lines it
     python scripts/measure_threat_corpus.py tests/core/data/fresh4_*.jsonl
     python scripts/measure_threat_corpus.py --misses DIR/*.jsonl      # also print each miss
     python scripts/measure_threat_corpus.py --core /tmp/old/oldcore FILES   # an older scan
+    python scripts/measure_threat_corpus.py --second-opinion FILES   # as the write path scans
+    python scripts/measure_threat_corpus.py --second-opinion --model M.json FILES   # another model
 
 A file whose lines carry a `category` is hostile, one whose lines do not is benign. `--core`
 points at a directory holding another version's threats.py (and scan_views.py), imported as a
@@ -24,13 +26,19 @@ from pathlib import Path
 ALIASES = {"template": "fence", "jailbreak": "persona", "consent": "authority", "hidden": "invisible"}
 
 
-def _scanner(core: str | None):
+def _scanner(core: str | None, second_opinion: bool, model: Path | None):
     if core is None:
-        from memtui_core.threats import scan_text
-        return scan_text
-    path = Path(core).resolve()
-    sys.path.insert(0, str(path.parent))
-    return importlib.import_module(f"{path.name}.threats").scan_text
+        from memtui_core import threats
+    else:
+        path = Path(core).resolve()
+        sys.path.insert(0, str(path.parent))
+        threats = importlib.import_module(f"{path.name}.threats")
+    if model is not None:
+        threat_model = importlib.import_module(threats.__name__.rsplit(".", 1)[0] + ".threat_model")
+        threat_model._MODEL = threat_model.Model(json.loads(model.read_text("utf-8")))
+    if second_opinion:
+        return lambda text: threats.scan_text(text, second_opinion=True)
+    return threats.scan_text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,8 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--core", help="a directory with another version's threats.py, imported as a package")
     parser.add_argument("--misses", action="store_true", help="print every hostile line missed and benign line flagged")
+    parser.add_argument("--second-opinion", action="store_true",
+                        help="scan as the write path does: the learned model reads what no rule names")
+    parser.add_argument("--model", type=Path, help="with --second-opinion: this model file instead of the shipped one")
     args = parser.parse_args(argv)
-    scan = _scanner(args.core)
+    scan = _scanner(args.core, args.second_opinion, args.model)
     for path in args.files:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         hostile = any("category" in row for row in rows)

@@ -7,8 +7,8 @@ Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch.
 1. measures the hostile-or-benign model honestly, leave-one-batch-out: for each batch written
    after the first one, a model trained on every other batch scores it, as a new batch of unseen
    phrasings would be;
-2. picks the threshold: the lowest (of 0.50, 0.55 … 0.95, 0.97, 0.98, 0.99) at which those unseen benign rows are
-   flagged at most 0.5% of the time;
+2. picks the threshold: the lowest (to 0.001) at which those unseen benign rows are flagged at
+   most 0.5% of the time;
 3. trains both models (hostile or benign; which category) on every batch, checks that
    core/threat_model.py computes the same probabilities as scikit-learn on every row, and writes
    core/threat_model.json.
@@ -21,25 +21,33 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
+import math
 import sys
 from array import array
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "core" / "data"
-NGRAM = (2, 4)
-MAX_FEATURES = 8_000
-C = 64.0
+NGRAM = (2, 5)
+MAX_FEATURES = 20_000
+PINS = ROOT / "tests" / "core" / "threat_model_pins.json"
+PINNED_ROWS = 60
+C = 8.0  # chosen by the leave-one-batch-out measurement (docs/threat-scan.md), not by fit
+CATEGORY_C = 64.0  # the category model only names what the hostile model already flagged
 MAX_BENIGN_RATE = 0.005
-THRESHOLDS = [round(0.5 + 0.05 * i, 2) for i in range(10)] + [0.97, 0.98, 0.99]
+THRESHOLDS = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95]  # the table printed beside the chosen threshold
 CATEGORY = {"template": "fence"}  # the corpora's name for chat-template and fence lines
 
 
 def words(text: str) -> str:
+    """What the model reads at run time: the words view, of the text without its quoted examples
+    of attacks when it frames them so (threats.scan_text)."""
     from memtui_core.scan_views import text_view, words_view
+    from memtui_core.threats import _without_quoted_examples
 
-    return words_view(text_view(text)).text
+    return words_view(text_view(_without_quoted_examples(text) or text)).text
 
 
 def batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
@@ -78,7 +86,7 @@ def fit(data, names, categories: bool = True):
     gate.fit(matrix, [label != "benign" for label in labels])
     model = None
     if categories:
-        model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(matrix, labels)
+        model = LogisticRegression(C=CATEGORY_C, max_iter=5000, class_weight="balanced").fit(matrix, labels)
     return vectorizer, gate, model, texts
 
 
@@ -87,19 +95,37 @@ def hostile_probability(vectorizer, gate, texts):
 
 
 def leave_one_batch_out(data):
-    held = [name for name in data if name != "first"]
-    counts = {t: [0, 0, 0, 0] for t in THRESHOLDS}
-    for name in held:
+    """Per batch written after the first: the hostile and benign probabilities a model trained on
+    every other batch gives its rows."""
+    scores = {}
+    for name in [name for name in data if name != "first"]:
         vectorizer, gate, _, _ = fit(data, [n for n in data if n != name], categories=False)
         hostile, benign = data[name]
-        ph = hostile_probability(vectorizer, gate, [t for t, _ in hostile]) if hostile else []
-        pb = hostile_probability(vectorizer, gate, benign) if benign else []
-        for t, c in counts.items():
-            c[0] += int(sum(p >= t for p in ph)) if hostile else 0
-            c[1] += len(hostile)
-            c[2] += int(sum(p >= t for p in pb))
-            c[3] += len(benign)
-    return held, counts
+        scores[name] = ([float(p) for p in hostile_probability(vectorizer, gate, [t for t, _ in hostile])] if hostile else [],
+                        [float(p) for p in hostile_probability(vectorizer, gate, benign)] if benign else [])
+    return scores
+
+
+def pick_threshold(scores) -> float:
+    """The lowest threshold (to 0.001) at which at most MAX_BENIGN_RATE of the unseen benign rows
+    reach it."""
+    benign = sorted((p for _, b in scores.values() for p in b), reverse=True)
+    allowed = int(MAX_BENIGN_RATE * len(benign))
+    return min(0.999, math.floor(benign[allowed] * 1000 + 1) / 1000) if len(benign) > allowed else 0.5
+
+
+def report(scores, threshold: float) -> None:
+    hostile = [p for h, _ in scores.values() for p in h]
+    benign = [p for _, b in scores.values() for p in b]
+    print(f"leave-one-batch-out over {len(scores)} batches:")
+    print(f"{'threshold':>9}  {'hostile caught':>16}  {'benign flagged':>16}")
+    for t in sorted(set(THRESHOLDS) | {threshold}):
+        h, b = sum(p >= t for p in hostile), sum(p >= t for p in benign)
+        mark = "  <- chosen" if t == threshold else ""
+        print(f"{t:>9.3f}  {h:>5}/{len(hostile):<5} {h / len(hostile):>5.0%}  {b:>5}/{len(benign):<5} {b / len(benign):>5.1%}{mark}")
+    print(f"per batch at {threshold}:")
+    for name, (h, b) in scores.items():
+        print(f"  {name:<12} hostile {sum(p >= threshold for p in h):>3}/{len(h):<3}  benign {sum(p >= threshold for p in b)}/{len(b)}")
 
 
 def export(vectorizer, gate, model, threshold: float) -> dict:
@@ -128,17 +154,15 @@ def export(vectorizer, gate, model, threshold: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="fail if the shipped model's threshold differs")
+    parser.add_argument("--output", type=Path, help="write the model here (and no pins) instead of core/threat_model.json")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from memtui_core.threat_model import MODEL_PATH, Model
 
     data = batches()
-    held, counts = leave_one_batch_out(data)
-    print(f"leave-one-batch-out over {len(held)} batches ({', '.join(held)}):")
-    print(f"{'threshold':>9}  {'hostile caught':>16}  {'benign flagged':>16}")
-    for t, (h, hn, b, bn) in counts.items():
-        print(f"{t:>9.2f}  {h:>5}/{hn:<5} {h / hn:>5.0%}  {b:>5}/{bn:<5} {b / bn:>5.1%}")
-    threshold = next((t for t, c in counts.items() if c[2] <= MAX_BENIGN_RATE * c[3]), THRESHOLDS[-1])
+    scores = leave_one_batch_out(data)
+    threshold = pick_threshold(scores)
+    report(scores, threshold)
     print(f"threshold: {threshold} (the lowest flagging at most {MAX_BENIGN_RATE:.1%} of unseen benign rows)")
 
     vectorizer, gate, model, texts = fit(data, list(data))
@@ -151,13 +175,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"core/threat_model.py against scikit-learn on {len(texts)} rows: largest difference {worst:.2e}")
     if worst > 1e-4:
         raise SystemExit("the shipped arithmetic does not reproduce the trainer")
+    step = max(1, len(texts) // PINNED_ROWS)
+    pins = [{"words": texts[i], "hostile": round(float(hostile[i]), 7), "probabilities": [round(float(p), 7) for p in theirs[i]]}
+            for i in range(0, len(texts), step)]
+    encoded = json.dumps(exported, ensure_ascii=False, separators=(",", ":")) + "\n"
     if args.check:
         shipped = json.loads(MODEL_PATH.read_text("utf-8"))
-        if shipped["threshold"] != threshold or shipped["classes"] != exported["classes"]:
+        if abs(shipped["threshold"] - threshold) > 0.002 or shipped["classes"] != exported["classes"]:
             raise SystemExit("core/threat_model.json is out of date: retrain it")
+        pinned = json.loads(PINS.read_text("utf-8"))
+        if pinned["model_sha256"] != hashlib.sha256(MODEL_PATH.read_bytes()).hexdigest():
+            raise SystemExit(f"{PINS.name} pins another model: retrain")
+        worst = max(abs(a - b) for old, new in zip(pinned["rows"], pins)
+                    for a, b in zip([old["hostile"], *old["probabilities"]], [new["hostile"], *new["probabilities"]]))
+        if len(pinned["rows"]) != len(pins) or worst > 1e-3:
+            raise SystemExit(f"retraining moves the pinned probabilities by {worst:.1e}: retrain and commit")
+        print(f"core/threat_model.json is current (pinned probabilities within {worst:.1e} of a retrain)")
         return 0
-    MODEL_PATH.write_text(json.dumps(exported, ensure_ascii=False, separators=(",", ":")) + "\n", "utf-8")
-    print(f"wrote {MODEL_PATH} ({MODEL_PATH.stat().st_size // 1024} KiB)")
+    target = args.output or MODEL_PATH
+    target.write_text(encoded, "utf-8")
+    print(f"wrote {target} ({target.stat().st_size // 1024} KiB)")
+    if args.output is None:
+        PINS.write_text(json.dumps({"about": "scikit-learn's probabilities for some training rows, written by "
+                                             "scripts/train_threat_model.py; tests/core/test_threat_model.py checks "
+                                             "that core/threat_model.py computes the same",
+                                    "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
+                                   ensure_ascii=False, indent=0) + "\n", "utf-8")
+        print(f"wrote {PINS} ({len(pins)} rows)")
     return 0
 
 
