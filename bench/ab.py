@@ -63,9 +63,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give the BEFORE and AFTER folders")
     import tempfile
 
+    work = Path(args.work or tempfile.mkdtemp(prefix="memtui-ab-"))
+    try:
+        _compare(args, work)
+    finally:
+        if not args.work:
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _compare(args, work: Path) -> None:
     from bench.corpus import write_realistic_store
 
-    work = Path(args.work or tempfile.mkdtemp(prefix="memtui-ab-"))
     sizes = [int(size) for size in args.sizes.split(",")]
     codes = {"before": args.before, "after": args.after}
     for count in sizes:
@@ -91,7 +102,6 @@ def main(argv: list[str] | None = None) -> int:
             m = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
             print(f"{count:>8} {name:>6} {m['repeated']:>9.3f} {m['block']:>8.3f} {m['rank']:>8.3f} {m['bm25s']:>8.3f} "
                   f"{m['rank'] / m['bm25s']:>9.2f}x {m['block'] / m['bm25s']:>10.2f}x")
-    return 0
 
 
 if __name__ == "__main__":
