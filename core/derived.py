@@ -400,6 +400,12 @@ def derive(
         document_tokens(clean(r.text), r.kind.label, r.kind.value) for r in records)
     verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
     keywords = [[tokenize(clean(k)) for k in r.keywords] for r in records]
+    if not redact:  # memtui just wrote: whether each entry it made renders as it is, known from now on
+        from .inject import clean_text
+
+        for record in records:
+            if record.plain is None and record.raw is None:  # made by this write (not read from the file)
+                clean_text(record)  # sets record.plain, which the index keeps for every turn
     plain = [r.plain for r in records]
     spans = None
     if canonical and data is not None:
