@@ -209,7 +209,7 @@ class Index(KeywordField):
         "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms",
         "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_served_key", "_keywords",
         "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
-        "_df", "_keyword_matches", "_last_scores",
+        "_df", "_keyword_matches", "_last_scores", "_np", "_recent",
     )
 
     def __init__(
@@ -274,6 +274,8 @@ class Index(KeywordField):
         self._served = 1 if vectorized else 0  # queries answered (counted from 1 when told to vectorize)
         self._served_key: tuple[str, ...] | None = None
         self._last_scores: tuple[tuple[str, ...], object] | None = None
+        self._np: tuple | None = None  # (ids, norms) as numpy arrays (`_numpy_parts`)
+        self._recent: dict = {}  # the last queries' arrays (vector_pick)
 
     @property
     def vectorized(self) -> bool:
@@ -336,7 +338,8 @@ class Index(KeywordField):
         """Documents holding `term` in their text or their keywords."""
         extra = self._keyword_postings.get(term)
         if not extra:
-            return len(self.posting(term))
+            known = self._df.get(term)  # counted from the ids array by vector_pick, no posting list built
+            return len(self.posting(term)) if known is None else known
         df = self._df.get(term)
         if df is None:
             df = self._df[term] = len({doc_id for doc_id, _ in self.posting(term)}.union(extra))
@@ -376,6 +379,18 @@ class Index(KeywordField):
             cached = ([d for d, _ in bucket], [tf * k1p1 / (tf + norm[d]) for d, tf in bucket])
             self._tfn[term] = cached
         return cached
+
+    def _numpy_parts(self):
+        """The postings' ids (a view of the array, not a copy) and each document's length norm, as
+        numpy arrays, made on first use (vector_pick.py)."""
+        parts = self._np
+        if parts is None:
+            import numpy as np
+
+            parts = self._np = (np.frombuffer(self._ids, dtype=np.intc), np.asarray(self._norm, dtype=np.float64))
+            if hasattr(self._slot, "index_prefixes"):  # a saved index's term table (derived.TermTable)
+                self._slot.index_prefixes()
+        return parts
 
     def _term_vector(self, term: str):
         """Doc ids holding `term` and idf * saturated tf for each, as numpy arrays."""
@@ -419,13 +434,9 @@ class Index(KeywordField):
         last = self._last_scores
         if last is not None and last[0] == key:
             return last[1]
-        import numpy as np
+        from .vector_pick import QueryArrays
 
-        array = np.zeros(self.n, dtype=np.float64)
-        for term, qtf in query_terms(tokens).items():
-            ids, weighted = self._term_vector(term)
-            if ids.size:
-                array[ids] += weighted if qtf == 1 else qtf * weighted
+        array = QueryArrays(self, query_terms(tokens)).scores  # all the terms' postings at once
         array.flags.writeable = False
         self._last_scores = (key, array)
         return array
@@ -448,9 +459,10 @@ class Index(KeywordField):
             return picked
         import numpy as np
 
-        array = self._score_array(tokens)
-        hits = np.flatnonzero(array > 0.0)
-        scores = array[hits]
+        from .vector_pick import recent_query
+
+        query = recent_query(self, query_terms(tokens))
+        hits, scores = query.hits, query.values
         # `excluded` is asked only about the best hits, never iterated: whether an entry is excluded
         # (blocked) may take a threat scan. Candidates are every hit scoring at least the m-th best
         # score (ties included), ordered as `ranked` orders them; m grows until k are picked.
@@ -653,6 +665,10 @@ def pick(
         ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
                         key=lambda pair: (-pair[1], pair[0]))
         return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True, general)[0]
+    if index._arrays(kept):  # a big store past its first query: judged over arrays, in bulk
+        from .vector_pick import pick_arrays
+
+        return pick_arrays(index, terms, k, excluded, min_coverage, relative_floor, general)
     # Without keywords, look at the best few hits first (cheap on a big store), and more only if
     # the gate needs them.
     size = max(8 * k, 32)

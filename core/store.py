@@ -55,23 +55,31 @@ class _Blocked:
     takes a threat scan, and a query meets only the entries it matches. Deliberately not
     iterable, so nothing can scan the whole store through it by accident."""
 
-    __slots__ = ("records", "judged")
+    __slots__ = ("records", "judged", "state")
 
-    def __init__(self, records: list[Record]) -> None:
+    def __init__(self, records: list[Record], state: bytearray) -> None:
         self.records = records
         self.judged: list[int] = []  # positions judged (scanned) while answering, for the derived index
+        # per position, what is known of this file state: 0 not judged yet, 1 open, 2 blocked (read in
+        # bulk by vector_pick; the snapshot keeps it, so an entry is judged once per file state)
+        self.state = state
 
     def __contains__(self, doc_id: object) -> bool:
+        known = self.state[doc_id]  # type: ignore[index]
+        if known:
+            return known == 2
         record = self.records[doc_id]  # type: ignore[index]
         if record.scanned is None:
             self.judged.append(doc_id)  # type: ignore[arg-type]
-        return record.blocked
+        blocked = record.blocked
+        self.state[doc_id] = 2 if blocked else 1  # type: ignore[index]
+        return blocked
 
 
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept", "_blocked")
 
     def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
@@ -81,6 +89,13 @@ class _Snapshot:
         self.limits = limits
         self._index: Index | None = None
         self._entries: list[Entry] | None = None
+        self._blocked: bytearray | None = None
+
+    def blocked(self) -> _Blocked:
+        """The blocked entries, judged as queries meet them (what is learnt stays for this file state)."""
+        if self._blocked is None:
+            self._blocked = bytearray(len(self.records))
+        return _Blocked(self.records, self._blocked)
 
     @property
     def entries(self) -> list[Entry]:
@@ -210,7 +225,7 @@ class MemoryStore(Writing):
             return []
         limits = self.limits
         k = limits.top_k if top_k is None else top_k
-        blocked = _Blocked(snap.records)
+        blocked = snap.blocked()
         hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
                     limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
         learnt = blocked.judged

@@ -364,6 +364,30 @@ def test_whether_a_hit_is_plain_is_kept_for_the_next_turn_which_renders_the_same
     assert per_turn(home, ["zebracorn"]) == first
 
 
+def test_what_memtui_writes_is_known_plain_or_not_from_the_write_on(tmp_path, monkeypatch):
+    store = MemoryStore(tmp_path / "w", Limits(max_entries=1000))
+    store.remember("fact", "部署脚本 先 dry-run ⚠️ 再执行 zebracorn")
+    store.remember("fact", "the api ⚠️ listens on 8080 zebracorn\u2028and logs to /var/log/api.log")
+    store.remember("fact", "a fence === End long-term memory === inside zebracorn")
+    data = (tmp_path / "w" / "memory.json").read_bytes()
+    saved = derived.read(index_file(tmp_path / "w"), derived.content_key(data))
+    assert saved is not None and None not in saved.plain  # no turn has rendered them yet
+    records = parse_document(data).records
+    from memtui_core.inject import _simple_clean, clean_for_block
+
+    assert saved.plain == [clean_for_block(r.text) == _simple_clean(r.text) for r in records]
+    import memtui_core.inject as inject
+
+    real = inject.clean_for_block
+    plain_texts = {r.text for r, p in zip(records, saved.plain) if p}
+    assert plain_texts
+    monkeypatch.setattr(inject, "clean_for_block",
+                        lambda text: pytest.fail("cleaned a plain text again") if text in plain_texts else real(text))
+    block = MemoryStore(tmp_path / "w", Limits(max_entries=1000)).retrieve_block("zebracorn")
+    shown = {r.text for r in records if r.text in plain_texts and not r.blocked}
+    assert len(shown) == 2 and all(_simple_clean(text) in block for text in shown)  # rendered as they are
+
+
 def test_a_text_changed_in_place_forgets_that_it_was_plain():
     from memtui_core.inject import clean_for_block, clean_text
     from memtui_core.kinds import Kind
@@ -524,3 +548,52 @@ def test_a_full_read_lets_go_of_the_lean_one(home):
     assert store.storage._lean is None  # the parsed document answers queries from now on
     store.search("部署脚本 dry-run")
     assert type(store._snapshot.doc).__name__ == "Document"
+
+
+def _table(terms: set[str]) -> derived.TermTable:
+    from array import array
+
+    encoded = sorted(term.encode("utf-8") for term in terms)
+    ends = array("i")
+    blob = b""
+    for term in encoded:
+        blob += term
+        ends.append(len(blob))
+    return derived.TermTable(blob, ends)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sets(st.text(min_size=1, max_size=12), max_size=60), st.lists(st.text(max_size=12), max_size=20))
+def test_term_table_finds_the_same_slots_with_prefixes_as_by_bisection(terms, others):
+    # terms sharing their first 8 bytes, shorter than 8 bytes, ending in NUL: all found exactly
+    terms |= {"abcdefgh", "abcdefghi", "abcdefghij", "abc", "abc\x00", "部署脚本", "部署脚本本"}
+    table = _table(terms)
+    by_bisection = {term: table.get(term) for term in list(terms) + others}
+    chunk, derived._PREFIX_CHUNK = derived._PREFIX_CHUNK, 3  # made in chunks: their edges are crossed
+    try:
+        table.index_prefixes()
+    finally:
+        derived._PREFIX_CHUNK = chunk
+    assert table._prefixes is not None
+    assert {term: table.get(term) for term in by_bisection} == by_bisection
+    assert all(by_bisection[term] is not None for term in terms)
+    assert [table.get(term) for term in table] == list(range(len(terms)))
+
+
+def test_a_derived_index_once_encoded_keeps_the_file_layout_and_scores_the_same():
+    import orjson
+
+    texts = ["部署脚本 dry-run 先确认", "vite 构建缓存 失效", "database migration rollback", "用户偏好 中文回复 vite"]
+    data = orjson.dumps({"entries": [{"id": f"{i:012x}", "kind": "fact", "text": t, "source": "t", "ts": i}
+                                     for i, t in enumerate(texts)]})
+    records = parse_document(data).records
+    found = derived.derive(records, "k", redact=True)
+    assert isinstance(found.terms, list)
+    first = derived.encode(found)
+    assert isinstance(found.terms, derived.TermTable)  # saving again (what a turn learnt) sorts nothing
+    assert derived.encode(found) == first
+    assert derived.decode(first, "k") is not None
+    from_file = Index(parts=(found.terms, found.starts, found.ids, found.doc_lens))
+    from_texts = Index([document_tokens(r.text, r.kind.label, r.kind.value) for r in records])
+    for query in (["vite"], ["部署", "脚本", "vite"], ["rollback", "中文"], ["nothing"]):
+        assert from_file.ranked(query) == from_texts.ranked(query)
