@@ -34,6 +34,8 @@ import re
 import unicodedata
 from functools import cache
 
+from .lazy_re import lazy_pattern
+
 __all__ = ["View", "control_chars", "fold_marks", "is_plain", "prototypes", "strip_controls", "strip_hidden", "text_view",
            "words_view"]
 
@@ -59,7 +61,7 @@ _PLAIN = cache(lambda: re.compile(f"[{_PLAIN_CLASS}]*"))
 _CONTROL_CHARS = "".join(
     chr(code) for code in range(0x100) if unicodedata.category(chr(code)) == "Cc" and chr(code) not in "\t\n\r"
 )
-_CONTROL = re.compile(f"[{re.escape(_CONTROL_CHARS)}]")
+_CONTROL = lazy_pattern(f"[{re.escape(_CONTROL_CHARS)}]")
 
 
 def control_chars() -> str:
@@ -211,7 +213,7 @@ def prototypes() -> dict[str, str]:
     return _PROTOTYPES
 
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = lazy_pattern(r"[^\W_]+")
 
 
 def _disguised(word: str, table: dict[str, str]) -> bool:
@@ -220,7 +222,7 @@ def _disguised(word: str, table: dict[str, str]) -> bool:
     return any("a" <= char <= "z" for char in word) or all(char in table for char in word)
 
 
-_LATIN = re.compile("[a-z]")
+_LATIN = lazy_pattern("[a-z]")
 
 
 def _skeleton(view: View, plain: bool) -> View:
@@ -254,14 +256,14 @@ def _skeleton(view: View, plain: bool) -> View:
 
 # ---------------------------------------------------------------- steps 4-7: the words view
 
-_INNER_HYPHEN = re.compile(r"[-\u2010\u2011](?<=[^\W\d_].)(?=[^\W\d_])")
-_INNER_UNDERSCORE = re.compile(r"_(?<=[^\W\d_]_)_*(?=[^\W\d_])")
-_LEET_WORD = re.compile(r"(?=[a-z0-9@$]*[a-z])(?=[a-z0-9@$]*[0-9@$])[a-z0-9@$]{2,}")
+_INNER_HYPHEN = lazy_pattern(r"[-\u2010\u2011](?<=[^\W\d_].)(?=[^\W\d_])")
+_INNER_UNDERSCORE = lazy_pattern(r"_(?<=[^\W\d_]_)_*(?=[^\W\d_])")
+_LEET_WORD = lazy_pattern(r"(?=[a-z0-9@$]*[a-z])(?=[a-z0-9@$]*[0-9@$])[a-z0-9@$]{2,}")
 _LEET = str.maketrans("0134578@$", "oieastbas")
-_SPELT = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ .*·\-][^\W\d_](?![^\W\d_])){2,}")
-_SPELT_GAP = re.compile(r"[ .*·\-]")
+_SPELT = lazy_pattern(r"(?<![^\W\d_])[^\W\d_](?:[ .*·\-][^\W\d_](?![^\W\d_])){2,}")
+_SPELT_GAP = lazy_pattern(r"[ .*·\-]")
 _CJK_GAP = cache(lambda: re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff]) +(?=[\u3040-\u30ff\u4e00-\u9fff])"))
-_SPACES = re.compile(r"\s+")
+_SPACES = lazy_pattern(r"\s+")
 
 
 def _unleet(match: re.Match[str]) -> str:
@@ -283,15 +285,15 @@ def text_view(raw: str, *, tracked: bool = False, plain: bool | None = None) -> 
 
 # Cheap tests that tell whether a step can change anything (each starts with a character class,
 # which the regex engine skips along quickly; the steps' own patterns start with lookarounds).
-_MIXED = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
-_SPELT_HINT = re.compile(r"[ .*·\-][^\W\d_][ .*·\-]")
+_MIXED = lazy_pattern(r"[a-z][0-9@$]|[0-9@$][a-z]")
+_SPELT_HINT = lazy_pattern(r"[ .*·\-][^\W\d_][ .*·\-]")
 
 
 # ---------------------------------------------------------------- step 8: combining marks
 
 # Scripts whose letters carry marks that spelling leaves out or varies (accents, harakat, niqqud):
 # Latin, Greek, Cyrillic, Hebrew, Arabic. Hangul, kana and Indic letters are left whole.
-_MARKED = re.compile("[\u00c0-\u024f\u0300-\u036f\u0370-\u04ff\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
+_MARKED = lazy_pattern("[\u00c0-\u024f\u0300-\u036f\u0370-\u04ff\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
                      "\u0670\u06d6-\u06ed\u1e00-\u1fff]")
 
 

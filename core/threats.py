@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from .lazy_re import lazy_pattern
 from .scan_views import (
     _CONTROL,
     View,
@@ -292,7 +293,7 @@ def _apart(apart):
 
 # A clause: text between sentence marks or line breaks (a dot inside a word, as in a file name,
 # does not end one).
-_CLAUSE = re.compile(r"(?:[^.!?;。！？；\n]|\.(?=\w))+")
+_CLAUSE = lazy_pattern(r"(?:[^.!?;。！？；\n]|\.(?=\w))+")
 
 
 def _clause_around(text: str, start: int, end: int) -> str:
@@ -322,7 +323,7 @@ def _trie(words, space: str = " ") -> str:
 # word must begin (Latin with diacritics, Greek, Cyrillic, Devanagari): "ты" is not the end of
 # "работы". Hebrew and Arabic glue prepositions and articles to the front of a word (מכל, بال),
 # Korean its particles to the end: their words match anywhere.
-_SPACED = re.compile("[\u00c0-\u024f\u0370-\u052f\u0900-\u097f]")
+_SPACED = lazy_pattern("[\u00c0-\u024f\u0370-\u052f\u0900-\u097f]")
 
 
 def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
@@ -1566,7 +1567,7 @@ _check_table()
 # ---------------------------------------------------------------- the pre-check
 
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_TOKEN = lazy_pattern(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 class _Index:
@@ -1675,15 +1676,15 @@ def _index(name: str) -> _Index:
 
 # ---------------------------------------------------------------- encoded payloads
 
-_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
-_PCT_RUN = re.compile(r"[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}(?:[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+-]*")
-_B32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}=*(?![A-Za-z0-9])")
+_B64_RUN = lazy_pattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RUN = lazy_pattern(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+_PCT_RUN = lazy_pattern(r"[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}(?:[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+-]*")
+_B32_RUN = lazy_pattern(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}=*(?![A-Za-z0-9])")
 # Escapes a program would read as characters: \u0049, \x49, &#73;, &#x49;.
-_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
+_ESCAPE = lazy_pattern(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
 _MAX_DEPTH = 2
 # A run long enough to hold an encoded payload; most texts have none, and the decoders are skipped.
-_LONG_RUN = re.compile(r"[A-Za-z0-9+/=_%-]{16,}")
+_LONG_RUN = lazy_pattern(r"[A-Za-z0-9+/=_%-]{16,}")
 
 
 def _decoded(text: str) -> list[tuple[str, int, int, str]]:
@@ -1733,7 +1734,7 @@ _TRANSFORM_HINTS = ("rot13", "rot-13", "rot 13", "caesar", "revers", "backwards"
                     "거꾸로", "al revés", "invertid", "à l'envers", "rückwärts", "наоборот", "de trás para frente")
 
 
-_TRANSFORM_HINT = re.compile("|".join(map(re.escape, _TRANSFORM_HINTS)))
+_TRANSFORM_HINT = lazy_pattern("|".join(map(re.escape, _TRANSFORM_HINTS)))
 
 
 def _names_transform(text: str) -> bool:
@@ -1790,7 +1791,7 @@ _NO_INTENT = ("secret", "invisible")
 
 # Quotations: paired marks of the common scripts; a straight single quote opens only where a word
 # does not continue ("the user's" holds no quotation). Code spans are commands, not quotations.
-_QUOTED = re.compile(r"(?<!\w)'[^'\n]{2,400}?'(?!\w)|\"[^\"\n]{2,400}?\"|“[^”\n]{2,400}?”|„[^“”\n]{2,400}?[“”]"
+_QUOTED = lazy_pattern(r"(?<!\w)'[^'\n]{2,400}?'(?!\w)|\"[^\"\n]{2,400}?\"|“[^”\n]{2,400}?”|„[^“”\n]{2,400}?[“”]"
                      r"|‘[^’\n]{2,400}?’|«[^»\n]{2,400}?»|‹[^›\n]{2,400}?›|「[^」\n]{1,400}?」|『[^』\n]{1,400}?』"
                      r"|《[^》\n]{1,400}?》")
 # Words that say a quotation is an example of an attack, not an order: a warning about phishing,
@@ -1831,8 +1832,8 @@ def _mention_frame() -> re.Pattern[str]:
 _MODEL_MIN_WORDS = 4  # a note of a few words (a URL, a command) gives the model too little to go on
 
 
-_PROSE = re.compile(r"[^\W\d_]{2,}")
-_PATHLIKE = re.compile(r"\S*[/\\]\S*")
+_PROSE = lazy_pattern(r"[^\W\d_]{2,}")
+_PATHLIKE = lazy_pattern(r"\S*[/\\]\S*")
 
 
 def _prose_words(words: str) -> int:
