@@ -14,6 +14,7 @@ the messages tuning looked at; A held-out: every third message of A; B: the seco
 - lexical hits kept: messages sharing a content word with their memory's text whose memory is injected.
 
 `--sweep` prints the dev-split figures over a grid of gate settings (how the defaults were chosen).
+`--sweep-common` and `--common-check T` replay the common-word experiment (bench/relevance_common.py).
 """
 
 from __future__ import annotations
@@ -56,14 +57,16 @@ def build(directory: Path, memories: list[dict], with_keywords: bool, limits) ->
     return store, ids
 
 
-def measure(store, ids: dict[str, str], messages: list[dict]) -> dict[str, float]:
+def measure(store, ids: dict[str, str], messages: list[dict], pick=None) -> dict[str, float]:
+    """The figures of one run; `pick(store, text)` replaces `store.search` (it returns entry ids)."""
+    pick = pick or (lambda store, text: [h.entry.id for h in store.search(text)])
     relevant = [m for m in messages if m["expect"]]
     none = [m for m in messages if not m["expect"]]
     lexical = [m for m in relevant if m["lexical"]]
     hits = others = kept = recalled = 0
     misses, noise = [], []
     for message in relevant:
-        picked = [ids[h.entry.id] for h in store.search(message["text"])]
+        picked = [ids[i] for i in pick(store, message["text"])]
         found = set(message["expect"]) & set(picked)
         hits += bool(found)
         others += len([p for p in picked if p not in message["expect"]])
@@ -72,7 +75,7 @@ def measure(store, ids: dict[str, str], messages: list[dict]) -> dict[str, float
         if not found:
             misses.append(message["text"])
     for message in none:
-        picked = [ids[h.entry.id] for h in store.search(message["text"])]
+        picked = [ids[i] for i in pick(store, message["text"])]
         if picked:
             recalled += 1
             noise.append(f"{message['text']} -> {', '.join(picked)}")
@@ -165,10 +168,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.relevance", description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--sweep", action="store_true", help="the dev-split figures over a grid of gate settings")
+    parser.add_argument("--sweep-common", action="store_true",
+                        help="the common-word experiment over thresholds on A dev, B, C and D (needs wordfreq)")
+    parser.add_argument("--common-check", type=float, metavar="T",
+                        help="set E before and after the common-word rule at threshold T (needs wordfreq)")
     parser.add_argument("--misses", action="store_true", help="also list the misses and false recalls")
     args = parser.parse_args(argv)
     if args.sweep:
         print(sweep())
+        return 0
+    if args.sweep_common or args.common_check is not None:
+        from bench import relevance_common
+
+        print(relevance_common.sweep() if args.sweep_common else relevance_common.check(args.common_check))
         return 0
     results = evaluate()
     if args.json:

@@ -20,3 +20,58 @@ def test_a_relevance_set_is_well_formed(name):
     assert len(relevant) >= 40 and len(messages) - len(relevant) >= 20
     assert all(set(m["expect"]) <= set(ids) and isinstance(m["lexical"], bool) for m in relevant)
     assert len({m["text"] for m in messages}) == len(messages)  # no message twice
+
+
+# ---------------------------------------------------------------- the common-word experiment
+# bench/relevance_common.py replays a rule that was tried and not adopted (docs/ranking.md); its
+# figures must stay reproducible, so its picker is checked here on a small store, with hand-made
+# frequency grades in place of the wordfreq data (which the tests do not install).
+
+from bench.relevance_common import CommonRule  # noqa: E402
+from memtui_core import MemoryStore  # noqa: E402
+
+EN = {"python": 5.0, "version": 5.2, "gil": 3.0, "project": 5.3, "runs": 5.0}
+ZH = {"缓存": 5.0, "穿透": 4.0, "分钟": 5.0}
+QUERIES = ["explain Python's GIL", "which python?", "mypy keeps failing", "什么是缓存穿透", "缓存是什么",
+           "the project's python version", "Redis 过期时间", "nothing here at all"]
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = MemoryStore(tmp_path)
+    for kind, text in [("fact", "The project's Python version is 3.11"), ("lesson", "mypy 报错先看 stubs 装没装"),
+                       ("fact", "缓存用 Redis，过期时间 10 分钟"), ("preference", "回复一律用中文"),
+                       ("fact", "部署脚本在 deploy.sh 里")]:
+        store.remember(kind, text, source="test")
+    return store
+
+
+def _texts(store, ids):
+    by_id = {e.id: e.text for e in store.entries()}
+    return [by_id[i] for i in ids]
+
+
+def test_with_the_rule_off_the_picker_is_search(store):
+    pick = CommonRule(None, EN, ZH).picker()
+    for query in QUERIES:
+        assert pick(store, query) == [h.entry.id for h in store.search(query)], query
+
+
+def test_one_shared_common_word_is_held_back_when_the_message_has_another_word(store):
+    pick = CommonRule(4.5, EN, ZH).picker()
+    assert _texts(store, [h.entry.id for h in store.search("explain Python's GIL")]) == [
+        "The project's Python version is 3.11"]  # what the default profile injects today
+    assert pick(store, "explain Python's GIL") == []
+    # 穿透 is a word of the message; 存穿 (across 缓存 and 穿透) is not, and alone would not count
+    assert pick(store, "什么是缓存穿透") == []
+
+
+def test_a_rare_word_a_fully_covered_message_and_fragments_still_inject(store):
+    pick = CommonRule(4.5, EN, ZH).picker()
+    assert _texts(store, pick(store, "mypy keeps failing")) == ["mypy 报错先看 stubs 装没装"]  # mypy is rare
+    assert _texts(store, pick(store, "which python?")) == ["The project's Python version is 3.11"]
+    assert _texts(store, pick(store, "缓存是什么")) == ["缓存用 Redis，过期时间 10 分钟"]  # 存是 is no word
+    assert _texts(store, pick(store, "the project's python version")) == ["The project's Python version is 3.11"]
+    # a threshold above the word's grade: python is not common enough to be held back
+    assert _texts(store, CommonRule(5.1, EN, ZH).picker()(store, "explain Python's GIL")) == [
+        "The project's Python version is 3.11"]
