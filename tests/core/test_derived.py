@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui_core import derived, fileio
+from memtui_core import derived, fileio, injections
 from memtui_core.limits import Limits
 from memtui_core.ranking import Index, document_tokens
 from memtui_core.records import parse_document
@@ -75,6 +75,9 @@ def truth(directory: Path, limits: Limits | None = None) -> dict:
             return answers(Path(clean), limits)
         finally:
             fileio.atomic_write, derived.warn_once = saved, warn
+            # the injection log's buffered lines go out now, not from its thread while the
+            # temporary folder is being removed (which then fails: "Directory not empty")
+            injections.flush_pending()
 
 
 def _refuse(target, data, sync_dir=True):
