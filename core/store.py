@@ -179,11 +179,11 @@ class MemoryStore(Writing):
 
     def entries(self) -> list[Entry]:
         snap = self._snap()
-        if snap._entries is None:
-            entries = snap.entries  # judges every entry: the threat scan of each text not yet known
+        first = snap._entries is None
+        entries = snap.entries  # the first listing judges every entry: the scan of each text not yet known
+        if first:
             self._keep_all_verdicts(snap)
-            return list(entries)
-        return list(snap.entries)
+        return list(entries)
 
     def _keep_all_verdicts(self, snap: _Snapshot) -> None:
         """Save every entry's verdict, now all are known, in the derived index of this file state
