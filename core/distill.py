@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .keywords import clean_keywords
 from .kinds import KIND_NAMES, Kind
 from .limits import DEFAULT_LIMITS
+from .threat_model_semantic import batch as semantic_batch
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -533,23 +534,29 @@ def distill_memories(
             return result
         result.proposed = len(parsed.items)
 
-        for index, item in enumerate(parsed.items, start=1):
-            if item.unknown_kind is not None:
-                result.notes.append(f"item {index}: kind {item.unknown_kind} is not one of {KIND_NAMES}, "
-                                    f"stored as fact")
-            try:
-                keywords = clean_keywords(list(item.keywords), limits, strict=False)[0]
-                extra = {"keywords": keywords} if keywords else {}  # a store without keywords still works
-                outcome = store.remember(item.kind, item.text, source="auto", **extra)
-            except Exception as error:
-                result.errors.append(f"remember {item.kind.value} failed: {_one_line(error)}")
-                continue
-            if getattr(outcome, "added", False):
-                result.added += 1
-            else:
-                result.refreshed += 1
-            if getattr(outcome, "truncated", False):
-                result.truncated.append(outcome.entry.id)
+        with semantic_batch(item.text.strip() for item in parsed.items if isinstance(item.text, str)):
+            _remember_items(store, parsed.items, limits, result)
     except Exception as error:  # defensive: nothing here may break the caller's turn
         result.errors.append(f"distillation failed: {_one_line(error)}")
     return result
+
+
+def _remember_items(store, items, limits, result) -> None:
+    """Write each parsed item, noting in `result` what happened to it."""
+    for index, item in enumerate(items, start=1):
+        if item.unknown_kind is not None:
+            result.notes.append(f"item {index}: kind {item.unknown_kind} is not one of {KIND_NAMES}, "
+                                f"stored as fact")
+        try:
+            keywords = clean_keywords(list(item.keywords), limits, strict=False)[0]
+            extra = {"keywords": keywords} if keywords else {}  # a store without keywords still works
+            outcome = store.remember(item.kind, item.text, source="auto", **extra)
+        except Exception as error:
+            result.errors.append(f"remember {item.kind.value} failed: {_one_line(error)}")
+            continue
+        if getattr(outcome, "added", False):
+            result.added += 1
+        else:
+            result.refreshed += 1
+        if getattr(outcome, "truncated", False):
+            result.truncated.append(outcome.entry.id)

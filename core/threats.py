@@ -1894,7 +1894,7 @@ def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
                 findings += [finding for finding in _scan(unquoted, 0, secrets=False) if finding.category not in _NO_INTENT]
                 findings.sort(key=lambda finding: (finding.start, finding.end))
     if second_opinion and not any(finding.category not in _NO_INTENT for finding in findings):
-        findings += _second_opinion(read, text)
+        findings += _second_opinion(read, text) or _third_opinion(read, text)
     return findings
 
 
@@ -1974,6 +1974,23 @@ def _second_opinion(read: str, text: str) -> list[Finding]:
                     f"reads like a hostile memory ({category}) to the model learned from memtui's threat corpora "
                     f"(probability {probability:.2f}); no rule names it, so read it before approving",
                     _excerpt(text), 0, len(text))]
+
+
+def _third_opinion(read: str, text: str) -> list[Finding]:
+    """The semantic model's finding about `read` (core/threat_model_semantic.py) when neither the
+    rules nor the character model named an intent; nothing without the embedder."""
+    if _prose_words(words_view(text_view(read)).text) < _MODEL_MIN_WORDS:
+        return []
+    from .threat_model_semantic import judge
+
+    verdict = judge(read)
+    if verdict is None:
+        return []
+    category, probability = verdict
+    return [Finding(category, f"semantic.{category}",
+                    f"means much what hostile memories ({category}) mean, to the sentence model learned from "
+                    f"memtui's threat corpora (probability {probability:.2f}); no rule names it, so read it before "
+                    "approving", _excerpt(text), 0, len(text))]
 
 
 def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:

@@ -31,6 +31,7 @@ from .errors import InvalidInput, MemtuiError
 from .keywords import clean_keywords
 from .kinds import Kind
 from .records import Corrupt, Document, Record, _check, approval_flag, dumps, new_id, parse_document
+from .threat_model_semantic import batch as semantic_batch
 from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 
 __all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "ImportPlan", "ImportRefused", "detect_format", "export_bytes",
@@ -303,6 +304,13 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
     if len(items) > most:
         raise ImportRefused(f"{file} holds {len(items):,} entries, more than {most:,} ({MAX_IMPORT_FACTOR} times the "
                             f"store's limit of {store.limits.max_entries}); nothing was imported: split the file")
+    # The threat scan's semantic third opinion embeds the texts together, before the lock is taken,
+    # rather than one model call per entry inside it (core/threat_model_semantic.py).
+    with semantic_batch(store._clean_text(item.text)[0] for item in items):
+        return _import_items(store, items, file, fmt, dry_run, allow_evict)
+
+
+def _import_items(store, items: list[Item], file: str, fmt: str, dry_run: bool, allow_evict: bool) -> ImportPlan:
     if dry_run:
         doc = parse_document(store.storage.load().to_bytes())  # a copy: planning changes it
         plan, _events = plan_import(store, doc, items, file, fmt)

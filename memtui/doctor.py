@@ -51,12 +51,14 @@ class Report:
     health: Health
     problems: list[Problem]
     duplicates: list[Duplicate]
+    scan: str = ""  # what the write path's threat scan runs with (`threat_scan_status`)
 
     def as_dict(self) -> dict:
         data = self.health.model_dump(mode="json")
         data["ok"] = not self.problems
         data["problems"] = [asdict(p) for p in self.problems]
         data["near_duplicates"] = [asdict(d) for d in self.duplicates]
+        data["threat_scan"] = self.scan
         return data
 
     def lines(self, style) -> list[str]:
@@ -75,6 +77,7 @@ class Report:
                                             else f"{h.injections} injections logged"),
             f"{style.dim('access  ')} {'writable' if h.writable else style.red('not writable')} · "
             f"{style.yellow('locked by a writer') if h.locked else 'not locked'}",
+            f"{style.dim('scan    ')} {self.scan}",
             "",
         ]
         if not self.problems:
@@ -255,7 +258,19 @@ def diagnose(store, cmd: str = "memtui") -> Report:
             problem.details.append(f"      drop {remove.id} {_excerpt(remove.text, 36)}")
             problem.fixes.append(Fix(f"{cmd} rm {remove.id}", f"keeps {keep.id} (edit it first if the other says more)"))
         problems.append(problem)
-    return Report(health=health, problems=problems, duplicates=duplicates)
+    return Report(health=health, problems=problems, duplicates=duplicates, scan=threat_scan_status())
+
+
+def threat_scan_status() -> str:
+    """One line: what a write's threat scan runs with, and why the semantic third opinion is off
+    when it is (no embedder on this platform, MEMTUI_SEMANTIC=off, no weights for the embedder)."""
+    from memtui_core import threat_model_semantic
+    from memtui_core.semantic import MODEL_ID
+
+    state = threat_model_semantic.status()
+    if state == "ok":
+        return f"rules + character model + semantic third opinion ({MODEL_ID}) on writes"
+    return f"rules + character model on writes; semantic third opinion off: {state}"
 
 
 def _output_model():
@@ -272,6 +287,7 @@ def _output_model():
         ok=(bool, ...),
         problems=(list[Problem], ...),
         near_duplicates=(list[Duplicate], ...),
+        threat_scan=(str, ...),
     )
 
 

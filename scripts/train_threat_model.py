@@ -24,10 +24,15 @@ import base64
 import hashlib
 import json
 import math
+import os
 import sys
 from array import array
 from pathlib import Path
 
+# One thread for the linear algebra: on a small shared machine, threads that outnumber its cores
+# make the many small fits of the leave-one-batch-out measurement many times slower.
+for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "core" / "data"
 NGRAM = (2, 5)
@@ -50,21 +55,330 @@ def words(text: str) -> str:
     return words_view(text_view(_without_quoted_examples(text) or text)).text
 
 
-def batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
+def _read(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()] if path.exists() else []
+
+
+def _rows() -> dict[str, tuple[list[dict], list[dict]]]:
+    """Every batch's hostile and benign rows, by batch name."""
     out = {}
     for hostile in sorted(DATA.glob("*hostile*.jsonl")):
         name = hostile.stem.replace("hostile", "").strip("_") or "first"
-        benign = hostile.with_name(hostile.name.replace("hostile", "benign"))
-        rows = [json.loads(line) for line in hostile.read_text("utf-8").splitlines() if line.strip()]
-        good = [json.loads(line) for line in benign.read_text("utf-8").splitlines() if line.strip()] if benign.exists() else []
-        out[name] = ([(words(r["text"]), CATEGORY.get(r.get("category", ""), r.get("category") or "override")) for r in rows],
-                     [words(r["text"]) for r in good])
+        out[name] = (_read(hostile), _read(hostile.with_name(hostile.name.replace("hostile", "benign"))))
     for benign in sorted(DATA.glob("*benign*.jsonl")):  # lookalikes with no hostile batch beside them
         name = benign.stem.replace("benign", "").strip("_") or "first"
         if name not in out:
-            rows = [json.loads(line) for line in benign.read_text("utf-8").splitlines() if line.strip()]
-            out[name] = ([], [words(r["text"]) for r in rows])
+            out[name] = ([], _read(benign))
     return out
+
+
+def _category(row: dict) -> str:
+    return CATEGORY.get(row.get("category", ""), row.get("category") or "override")
+
+
+def batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
+    return {name: ([(words(r["text"]), _category(r)) for r in hostile], [words(r["text"]) for r in benign])
+            for name, (hostile, benign) in _rows().items()}
+
+
+# ---------------------------------------------------------------- the semantic third opinion
+
+# Embeddings of the corpora are cached outside the repository, keyed by the model and a hash of the
+# text: embedding every batch takes minutes on a small machine, so it is never done twice.
+SEMANTIC_CACHE = Path(os.environ.get("MEMTUI_SEMANTIC_CACHE", "/tmp/semscan_cache.npz"))
+SEMANTIC_PATH = ROOT / "core" / "threat_model_semantic.json"
+SEMANTIC_PINS = ROOT / "tests" / "core" / "threat_model_semantic_pins.json"
+
+
+def _raw(text: str) -> str:
+    """What the third opinion reads: the raw text, without its quoted examples of attacks when it
+    frames them so (as threats.scan_text hands it over)."""
+    from memtui_core.threats import _without_quoted_examples
+
+    return _without_quoted_examples(text) or text
+
+
+def _text_view(text: str) -> str:
+    from memtui_core.scan_views import text_view
+
+    return text_view(text).text
+
+
+def _words_view(text: str) -> str:
+    from memtui_core.scan_views import text_view, words_view
+
+    return words_view(text_view(text)).text
+
+
+VIEWS = {"raw": lambda text: text, "text": _text_view, "words": _words_view}
+
+
+def raw_batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
+    """The batches as `batches()` reads them, but each row as the third opinion's raw input."""
+    out = {}
+    for name, (hostile, benign) in _rows().items():
+        out[name] = ([(_raw(r["text"]), _category(r)) for r in hostile], [_raw(r["text"]) for r in benign])
+    return out
+
+
+_CACHE: dict[str, "object"] = {}
+
+
+def _key(text: str) -> str:
+    from memtui_core.semantic import MODEL_ID
+
+    return hashlib.sha256(f"{MODEL_ID}\0passage\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _load_cache() -> None:
+    import numpy
+
+    if _CACHE or not SEMANTIC_CACHE.exists():
+        return
+    try:
+        with numpy.load(SEMANTIC_CACHE) as stored:
+            _CACHE.update(zip(stored["keys"].tolist(), stored["vectors"]))
+    except (OSError, ValueError, KeyError) as error:
+        print(f"ignoring the embedding cache {SEMANTIC_CACHE}: {error}", file=sys.stderr)
+
+
+def _save_cache() -> None:
+    import numpy
+
+    keys = list(_CACHE)
+    partial = SEMANTIC_CACHE.with_name(SEMANTIC_CACHE.stem + ".partial.npz")
+    numpy.savez(partial, keys=numpy.array(keys), vectors=numpy.array([_CACHE[k] for k in keys], dtype=numpy.float32))
+    os.replace(partial, SEMANTIC_CACHE)
+
+
+def embed(texts: list[str]):
+    """The passage embeddings of `texts` (a len × 384 float32 matrix), from the cache when there."""
+    import numpy
+
+    from memtui_core import semantic
+
+    _load_cache()
+    keys = [_key(text) for text in texts]
+    missing = list(dict.fromkeys(text for text, key in zip(texts, keys) if key not in _CACHE))
+    if missing:
+        if not semantic.available():
+            raise SystemExit(f"the embedder is unavailable: {semantic.status()}")
+        print(f"embedding {len(missing)} texts (cached in {SEMANTIC_CACHE})", file=sys.stderr, flush=True)
+        for start in range(0, len(missing), 64):
+            chunk = missing[start:start + 64]
+            for text, vector in zip(chunk, semantic.passages(chunk)):
+                _CACHE[_key(text)] = vector
+            if start // 64 % 8 == 7:
+                _save_cache()
+        _save_cache()
+    return numpy.array([_CACHE[key] for key in keys], dtype=numpy.float32)
+
+
+SEMANTIC_VIEW = "raw"  # chosen by `--explore` (docs/threat-scan.md, "The semantic third opinion")
+SEMANTIC_C = 8.0
+SEMANTIC_CATEGORY_C = 8.0
+SEMANTIC_GRID = {"view": list(VIEWS), "C": [1.0, 4.0, 8.0, 32.0]}
+SEMANTIC_PINNED_ROWS = 16
+
+
+def semantic_data(raw, view: str) -> dict:
+    """Per batch: (hostile embeddings, their categories, benign embeddings, the model inputs)."""
+    import numpy
+
+    out = {}
+    for name, (hostile, benign) in raw.items():
+        inputs = [VIEWS[view](t) for t, _ in hostile] + [VIEWS[view](t) for t in benign]
+        vectors = embed(inputs) if inputs else numpy.zeros((0, 384), dtype=numpy.float32)
+        out[name] = (vectors[:len(hostile)], [c for _, c in hostile], vectors[len(hostile):], inputs)
+    return out
+
+
+def semantic_fit(sdata, names, C: float = SEMANTIC_C, categories: bool = True, extra=None):
+    """The hostile-or-benign model and (or None) the category model over the embeddings of `names`.
+    `extra` (name -> (hostile column, benign column)) appends one more feature (stacking)."""
+    import numpy
+    from sklearn.linear_model import LogisticRegression
+
+    rows, labels = [], []
+    for name in names:
+        hostile, kinds, benign, _ = sdata[name]
+        if extra is not None:
+            hostile = numpy.hstack([hostile, extra[name][0].reshape(-1, 1)])
+            benign = numpy.hstack([benign, extra[name][1].reshape(-1, 1)])
+        rows += [hostile, benign]
+        labels += kinds + ["benign"] * len(benign)
+    matrix = numpy.vstack(rows)
+    gate = LogisticRegression(C=C, max_iter=3000, class_weight="balanced").fit(matrix, [l != "benign" for l in labels])
+    model = None
+    if categories:
+        model = LogisticRegression(C=SEMANTIC_CATEGORY_C, max_iter=3000, class_weight="balanced").fit(matrix, labels)
+    return gate, model, matrix, labels
+
+
+def semantic_lobo(sdata, C: float = SEMANTIC_C, categories: bool = False, extra=None):
+    """As `leave_one_batch_out`, for the embedding model; with `categories`, also each unseen
+    hostile row's predicted category beside its label."""
+    import numpy
+
+    scores, named = {}, []
+    for name in [n for n in sdata if n != "first"]:
+        gate, model, _, _ = semantic_fit(sdata, [n for n in sdata if n != name], C, categories, extra)
+        hostile, kinds, benign, _ = sdata[name]
+        if extra is not None:
+            hostile = numpy.hstack([hostile, extra[name][0].reshape(-1, 1)])
+            benign = numpy.hstack([benign, extra[name][1].reshape(-1, 1)])
+        scores[name] = ([float(p) for p in gate.predict_proba(hostile)[:, 1]] if len(kinds) else [],
+                        [float(p) for p in gate.predict_proba(benign)[:, 1]] if len(benign) else [])
+        if categories and len(kinds):
+            probabilities = model.predict_proba(hostile)
+            hostile_classes = [i for i, c in enumerate(model.classes_) if c != "benign"]
+            best = [model.classes_[hostile_classes[int(numpy.argmax(row[hostile_classes]))]] for row in probabilities]
+            named += list(zip(scores[name][0], kinds, best))
+    return scores, named
+
+
+def caught(scores, threshold: float) -> tuple[float, float]:
+    hostile = [p for h, _ in scores.values() for p in h]
+    benign = [p for _, b in scores.values() for p in b]
+    return sum(p >= threshold for p in hostile) / len(hostile), sum(p >= threshold for p in benign) / len(benign)
+
+
+def explore(raw) -> None:
+    """The options measured leave-one-batch-out before one was chosen (`--explore`)."""
+    import numpy
+
+    print("semantic third opinion, leave-one-batch-out: hostile caught at the threshold that flags "
+          f"<= {MAX_BENIGN_RATE:.1%} of unseen benign rows (and at 2%)")
+    print(f"{'view':>6} {'C':>5}  {'threshold':>9}  {'hostile':>8}  {'benign':>7}  {'hostile @2%':>11}")
+    for view in SEMANTIC_GRID["view"]:
+        sdata = semantic_data(raw, view)
+        for C in SEMANTIC_GRID["C"]:
+            scores, _ = semantic_lobo(sdata, C)
+            threshold = pick_threshold(scores)
+            benign = sorted((p for _, b in scores.values() for p in b), reverse=True)
+            at2 = benign[int(0.02 * len(benign))]
+            h, b = caught(scores, threshold)
+            print(f"{view:>6} {C:>5g}  {threshold:>9.3f}  {h:>8.1%}  {b:>7.2%}  {caught(scores, at2)[0]:>11.1%}", flush=True)
+    # Beside the character model: what each catches unseen, alone and together, and which names
+    # the category better.
+    data = batches()
+    char_scores = leave_one_batch_out(data)
+    char_threshold = pick_threshold(char_scores)
+    sdata = semantic_data(raw, SEMANTIC_VIEW)
+    scores, named = semantic_lobo(sdata, SEMANTIC_C, categories=True)
+    threshold = pick_threshold(scores)
+    extra = {}
+    for name in sdata:
+        h, b = char_scores.get(name, ([], []))
+        if name == "first":  # never held out: score it with a model trained without it
+            vectorizer, gate, _, _ = fit(data, [n for n in data if n != name], categories=False)
+            hostile, benign = data[name]
+            h = list(hostile_probability(vectorizer, gate, [t for t, _ in hostile])) if hostile else []
+            b = list(hostile_probability(vectorizer, gate, benign)) if benign else []
+        logit = lambda p: numpy.log(numpy.clip(numpy.array(p, dtype=float), 1e-6, 1 - 1e-6) / (1 - numpy.clip(numpy.array(p, dtype=float), 1e-6, 1 - 1e-6))) / 10
+        extra[name] = (logit(h), logit(b))
+    stacked, _ = semantic_lobo(sdata, SEMANTIC_C, extra=extra)
+    stacked_threshold = pick_threshold(stacked)
+    ch = [p for n in scores for p in char_scores[n][0]]
+    cb = [p for n in scores for p in char_scores[n][1]]
+    sh = [p for n in scores for p in scores[n][0]]
+    sb = [p for n in scores for p in scores[n][1]]
+    th = [p for n in scores for p in stacked[n][0]]
+    tb = [p for n in scores for p in stacked[n][1]]
+    rate = lambda flags: f"{sum(flags) / len(flags):.1%}"
+    print(f"character model alone (threshold {char_threshold}): hostile {rate([p >= char_threshold for p in ch])}, "
+          f"benign {rate([p >= char_threshold for p in cb])}")
+    print(f"semantic alone ({SEMANTIC_VIEW}, C={SEMANTIC_C:g}, threshold {threshold}): hostile {rate([p >= threshold for p in sh])}, "
+          f"benign {rate([p >= threshold for p in sb])}")
+    print(f"character or semantic: hostile {rate([a >= char_threshold or b >= threshold for a, b in zip(ch, sh)])}, "
+          f"benign {rate([a >= char_threshold or b >= threshold for a, b in zip(cb, sb)])}")
+    print(f"stacked (embedding + character logit, threshold {stacked_threshold}): hostile "
+          f"{rate([p >= stacked_threshold for p in th])}, benign {rate([p >= stacked_threshold for p in tb])}; "
+          f"character or stacked: hostile {rate([a >= char_threshold or b >= stacked_threshold for a, b in zip(ch, th)])}, "
+          f"benign {rate([a >= char_threshold or b >= stacked_threshold for a, b in zip(cb, tb)])}")
+    # Categories: the embedding's multinomial model against the character model's, on the unseen
+    # hostile rows the semantic model flags (the rows whose category it would name).
+    flagged = [(kind, best) for p, kind, best in named if p >= threshold]
+    char_named = []
+    for name in [n for n in data if n != "first"]:
+        vectorizer, _, model, _ = fit(data, [n for n in data if n != name])
+        hostile, _ = data[name]
+        if not hostile:
+            continue
+        probabilities = model.predict_proba(vectorizer.transform([t for t, _ in hostile]))
+        hostile_classes = [i for i, c in enumerate(model.classes_) if c != "benign"]
+        char_named += [(kind, model.classes_[hostile_classes[int(numpy.argmax(row[hostile_classes]))]])
+                       for (_, kind), row in zip(hostile, probabilities)]
+    char_flagged = [pair for pair, (p, _, _) in zip(char_named, named) if p >= threshold]
+    right = lambda pairs: f"{sum(a == b for a, b in pairs)}/{len(pairs)}"
+    print(f"category right, unseen hostile rows: semantic {right([(k, b) for _, k, b in named])}, "
+          f"character {right(char_named)}; on the rows the semantic model flags: semantic {right(flagged)}, "
+          f"character {right(char_flagged)}")
+
+
+def _numbers(values) -> list:
+    """Floats as JSON numbers, to seven significant digits (the float32 embeddings hold fewer)."""
+    return [_numbers(v) if hasattr(v, "__len__") else float(f"{float(v):.7g}") for v in values]
+
+
+def semantic_train(raw, check: bool) -> None:
+    """Measure, train and write (or with `check`, verify) the semantic third opinion."""
+    import numpy
+
+    from memtui_core.semantic import DIMENSIONS, MODEL_ID
+    from memtui_core.threat_model_semantic import FORMAT, Model
+
+    sdata = semantic_data(raw, SEMANTIC_VIEW)
+    scores, _ = semantic_lobo(sdata)
+    threshold = pick_threshold(scores)
+    print(f"\nsemantic third opinion ({MODEL_ID}, {SEMANTIC_VIEW} text, C={SEMANTIC_C:g}):")
+    report(scores, threshold)
+    print(f"threshold: {threshold}")
+    gate, model, matrix, labels = semantic_fit(sdata, list(sdata))
+    if len(model.classes_) == 2:
+        raise SystemExit("the corpora must hold at least two hostile categories")
+    entry = {"view": SEMANTIC_VIEW, "threshold": threshold, "C": SEMANTIC_C, "rows": len(labels),
+             "classes": model.classes_.tolist(), "hostile_coef": _numbers(gate.coef_[0]),
+             "hostile_bias": _numbers([gate.intercept_[0]])[0], "coef": _numbers(model.coef_),
+             "intercept": _numbers(model.intercept_)}
+    mine = Model(entry, DIMENSIONS)
+    theirs_hostile = gate.predict_proba(matrix)[:, 1]
+    theirs = model.predict_proba(matrix)
+    worst = max(float(numpy.abs(mine.hostile(matrix) - theirs_hostile).max()),
+                float(numpy.abs(mine.probabilities(matrix) - theirs).max()))
+    print(f"core/threat_model_semantic.py against scikit-learn on {len(labels)} rows: largest difference {worst:.2e}")
+    if worst > 1e-4:
+        raise SystemExit("the shipped arithmetic does not reproduce the trainer")
+    inputs = [t for name in sdata for t in sdata[name][3]]
+    step = max(1, len(inputs) // SEMANTIC_PINNED_ROWS)
+    pins = [{"input": inputs[i], "vector": _numbers(matrix[i]), "hostile": round(float(theirs_hostile[i]), 7),
+             "probabilities": [round(float(p), 7) for p in theirs[i]]} for i in range(0, len(inputs), step)]
+    encoded = json.dumps({"format": FORMAT, "about": "memtui threat scan third opinion: logistic regressions over the "
+                          "embedder's vectors, keyed by its MODEL_ID; trained by scripts/train_threat_model.py",
+                          "models": {MODEL_ID: entry}}, ensure_ascii=False, separators=(",", ":")) + "\n"
+    if check:
+        shipped = json.loads(SEMANTIC_PATH.read_text("utf-8"))["models"][MODEL_ID]
+        if abs(shipped["threshold"] - threshold) > 0.002 or shipped["classes"] != entry["classes"] \
+                or shipped["view"] != SEMANTIC_VIEW:
+            raise SystemExit(f"{SEMANTIC_PATH.name} is out of date: retrain it")
+        pinned = json.loads(SEMANTIC_PINS.read_text("utf-8"))
+        if pinned["model_sha256"] != hashlib.sha256(SEMANTIC_PATH.read_bytes()).hexdigest():
+            raise SystemExit(f"{SEMANTIC_PINS.name} pins another model: retrain")
+        worst = max(abs(a - b) for old, new in zip(pinned["rows"], pins)
+                    for a, b in zip([old["hostile"], *old["probabilities"]], [new["hostile"], *new["probabilities"]]))
+        if len(pinned["rows"]) != len(pins) or worst > 1e-3:
+            raise SystemExit(f"retraining moves the pinned semantic probabilities by {worst:.1e}: retrain and commit")
+        print(f"{SEMANTIC_PATH.name} is current (pinned probabilities within {worst:.1e} of a retrain)")
+        return
+    SEMANTIC_PATH.write_text(encoded, "utf-8")
+    print(f"wrote {SEMANTIC_PATH} ({SEMANTIC_PATH.stat().st_size // 1024} KiB)")
+    SEMANTIC_PINS.write_text(json.dumps({"about": "scikit-learn's probabilities (and the embeddings) for some training "
+                                                  "rows, written by scripts/train_threat_model.py; "
+                                                  "tests/core/test_threat_model_semantic.py checks that "
+                                                  "core/threat_model_semantic.py computes the same",
+                                         "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
+                                        ensure_ascii=False, separators=(",", ":")) + "\n", "utf-8")
+    print(f"wrote {SEMANTIC_PINS} ({len(pins)} rows)")
 
 
 def fit(data, names, categories: bool = True):
@@ -155,10 +469,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="fail if the shipped model's threshold differs")
     parser.add_argument("--output", type=Path, help="write the model here (and no pins) instead of core/threat_model.json")
+    parser.add_argument("--explore", action="store_true",
+                        help="measure the semantic model's options leave-one-batch-out and stop")
+    parser.add_argument("--semantic-only", action="store_true", help="train (or check) only the semantic third opinion")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from memtui_core.threat_model import MODEL_PATH, Model
 
+    if args.explore:
+        explore(raw_batches())
+        return 0
+    if args.semantic_only:
+        semantic_train(raw_batches(), args.check)
+        return 0
     data = batches()
     scores = leave_one_batch_out(data)
     threshold = pick_threshold(scores)
@@ -191,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(pinned["rows"]) != len(pins) or worst > 1e-3:
             raise SystemExit(f"retraining moves the pinned probabilities by {worst:.1e}: retrain and commit")
         print(f"core/threat_model.json is current (pinned probabilities within {worst:.1e} of a retrain)")
+        semantic_train(raw_batches(), check=True)
         return 0
     target = args.output or MODEL_PATH
     target.write_text(encoded, "utf-8")
@@ -202,6 +526,7 @@ def main(argv: list[str] | None = None) -> int:
                                     "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
                                    ensure_ascii=False, indent=0) + "\n", "utf-8")
         print(f"wrote {PINS} ({len(pins)} rows)")
+        semantic_train(raw_batches(), check=False)
     return 0
 
 
