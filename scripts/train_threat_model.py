@@ -110,7 +110,13 @@ def _words_view(text: str) -> str:
     return words_view(text_view(text)).text
 
 
-VIEWS = {"raw": lambda text: text, "text": _text_view, "words": _words_view}
+def _cut(text: str) -> str:
+    from memtui_core.threat_model_semantic import model_input
+
+    return model_input(text, "cut")
+
+
+VIEWS = {"raw": lambda text: text, "cut": _cut, "text": _text_view, "words": _words_view}
 
 
 def raw_batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
@@ -174,7 +180,7 @@ def embed(texts: list[str]):
     return numpy.array([_CACHE[key] for key in keys], dtype=numpy.float32)
 
 
-SEMANTIC_VIEW = "raw"  # chosen by `--explore` (docs/threat-scan.md, "The semantic third opinion")
+SEMANTIC_VIEW = "cut"  # chosen by `--explore` (docs/threat-scan.md, "The semantic third opinion")
 SEMANTIC_C = 8.0
 SEMANTIC_CATEGORY_C = 8.0
 SEMANTIC_GRID = {"view": list(VIEWS), "C": [1.0, 4.0, 8.0, 32.0]}
