@@ -14,8 +14,8 @@ machine slows both alike.
 `--writes` measures what a write pays for the threat scan, with the semantic third opinion
 (core/threat_model_semantic.py) on and with `MEMTUI_SEMANTIC=off`, on the benign notes of
 tests/core/data (real developer notes; each made unique): the median `remember` in a warm process,
-the median fresh `memtui add` process, and one `memtui import` of 1,000 entries (embedded together,
-64 a model call), beside the same 1,000 written one `remember` at a time.
+the median fresh `memtui add` process, and one import of 1,000 entries (embedded together, 64 a
+model call), beside 200 of them written one `remember` at a time.
 
 Two stores are built in a temporary directory: `plain` holds mixed Chinese and English text
 (as scripts/measure_inject.py builds it); `varied` is the same with one entry in five carrying
@@ -82,7 +82,7 @@ for text in texts[:40]:
     times.append(time.perf_counter() - t0)
 one_by_one = time.perf_counter()
 alone = MemoryStore(sys.argv[1] + "/alone", limits)
-for text in texts[:1000]:
+for text in texts[:200]:
     alone.remember("fact", text)
 one_by_one = time.perf_counter() - one_by_one
 with open(sys.argv[1] + "/in.jsonl", "w", encoding="utf-8") as out:
@@ -90,7 +90,7 @@ with open(sys.argv[1] + "/in.jsonl", "w", encoding="utf-8") as out:
 t0 = time.perf_counter()
 plan = MemoryStore(sys.argv[1] + "/imported", limits).import_file(sys.argv[1] + "/in.jsonl")
 imported = time.perf_counter() - t0
-print(json.dumps({"warm": statistics.median(times) * 1000, "import": imported, "remember_1000": one_by_one,
+print(json.dumps({"warm": statistics.median(times) * 1000, "import": imported, "remember_200": one_by_one,
                   "added": plan.count("add")}))
 """
 
@@ -124,7 +124,7 @@ def measure_writes(runs: int) -> None:
                 fresh.append((time.perf_counter() - start) * 1000)
         print(f"{label:12}  remember (warm process) {result['warm']:6.1f} ms   memtui add (fresh process) "
               f"{statistics.median(fresh):6.0f} ms   import of 1,000 {result['import']:5.1f} s "
-              f"({result['added']} added)   1,000 remember calls {result['remember_1000']:5.1f} s", flush=True)
+              f"({result['added']} added)   200 remember calls {result['remember_200']:5.1f} s", flush=True)
 
 
 def main() -> int:
