@@ -71,6 +71,7 @@ def build(directory: Path, varied: bool) -> None:
 _WRITES_CHILD = """
 import json, statistics, sys, time
 from memtui_core import Limits, MemoryStore
+from memtui_core.transfer import import_file
 limits = Limits(max_entries=2000)
 texts = json.loads(open(sys.argv[2], encoding="utf-8").read())
 store = MemoryStore(sys.argv[1] + "/warm")
@@ -88,7 +89,7 @@ one_by_one = time.perf_counter() - one_by_one
 with open(sys.argv[1] + "/in.jsonl", "w", encoding="utf-8") as out:
     out.writelines(json.dumps({"kind": "fact", "text": text}, ensure_ascii=False) + "\\n" for text in texts[:1000])
 t0 = time.perf_counter()
-plan = MemoryStore(sys.argv[1] + "/imported", limits).import_file(sys.argv[1] + "/in.jsonl")
+plan = import_file(MemoryStore(sys.argv[1] + "/imported", limits), sys.argv[1] + "/in.jsonl")
 imported = time.perf_counter() - t0
 print(json.dumps({"warm": statistics.median(times) * 1000, "import": imported, "remember_200": one_by_one,
                   "added": plan.count("add")}))

@@ -13,7 +13,15 @@ Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch.
    core/threat_model.py computes the same probabilities as scikit-learn on every row, and writes
    core/threat_model.json.
 
-`--check` retrains and fails if the shipped file differs in its figures (used before a release).
+Then the same for the semantic third opinion (core/threat_model_semantic.json): logistic
+regressions over each row's sentence embedding (core/semantic.py), measured leave-one-batch-out,
+its threshold picked the same way, its arithmetic checked, some rows pinned with their embeddings
+in tests/core/threat_model_semantic_pins.json. Embeddings are cached outside the repository
+(`SEMANTIC_CACHE`), so only rows not seen before are embedded. `--semantic-only` trains only it;
+`--explore` prints the options it was chosen from (the input view, C, a stacked model, which model
+names the category better).
+
+`--check` retrains and fails if the shipped files differ in their figures (used before a release).
 scikit-learn is needed only here, never by memtui itself.
 """
 
@@ -327,6 +335,19 @@ def _numbers(values) -> list:
     return [_numbers(v) if hasattr(v, "__len__") else float(f"{float(v):.7g}") for v in values]
 
 
+def pinned_drift(pins_path: Path, model_path: Path, pins: list[dict]) -> float:
+    """How far a retrain moves the probabilities pinned beside the shipped model (`--check`);
+    exits when the pins are for another model or the retrain moves them by more than 1e-3."""
+    pinned = json.loads(pins_path.read_text("utf-8"))
+    if pinned["model_sha256"] != hashlib.sha256(model_path.read_bytes()).hexdigest():
+        raise SystemExit(f"{pins_path.name} pins another model: retrain")
+    worst = max(abs(a - b) for old, new in zip(pinned["rows"], pins)
+                for a, b in zip([old["hostile"], *old["probabilities"]], [new["hostile"], *new["probabilities"]]))
+    if len(pinned["rows"]) != len(pins) or worst > 1e-3:
+        raise SystemExit(f"retraining moves the probabilities pinned in {pins_path.name} by {worst:.1e}: retrain and commit")
+    return worst
+
+
 def semantic_train(raw, check: bool) -> None:
     """Measure, train and write (or with `check`, verify) the semantic third opinion."""
     import numpy
@@ -367,13 +388,7 @@ def semantic_train(raw, check: bool) -> None:
         if abs(shipped["threshold"] - threshold) > 0.002 or shipped["classes"] != entry["classes"] \
                 or shipped["view"] != SEMANTIC_VIEW:
             raise SystemExit(f"{SEMANTIC_PATH.name} is out of date: retrain it")
-        pinned = json.loads(SEMANTIC_PINS.read_text("utf-8"))
-        if pinned["model_sha256"] != hashlib.sha256(SEMANTIC_PATH.read_bytes()).hexdigest():
-            raise SystemExit(f"{SEMANTIC_PINS.name} pins another model: retrain")
-        worst = max(abs(a - b) for old, new in zip(pinned["rows"], pins)
-                    for a, b in zip([old["hostile"], *old["probabilities"]], [new["hostile"], *new["probabilities"]]))
-        if len(pinned["rows"]) != len(pins) or worst > 1e-3:
-            raise SystemExit(f"retraining moves the pinned semantic probabilities by {worst:.1e}: retrain and commit")
+        worst = pinned_drift(SEMANTIC_PINS, SEMANTIC_PATH, pins)
         print(f"{SEMANTIC_PATH.name} is current (pinned probabilities within {worst:.1e} of a retrain)")
         return
     SEMANTIC_PATH.write_text(encoded, "utf-8")
@@ -512,13 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         shipped = json.loads(MODEL_PATH.read_text("utf-8"))
         if abs(shipped["threshold"] - threshold) > 0.002 or shipped["classes"] != exported["classes"]:
             raise SystemExit("core/threat_model.json is out of date: retrain it")
-        pinned = json.loads(PINS.read_text("utf-8"))
-        if pinned["model_sha256"] != hashlib.sha256(MODEL_PATH.read_bytes()).hexdigest():
-            raise SystemExit(f"{PINS.name} pins another model: retrain")
-        worst = max(abs(a - b) for old, new in zip(pinned["rows"], pins)
-                    for a, b in zip([old["hostile"], *old["probabilities"]], [new["hostile"], *new["probabilities"]]))
-        if len(pinned["rows"]) != len(pins) or worst > 1e-3:
-            raise SystemExit(f"retraining moves the pinned probabilities by {worst:.1e}: retrain and commit")
+        worst = pinned_drift(PINS, MODEL_PATH, pins)
         print(f"core/threat_model.json is current (pinned probabilities within {worst:.1e} of a retrain)")
         semantic_train(raw_batches(), check=True)
         return 0

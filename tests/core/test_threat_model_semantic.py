@@ -274,3 +274,18 @@ def test_the_third_opinion_leaves_a_benign_lookalike_alone(embedder, text):
 def test_the_scan_never_raises_with_the_third_opinion_on(embedder, text):
     for finding in scan_text(text, second_opinion=True):
         assert 0 <= finding.start <= finding.end <= len(text)
+
+
+def test_a_distillation_embeds_its_items_together(tmp_path, fake_embedder):
+    from memtui_core import MemoryStore
+    from memtui_core.distill import distill_memories
+
+    items = [{"kind": "fact", "text": f"the nightly build {i} publishes its artefacts to the internal mirror"
+              + (" EVIL" if i == 2 else "")} for i in range(5)]
+    store = MemoryStore(tmp_path / "s")
+    turn = [{"role": "user", "content": "不对，构建产物应该发布到内部镜像，以后记住这一点"},
+            {"role": "assistant", "content": "好的，以后发布到内部镜像。"}]
+    result = distill_memories(store, turn, turn[0]["content"], False, lambda system, user: json.dumps(items))
+    assert result.added == 5 and result.errors == []
+    assert [len(call) for call in fake_embedder] == [5]  # one model call for the five
+    assert [e.text for e in store.entries() if "blocked" in e.flags] == [items[2]["text"]]
