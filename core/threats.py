@@ -94,13 +94,15 @@ class Rule:
     `window`: for a clause rule, how many clauses in a row may hold its words (1: one clause).
     `near`: (i, j, n): a word of list i and one of list j must be at most n characters apart
     ("your ... instructions", not "your" in one half of a long clause and "prompt" in the other).
+    `distinct`: for a clause rule, some word of the first list must not overlap a word of the other
+    lists ("consent" in "without consent" is what is waived, not a claim that it was given).
     A rule has either `together` or a pattern (`triggers`, `then`, `lead`).
     `prefix`: the triggers may run on into a longer word (key prefixes such as `ghp_`); such
     triggers are looked for as substrings rather than as words. True for `shape` rules.
     """
 
     __slots__ = ("id", "category", "reason", "view", "triggers", "then", "lead", "unless", "shape", "needs", "prefix",
-                 "together", "apart", "bound", "window", "near", "_compiled", "_raw")
+                 "together", "apart", "bound", "window", "near", "distinct", "_compiled", "_raw")
 
     def __init__(
         self,
@@ -121,6 +123,7 @@ class Rule:
         bound: tuple | None = None,
         window: int = 1,
         near: tuple[int, int, int] | None = None,
+        distinct: bool = False,
     ) -> None:
         assert category in CATEGORIES and view in VIEWS, (category, view)
         self.id = id
@@ -132,6 +135,7 @@ class Rule:
         self.prefix = True if together and not triggers else shape if prefix is None else prefix
         self.window = window
         self.near = near
+        self.distinct = distinct
         self._compiled: tuple | None = None
         # The words and patterns, normalised when first read (`__getattr__`): every process imports
         # the rules, and normalising them all costs 20 ms that a turn redacting one query never needs.
@@ -226,28 +230,49 @@ class Rule:
             if all(lexicon.search(text, start, end) for lexicon in lexicons):
                 if apart is not None and apart(text[start:end]):
                     continue
-                if bound is not None and not all(self._unbound(text, start, end, lexicons, b) for b in bound):
+                found = self._distinct(text, start, end, lexicons) if self.distinct else None
+                if self.distinct and found is None:
                     continue
-                if self.near is not None and not self._near(text, start, end, lexicons):
+                if bound is not None and not all(self._unbound(text, start, end, lexicons, b, found) for b in bound):
+                    continue
+                if self.near is not None and not self._near(text, start, end, lexicons, found):
                     continue
                 out.append((start, end))
         return out
 
-    def _near(self, text: str, start: int, end: int, lexicons) -> bool:
+    def _near(self, text: str, start: int, end: int, lexicons, found: list | None = None) -> bool:
         i, j, chars = self.near
-        firsts = [match.span() for match in lexicons[i].finditer(text, start, end)]
-        seconds = [match.span() for match in lexicons[j].finditer(text, start, end)]
+        if found is not None:  # the matches `distinct` left
+            firsts, seconds = found[i], found[j]
+        else:
+            firsts = [match.span() for match in lexicons[i].finditer(text, start, end)]
+            seconds = [match.span() for match in lexicons[j].finditer(text, start, end)]
         return any(b_start - a_end <= chars and a_start - b_end <= chars
                    for a_start, a_end in firsts for b_start, b_end in seconds)
 
     @staticmethod
-    def _unbound(text: str, start: int, end: int, lexicons, bound) -> bool:
+    def _distinct(text: str, start: int, end: int, lexicons) -> list | None:
+        """The matches of each list when no two lists count the same characters, or None when some
+        list is left with none. A word of the first list inside a word of another is not one of its
+        own (in "без разрешения", *without permission*, "разрешен" is the safeguard, not a claim);
+        a word of another list inside a word of the first is part of it ("verif" in "verified"). A
+        word both lists hold counts for both ("exempt" both vouches and waives)."""
+        spans = [[match.span() for match in lexicon.finditer(text, start, end)] for lexicon in lexicons]
+        others = [span for rest in spans[1:] for span in rest]
+        first = [(a, b) for a, b in spans[0] if not any(c <= a and b <= d and (c, d) != (a, b) for c, d in others)]
+        rest = [[(c, d) for c, d in items if not any(a < d and c < b and (c, d) != (a, b) for a, b in first)]
+                for items in spans[1:]]
+        return [first] + rest if first and all(rest) else None
+
+    @staticmethod
+    def _unbound(text: str, start: int, end: int, lexicons, bound, found: list | None = None) -> bool:
         """Whether some word of the bound list is not tied to another object (see `bound`)."""
         index, before, after = bound
-        for match in lexicons[index].finditer(text, start, end):
-            if before.search(text, max(start, match.start() - 40), match.start()):
+        spans = found[index] if found is not None else [m.span() for m in lexicons[index].finditer(text, start, end)]
+        for match_start, match_end in spans:
+            if before.search(text, max(start, match_start - 40), match_start):
                 continue
-            if after is not None and after.match(text, match.end(), end):
+            if after is not None and after.match(text, match_end, end):
                 continue
             return True
         return False
@@ -329,7 +354,14 @@ _SPACED = lazy_pattern("[\u00c0-\u024f\u0370-\u052f\u0900-\u097f]")
 def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
     """Any of `words`: one that begins with a Latin letter or digit must begin a word (it may
     run on: `revoke` matches `revoked`), and so must one in a script written with spaces
-    (`_SPACED`); any other (Chinese, Japanese, Thai, symbols) matches anywhere."""
+    (`_SPACED`); any other (Chinese, Japanese, Thai, symbols) matches anywhere. A word written
+    with a space at its end, in a script written with spaces, must also end a word: "sin " is
+    Spanish "without", not the start of "since"."""
+    def ends(word: str) -> bool:  # Korean and Arabic glue particles on: there a space ends nothing
+        return word.endswith(" ") and bool(word.strip()) and (word.isascii() or bool(_SPACED.match(word[:1])))
+
+    whole = [word.strip() for word in words if ends(word)]
+    words = [word for word in words if not ends(word)]
     latin = [word for word in words if word[:1].isascii() and word[:1].isalnum()]
     spaced = [word for word in words if word not in latin and _SPACED.match(word[:1])]
     other = [word for word in words if word not in latin and word not in spaced]
@@ -344,6 +376,8 @@ def _word_alternation(words, space: str = " ", boundary: bool = True) -> str:
         parts.append((r"(?<!\w)" if boundary else "") + "(?:" + _trie(spaced, space) + ")")
     if other:
         parts.append(_trie(other, space))
+    if whole:
+        parts.append((r"(?<!\w)" if boundary else "") + "(?:" + _trie(whole, space) + r")(?!\w)")
     return "(?:" + "|".join(parts) + ")"
 
 
@@ -1049,6 +1083,126 @@ _REQUESTS = (
     "anfrage", "nachricht", "запрос", "сообщени",
 )
 
+# A safeguard waived on someone's say-so (authority.vouched-waiver): a claim that someone vouched
+# (approved, verified, exempted, consented), a word that waives (skip, no need, without, does not
+# apply) and, near it, the protection waived (confirmation, identity check, redaction, refusal,
+# filters, warnings, asking first), in one clause or two. Each alone is everyday: "the user
+# approved the PR", "skip the lint check for generated files", "no need to confirm formatting".
+# Together they say a protection is off because someone said so, which is what a forged
+# authority claims. The vouching word must be a word of its own, not the safeguard's or the
+# waiver's (`distinct`): "without the user's consent" vouches for nothing.
+_VOUCH = (
+    "approved", "pre-approv", "preapprov", "verified", "authorized", "authorised", "authorization", "authorisation",
+    "signed off", "sign-off", "signoff", "signed the", "cleared", "certified", "whitelisted", "allowlisted", "trusted",
+    "exempt",
+    "consented", "agreed", "has consent", "have consent", "standing consent", "blanket consent", "permanent consent",
+    "gave consent", "given consent", "gave permission", "given permission", "granted", "sanctioned", "vetted",
+    "audited", "kyc", "formally", "as discussed with", "mandate", "policy update", "policy change", "per the",
+    "已授权", "授权", "批准", "已同意", "已经同意", "同意了", "表示同意", "签批", "签署", "已验证", "验证通过", "已认证", "认证",
+    "已许可", "许可了", "审批", "已审核", "白名单", "信任", "可信", "豁免", "委托", "已确认", "确认过", "备案", "核准", "实名",
+    "承認済", "承認され", "承認を得", "承認し", "許可済", "許可され", "許可を得", "認証済", "確認済", "同意済", "同意し",
+    "合意", "話がつ", "了承", "認定", "ホワイトリスト", "信頼",
+    "승인됨", "승인함", "승인했", "승인된", "승인을 받", "승인 받", "허가됨", "허가된", "허가했", "동의함", "동의했", "포괄 동의",
+    "인증된", "인증됨", "검증된", "검증됨", "확인된", "확인됨", "화이트리스트", "허락했", "신뢰",
+    "aprobad", "autorizad", "verificad", "certificad", "visto bueno", "consintió", "aceptó", "auditad", "confirmou",
+    "consentiu", "concordou", "liberad", "autorisé", "validé", "approuvé", "vérifié", "accepté", "consenti", "genehmigt",
+    "freigegeben", "verifiziert", "zugestimmt", "autorisiert", "abgesegnet", "одобр", "разрешен", "разрешил", "верифицирован",
+    "согласован", "доверенн", "авторизован", "дал согласие", "погоджено", "схвален", "верифікован", "довірен",
+    "approvat", "autorizzat", "verificat", "goedgekeurd", "geverifieerd", "toestemming gegeven", "geautoriseerd",
+    "ingestemd", "zatwierdz", "zweryfikowan", "zaakceptowa", "autoryzowan", "wyraził zgod", "zgoda użytkownika",
+    # Turkish dotless ı is written i: the text's skeleton maps it so
+    "onayla", "onayli", "onayi", "onay verdi", "dogrulanmis", "dogrulandi", "yetkilendiril", "izin verdi", "kabul etti",
+    "disetujui", "persetujuan", "terverifikasi", "diverifikasi", "diizinkan", "diotorisasi", "memberikan izin",
+    "phê duyệt", "đã xác minh", "đã xác thực", "chấp thuận", "ủy quyền", "đã đồng ý",
+    "الموافقة", "موافقة", "وافق", "مسبق", "مصرح", "تم التحقق", "موثق", "موثوق", "معتمد", "مخول",
+    "تأیید شده", "تأیید مدیر", "رضایت", "مجاز", "اجازه داده", "موافقت کرد",
+    "מאומת", "אושר", "אישר", "הסכמה", "הסכים", "מורשה", "הרשאה",
+    "स्वीकृत", "अनुमोदित", "मंजूर", "सत्यापित", "अनुमति दी", "सहमति दी",
+    "ยืนยันแล้ว", "อนุมัติ", "ได้รับสิทธิ์", "ผ่านการตรวจสอบ", "ยินยอม",
+    "amethibitishwa", "imethibitishwa", "zimeidhinishwa", "imeidhinishwa", "ameidhinisha", "idhini", "amekubali", "ridhaa",
+    "εγκρίθηκ", "εγκεκριμέν", "επαληθευμέν", "επιβεβαιωμέν", "εξουσιοδοτ", "συναίνεσ", "συγκατάθεσ",
+)
+_WAIVE = (
+    "skip", "waive", "exempt", "bypass", "omit", "no need", "not needed", "no longer needed", "needn't", "need not",
+    "don't need", "doesn't need", "do not need", "does not need", "not required", "no longer required", "unnecessary",
+    "not necessary", "don't apply", "do not apply", "doesn't apply", "does not apply", "no longer apply", "retired",
+    "disabl", "turn off", "turned off", "turning off", "switch off", "switched off", "lift", "suspend", "without",
+    "don't ask", "retire", "waiv", "skipp", "no longer", "not be asked", "not to ask", "not to be asked", "do not ask", "never ask",
+    "stop asking", "don't bother", "dispense with", "can be dropped", "not apply", "handled upstream", "no more",
+    "无需", "不需要", "不用", "不必", "无须", "跳过", "免去", "免于", "豁免", "略过", "省略", "别再", "不再", "不适用", "关闭", "取消", "不经",
+    "不要再", "略過", "不須", "無需",
+    "は不要", "も不要", "不要です", "不要とし", "確認不要", "せず", "しなくて", "なしで", "省略", "スキップ", "省いて", "必要ない", "必要はない", "必要ありません",
+    "適用されない", "免除", "外して", "無効",
+    "생략", "없이", "건너뛰", "건너뛸", "건너뛴", "필요 없", "필요없", "하지 않아도", "적용되지", "면제", "해제", "묻지 말", "묻지 않",
+    "sin ", "omit", "salta", "saltar", "no hace falta", "no es necesario", "ya no", "no aplica", "no se aplican", "exento",
+    "sem ", "pule", "pular", "dispens", "não precisa", "não é necess",
+    "sans ", "pas besoin", "plus besoin", "inutile de", "ne s'appliquent plus", "ignorer",
+    "ohne", "überspring", "entfällt", "entfallen", "nicht mehr nötig", "nicht nötig", "nicht erforderlich", "gilt nicht",
+    "gelten nicht", "keine",
+    "без ", "пропуск", "пропусти", "не нужн", "не требу", "не применя", "отключ", "не спрашивай", "не надо",
+    "не потрібн", "не застосов", "вимкн", "не питай", "не треба",
+    "senza", "salta", "non serve", "non è necessario", "non occorre",
+    "zonder", "overslaan", "sla over", "niet meer nodig", "niet nodig", "gelden geen", "hoeft niet", "hoeven niet",
+    "bez ", "pomiń", "pominąć", "nie musi", "nie trzeba", "nie wymaga", "nie jest potrzebn",
+    "sorulmadan", "olmadan", "atla", "gerek yok", "gerekmez", "gerekmiyor", "muaf", "uygulanmaz", "sormadan",
+    "tanpa", "lewati", "tidak perlu", "tidak usah", "tak perlu", "dikecualikan",
+    "không cần", "bỏ qua", "miễn",
+    "دون", "بدون", "لا حاجة", "لا داعي", "تخطي", "تجاوز", "لا يلزم", "لا تطلب",
+    "بی‌نیاز", "لازم نیست", "نیازی نیست", "نیاز نیست", "بدون پرسیدن",
+    "ללא", "בלי", "אין צורך", "לדלג", "פטור", "מבלי",
+    "बिना", "आवश्यकता नहीं", "ज़रूरत नहीं", "जरूरत नहीं", "छूट", "न पूछ", "नहीं पूछ",
+    "ไม่ต้อง", "ข้าม", "ยกเว้น", "โดยไม่",
+    "bila ", "usiombe", "hakuna haja", "usiulize", "si lazima",
+    "χωρίς", "δεν χρειάζεται", "παράλειψ", "παρακάμπτ", "παρακάμψ", "εξαιρ",
+)
+_SAFEGUARD = (
+    "confirm", "are you sure", "verif", "identity", "id check", "authenticat", "2fa", "mfa", "otp", "two-factor",
+    "twofactor", "proof",
+    "redact", "mask", "anonymi", "pseudonymi", "refus", "decline", "filter", "content polic", "refusal polic",
+    "safety polic", "moderation", "restrictions", "safety check", "security check", "safety reminder", "warning",
+    "caveat", "disclaimer", "permission", "consent", "asking", "ask the user", "ask first", "approval prompt",
+    "double-check", "doublecheck", "guardrail", "safeguard", "identity challenge", "rate limit", "safety review", "the check",
+    "re-check", "recheck", "prompts before",
+    "确认", "核实", "验证", "身份", "脱敏", "打码", "拒绝", "过滤", "限制", "警告", "提醒", "风险提示", "审核", "审查",
+    "询问", "问用户", "许可", "安全检查", "安全策略", "内容政策", "拦截", "征得", "同意",
+    "確認", "本人確認", "認証", "検証", "マスク", "伏せ", "拒否", "断", "制限", "警告", "注意書き", "フィルター", "同意",
+    "확인", "인증", "검증", "본인", "마스킹", "거절", "거부", "제한", "경고", "필터", "동의", "승인", "절차",
+    "confirma", "verifica", "identidad", "identidade", "rechaz", "recus", "negarse", "filtro", "restricci", "restriç",
+    "advertencia", "aviso", "permiso", "permissão", "consentimiento", "consentimento", "anonimiz", "mascar",
+    "vérifi", "identité", "refus", "filtr", "avertissement", "consentement", "anonymis",
+    "bestätigung", "rückfrage", "verifizierung", "prüfung", "identität", "ablehn", "einschränkung", "warnung",
+    "zustimmung", "schwärz", "inhaltsbeschränk",
+    "подтвержд", "провер", "идентифик", "личност", "отказ", "фильтр", "ограничени", "предупрежд", "разрешени",
+    "согласи", "маскир", "підтвердж", "перевірк", "особ", "відмов", "фільтр", "обмежен", "попередж", "дозвол",
+    "conferma", "identità", "rifiut", "restrizion", "avviso", "permesso", "consenso",
+    "bevestiging", "verificatie", "identiteit", "weiger", "beperking", "inhoudsbeperking", "waarschuwing", "toestemming",
+    "potwierdzen", "weryfikacj", "tożsamoś", "zgod", "odmaw", "odmow", "ograniczen", "ostrzeżen", "pytać", "pytania",
+    "onay", "dogrulama", "kimlik", "reddet", "filtre", "kisitlama", "uyari", "izin",
+    "konfirmasi", "verifikasi", "identitas", "menolak", "penolakan", "batasan", "pembatasan", "peringatan",
+    "xác nhận", "xác minh", "danh tính", "từ chối", "bộ lọc", "giới hạn", "hạn chế", "cảnh báo", "hỏi",
+    "تأكيد", "التحقق", "تحقق", "هوية", "الهوية", "إخفاء", "رفض", "ترفض", "قيود", "تحذير", "تصفية", "إذن",
+    "پرسیدن", "تأیید", "بررسی", "احراز هویت", "هویت", "فیلتر", "محدودیت", "هشدار",
+    "אישור", "אימות", "זיהוי", "סירוב", "לסרב", "מסנן", "הגבלות", "אזהר", "השחר",
+    "पुष्टि", "सत्यापन", "पहचान", "अनुमति", "सहमति", "इनकार", "मना", "फ़िल्टर", "प्रतिबंध", "चेतावनी",
+    "ยืนยัน", "ตรวจสอบ", "ความปลอดภัย", "ปฏิเสธ", "กรอง", "ข้อจำกัด", "คำเตือน", "ขออนุญาต",
+    "uthibitisho", "kuthibitisha", "ruhusa", "kukataa", "vikwazo", "onyo", "kichujio", "utambulisho",
+    "επιβεβαίωσ", "επαλήθευσ", "ταυτότητ", "άρνησ", "αρνείσαι", "φίλτρ", "περιορισμ", "προειδοποίησ", "έγκριση",
+)
+# What a safeguard word names when it is not a protection: a confirmation e-mail, the lint warning.
+_SAFEGUARD_BEFORE = (r"(?:lint\w*|compiler|deprecation|build|ci|type|typecheck|mypy|eslint|flake8|pylint|ruff|spell\w*|"
+                     r"format\w*|style|unit|the test|test|schema|checksum|dns|spam)[ -]?")
+_SAFEGUARD_AFTER = r"(?:e-?mails?|links?|numbers?|codes? sent|pages?|letters?|receipts?|screen)\b"
+# A note that warns about such claims, or sets them in a story, a test or another environment.
+_WARNED = (
+    "never skip", "not skip", "don't skip", "do not skip", "must not skip", "never waive", "not waive", "not be waived", "even if", "even when", "even though", "regardless", "claims", "claiming", "pretend",
+    "phishing", "scam", "fraud", "social engineering", "injection", "attack", "suspicious", "impersonat",
+    "即使", "即便", "哪怕", "冒充", "诈骗", "钓鱼", "声称", "たとえ", "詐欺", "なりすまし", "사칭", "사기", "피싱", "설령",
+    "in tests", "in staging", "test account", "sandbox", "mock", "fixture",
+    "ausgibt", "poses as", "posing as", "se hace pasar", "se fait passer", "выдает себя", "выдаёт себя",
+)
+# A claim denied is no claim: "ist nicht verifiziert", "not approved", 未批准.
+_NOT_BEFORE = r"(?:\bnot|\bnever|n't|\bnicht|\bnie|\bне|\bno|\bnon|\bpas|未|没有|没|不)\s*(?:been |yet |ever )?"
+
 # ---------------------------------------------------------------- the table
 
 _CLAIM_FOR = _ASSISTANT + _THE_USER + _CLAIM_FOR_EXTRA
@@ -1349,6 +1503,7 @@ RULES: tuple[Rule, ...] = (
               r"(?:now )?(?:disabled|turned off|removed|lifted|suspended|waived)"),
     Rule("authority.skip-confirm", "authority", "tells the model to act without the user's confirmation",
          apart=("in tests", "in test", "in ci", "by setting", "flag", "env var", "environment variable"),
+         unless=r"\b(?:never|not|don't|do not|must not|mustn't) $",  # "never skip the confirmation step"
          triggers=("skip", "bypass", "disable"),
          then=r" (?:all |any |the )?(?:confirmation|approval|permission|safety) (?:prompts?|checks?|steps?|requests?|dialogs?)"),
     Rule("authority.follow-content", "authority", "tells the model to obey instructions in content it reads",
@@ -1384,13 +1539,17 @@ RULES: tuple[Rule, ...] = (
     Rule("authority.grant", "authority", "claims someone granted the model sweeping permission",
          together=(_GRANT, _ASSISTANT, _SWEEPING), window=2, near=(0, 2, 80)),
     Rule("authority.grant-unconfirmed", "authority", "claims a permission that lets the model act without the user's say",
-         together=(_GRANT, _WITHOUT_USER), window=2),
+         together=(_GRANT, _WITHOUT_USER), window=2, distinct=True),
     Rule("authority.unchecked-act", "authority", "claims the model may do what a check guards (delete, pay, hand over personal data) unchecked",
          together=(_AGENT, _MAY, _UNCHECKED, _GUARDED_ACT), window=2, apart=_NEGATION),
     Rule("authority.deemed-approved", "authority", "declares a class of requests approved or a claim proven, so no check applies",
          together=(_DEEM, _APPROVED_STATE, _REQUESTS), apart=_NEGATION + ("test", "mock", "fixture", "stub")),
     Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
          together=(_GRANT, _TO_ANYONE)),
+    Rule("authority.vouched-waiver", "authority",
+         "claims someone approved or verified something, so a safeguard (confirmation, identity check, redaction, refusal) is waived",
+         together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 60), distinct=True,
+         bound=((0, _NOT_BEFORE, ""), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)), apart=_WARNED),
     # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
     # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
     Rule("encoded.decode-and-obey", "encoded", "asks the model to decode hidden text and act on it",
