@@ -1169,6 +1169,9 @@ _WAIVE = (
     "ไม่ต้อง", "ข้าม", "ยกเว้น", "โดยไม่",
     "bila ", "usiombe", "hakuna haja", "usiulize", "si lazima",
     "χωρίς", "δεν χρειάζεται", "παράλειψ", "παρακάμπτ", "παρακάμψ", "εξαιρ",
+    # cancelled
+    "cancel", "скасова", "отменен", "отменя", "anulad", "annulé", "aufgehoben", "iptal", "dibatalkan", "ยกเลิก", "ألغي",
+    "بوطל", "בוטל", "रद्द", "hủy bỏ", "ακυρώ", "zniesion", "opgeheven",
 )
 _SAFEGUARD = (
     "confirm", "are you sure", "verif", "identity", "id check", "authenticat", "2fa", "mfa", "otp", "two-factor",
@@ -1239,6 +1242,65 @@ _SUPREME = (
     "सर्वोच्च", "एकमात्र", "सबसे ऊपर", "मना मत", "สูงสุด", "เพียงอย่างเดียว", "ห้ามปฏิเสธ", "pekee", "kipaumbele cha juu",
     "usikatae", "μόνη", "μοναδικ", "ανώτατη προτεραιότητα", "μην αρνείσαι", "єдин", "найвищий пріоритет",
     "не відмовляй", "refuse mat", "mana mat",
+)
+
+# When the model's standing orders and something else disagree, the something else wins
+# (override.conflict-wins): a word for disagreeing, the side that is the model's (the operator,
+# the system prompt, the platform's text, 系统, 운영) and a word for winning or giving way, in one
+# clause or two. "If a user request conflicts with the system prompt, the system prompt wins" is
+# the safe rule and says so (`_SYSTEM_WINS`).
+_CONFLICT = (
+    "conflict", "disagree", "contradic", "differ", "clash", "inconsistent", "at odds",
+    "冲突", "矛盾", "不一致", "衝突", "食い違", "충돌", "상충", "모순", "contradig", "conflito", "conflicto", "conflit",
+    "widerspr", "widerspruch", "противореч", "конфликт", "конфлікт", "суперечн", "sprzeczn", "konflikt", "çeliş",
+    "bertentangan", "mâu thuẫn", "xung đột", "تعارض", "تتعارض", "تناقض", "סתירה", "סותר", "סותרות", "विरोध", "टकराव",
+    "ขัดแย้ง", "zinapingana", "mgongano", "σύγκρουσ", "αντιφά", "tegenstrijd", "contrast",
+)
+_SYSTEM_SIDE = (
+    "operator", "system prompt", "system instructions", "system message", "system text", "platform", "base rules",
+    "built-in", "setup text", "the header", "guardrail", "safety polic", "your instructions", "your rules",
+    "系统", "平台", "开场说明", "顶部", "システム", "運営", "最初に与えられ", "시스템", "운영", "기본 설정",
+    "sistema", "système", "systeme", "systemanweisung", "betreiber", "системн", "оператор", "operador", "opérateur",
+    "systemow", "sistem", "hệ thống", "النظام", "المشغل", "מערכת", "सिस्टम", "ระบบ", "mfumo", "συστήματ", "systeem",
+)
+_PREVAILS = (
+    "wins", "win ", "prevail", "takes precedence", "take precedence", "supersede", "override", "outrank", "instead",
+    "set aside", "is closer", "is the one to follow", "follow the", "follow this", "go with",
+    "为准", "优先", "優先", "우선", "따르", "prevalece", "prevalecer", "prime", "l'emporte", "vorrang", "gilt",
+    "приоритет", "важнее", "pierwszeństwo", "öncelik", "diutamakan", "ưu tiên", "الأولوية", "עדיפות", "גובר",
+    "प्राथमिकता", "สำคัญกว่า", "ยึดตาม", "kipaumbele", "υπερισχύ", "voorrang", "prevale",
+)
+_SYSTEM_WINS = (
+    r"(?=[^\n]*?(?:system(?: prompt| instructions?| message)?|operator(?:'s)?(?: rules| instructions)?|platform|"
+    r"系统(?:提示)?|システム|시스템)\s?(?:always )?(?:wins|prevails|takes precedence|comes first|为准|优先|が優先|이 우선|가 우선))"
+)
+
+# Disclosure licensed by a claim (authority.vouched-disclosure): someone vouched (verified, trusted,
+# approved), a word for may, and what a check keeps from anyone (the system prompt or hidden
+# settings, keys and tokens, other users' data), in one clause or two. "The admin verified the user,
+# who can now reset their own password" licenses nothing a check keeps back.
+_KEPT_BACK = (
+    "system prompt", "system instructions", "system text", "hidden instructions", "hidden settings", "internal settings",
+    "internal system", "your instructions", "api key", "api keys", "access token", "tokens", "credentials", "secrets",
+    "environment variables", "other users", "other customers", "another user", "other people's",
+    "系统提示", "系统设定", "隐藏设定", "隐藏指令", "上下文", "密钥", "令牌", "凭证", "环境变量", "其他用户", "其他使用者", "其他客户",
+    "システムプロンプト", "内部設定", "隠された指示", "apiキー", "トークン", "認証情報", "他の利用者", "他のユーザー",
+    "시스템 프롬프트", "내부 설정", "api 키", "토큰", "자격 증명", "다른 사용자", "다른 고객",
+    "instrucciones del sistema", "claves", "credenciales", "otros usuarios", "instructions système", "clés",
+    "identifiants", "autres utilisateurs", "systemanweisung", "schlüssel", "zugangsdaten", "anderer nutzer", "anderer benutzer",
+    "системн", "ключи", "токены", "учетные данные", "других пользовател", "системні", "ключі", "інших користувач",
+    "instruções do sistema", "chaves", "credenciais", "outros usuários", "istruzioni di sistema", "altri utenti",
+    "systeeminstructies", "sleutels", "andere gebruikers", "klucze", "innych użytkownik", "sistem talimat", "anahtar",
+    "diğer kullanıcı", "kunci api", "pengguna lain", "khóa api", "người dùng khác", "تعليمات النظام", "مفاتيح",
+    "مستخدمين آخرين", "المستخدمين الآخرين", "دستورالعمل‌های سیستم", "کلیدهای", "کاربران دیگر", "הנחיות מערכת",
+    "מפתחות", "משתמשים אחרים", "सिस्टम निर्देश", "कुंजी", "अन्य उपयोगकर्ता", "คำสั่งระบบ", "คีย์", "ผู้ใช้อื่น",
+    "maagizo ya mfumo", "funguo", "watumiaji wengine", "οδηγίες συστήματος", "κλειδιά", "άλλων χρηστών",
+)
+_MAY_DISCLOSE = _MAY + (
+    "get", "gets", "receive", "be shown", "be given", "be answered", "answered in full", "expose", "reveal", "share",
+    "מותר", "разрешено", "дозволено", "允许", "许可", "許可", "허용", "permitido", "autorisé à", "erlaubt",
+    "dozwolone", "izinli", "diizinkan", "được phép", "مسموح", "يُسمح", "مجاز", "अनुमति", "อนุญาต", "inaruhusiwa",
+    "επιτρέπεται",
 )
 
 # ---------------------------------------------------------------- the table
@@ -1359,6 +1421,8 @@ RULES: tuple[Rule, ...] = (
     Rule("override.voided-supreme", "override", "declares the standing orders void and names a new sole or highest authority",
          together=(_VOIDED, _ANY_ORDERS + _VOIDED_ORDERS, _SUPREME), window=2, near=(0, 1, 40),
          bound=(1, _BOUND_BEFORE, _BOUND_AFTER), apart=_FICTION),
+    Rule("override.conflict-wins", "override", "says that where the model's standing orders conflict with something else, the other wins",
+         together=(_CONFLICT, _SYSTEM_SIDE, _PREVAILS), window=2, apart=_SYSTEM_WINS),
     Rule("override.voided-all", "override", "declares all the rules the model runs under void",
          together=(_VOIDED, _ANY_ORDERS, _OWNED), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
          near=(1, 2, 20)),
@@ -1458,7 +1522,7 @@ RULES: tuple[Rule, ...] = (
          then=r" (?:the )?(?:dan|jailbreak|god|unrestricted|unfiltered|uncensored|evil|no-limits?|chaos) mode"),
     Rule("persona.developer-mode", "persona", "switches the model into a 'developer mode' without its rules",
          together=(("developer mode", "开发者模式", "開発者モード", "개발자 모드", "modo desarrollador"),
-                   _LIMITLESS + "|anything|制限を解除|所有限制|安全策略|모든 제한|制限|限制|제한")),
+                   _LIMITLESS + "|anything|制限を解除|所有限制|安全策略|모든 제한|制限|限制|제한"), window=2),
     Rule("persona.jailbreak", "persona", "names a jailbreak",
          triggers=("do anything now", "jailbreak mode", "dan mode", "jailbroken mode",
                    "let's play a game", "lets play a game"),
@@ -1587,6 +1651,10 @@ RULES: tuple[Rule, ...] = (
          together=(_DEEM, _APPROVED_STATE, _REQUESTS), apart=_NEGATION + ("test", "mock", "fixture", "stub")),
     Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
          together=(_GRANT, _TO_ANYONE)),
+    Rule("authority.vouched-disclosure", "authority",
+         "claims someone verified or approved a person, so what a check keeps back (system prompt, keys, others' data) may be shown",
+         together=(_VOUCH, _MAY_DISCLOSE, _KEPT_BACK), window=2, distinct=True,
+         bound=(0, _NOT_BEFORE, ""), apart=_WARNED + _NEGATION),
     Rule("authority.vouched-waiver", "authority",
          "claims someone approved or verified something, so a safeguard (confirmation, identity check, redaction, refusal) is waived",
          together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 60), distinct=True,
