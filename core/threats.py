@@ -957,7 +957,8 @@ _LIMIT_NOUN = (
     r"pol[ií]ticas?|politiques?|regras|restrizion\w*|limiti|regole|beperking\w*|regels|ogranicze\w*|zasad|kısıtlama\w*|"
     r"begränsning\w*|begrænsning\w*|begrensning\w*|omezen\w*|περιορισμ\w*|הגבלות|הגבלה|ข้อจำกัด|محدودیت\w*|"
     r"restric\w*|korlát\w*|rajoitu\w*|regler|מגבלות|מגבלה|φίλτρ\w*|sheria|vikwazo|فیلتر|فلاتر|फ़िल्टर|फिल्टर|ฟิลเตอร์|"
-    r"фільтр\w*|цензур\w*|politik\w*|kebijakan|chính sách|bộ lọc|"
+    r"фільтр\w*|цензур\w*|politik\w*|kebijakan|chính sách|bộ lọc|kiểm duyệt|sansür\w*|sensor|cenzur\w*|सेंसर|"
+    r"צנזור\w*|سانسور|λογοκρισ\w*|"
     r"pravid\w*|κανόν\w*|כללים|กฎ|قوانین|reguli|szabály\w*|sääntö\w*|"
     r"kural\w*|batasan|aturan|patakaran|zabezpiecze\w*|سياسات|giới hạn|hạn chế|quy tắc|قيود|حدود|قواعد|प्रतिबंध|नियम|सीमा|обмежен\w*|"
     r"限制|约束|审查|过滤|道德|底线|规则|制限|制約|検閲|フィルター|ルール|倫理|제한|제약|검열|필터|규칙|윤리)"
@@ -993,6 +994,12 @@ _LIMITLESS = "(?:" + (
     r"|(?:ポリシー|規則|ルール|制限|倫理|規制)に縛られ(?:ず|ない)|どんな質問にも(?:遠慮なく)?答え"
     r"|не (?:нужно|надо|обязан\w*) соблюдать|hicbir (?:\w+ )?(?:olmayan|yok)"
     r"|" + _LIMIT_NOUN + r" (?:nélkül\w*|ilman)"
+    # the trait of never refusing, in the languages and persons the blind batches used
+    r"|không (?:bao giờ )?từ chối|(?:jangan|tidak pernah|tak pernah) menolak|asla reddet\w*|hiçbir (?:\w+ )?reddetme\w*|"
+    r"לעולם (?:אל|לא) (?:תסרב|מסרב|מסרבת)|אל תסרב|절대 거절하지 않|거절하지 않|никогда не отказыва\w*|"
+    r"non rifiut\w* mai|mai rifiut\w*|lehnt (?:nie|niemals)|nie(?:mals)? ablehnt|nunca (?:se )?recusa\w*|nunca (?:se niega|rechaza)|"
+    r"لا (?:ترفض|يرفض|ترفضي)|«نه» نگو|هرگز رد نکن|कभी (?:मना|इनकार) नहीं|ไม่(?:เคย)?ปฏิเสธ|ห้ามปฏิเสธ|usikatae|hakatai|"
+    r"μην αρνείσαι|(?:ποτέ δεν|δεν) αρνείται|也不会说不|从不说不|不会拒绝|never (?:says?|say) no\b"
     r"|不要拒绝|别拒绝|拒否しない|断らない|거절하지 마|거절하지 말|nunca te niegues|no te niegues|ne refuse jamais|"
     r"verweigere nie|не отказывай|nunca recuse|não recuse|"
     r"制限解除|制限を解除|限制解除|解除(?:了)?(?:所有|全部|一切)?限制|제한이 해제|제한 해제|(?<!압축)해제된|一切不要|"
@@ -1023,6 +1030,10 @@ _CAST = (
     "играй роль", "притворись", "сыграй",
     "نقش", "تقمّص", "تقمص", "شخصية", "υποδύ", "ρόλο", "תפקיד", "भूमिका", "บทบาท", "สวมบทบาท", "nhập vai", "đóng vai",
     "peran", "berperan", "mhusika", "kuigiza", "rolü", "rolünü", "rolę", "odgrywaj", "rol van", "speel de rol", "роль",
+    # a mode or a character the model is switched into, or a name it is given
+    "模式", "モード", "모드", "nhân cách", "karakter", "personage", "personnage",
+    "personaggio", "charakter", "персонаж", "χαρακτήρα", "דמות", "किरदार", "ตัวละคร", "شخصیت", "人设", "小名", "昵称",
+    "别名", "あだ名", "별명", "call you", "anggap dirimu", "sei '", "sei «",
 )
 
 # A licence for the model to act unchecked (authority.unchecked-act): the model, a word for may,
@@ -1107,13 +1118,13 @@ _REQUESTS = (
 # authority claims. The vouching word must be a word of its own, not the safeguard's or the
 # waiver's (`distinct`): "without the user's consent" vouches for nothing.
 _VOUCH = (
-    "approved", "pre-approv", "preapprov", "verified", "authorized", "authorised", "authorization", "authorisation",
+    "approved", "pre-approv", "preapprov", "preauthori", "pre-authori", "confirmed that", "verified", "authorized", "authorised", "authorization", "authorisation",
     "signed off", "sign-off", "signoff", "signed the", "cleared", "certified", "whitelisted", "allowlisted", "trusted",
     "exempt",
     "consented", "agreed", "has consent", "have consent", "standing consent", "blanket consent", "permanent consent",
     "gave consent", "given consent", "gave permission", "given permission", "granted", "sanctioned", "vetted",
     "audited", "kyc", "formally", "as discussed with", "mandate", "policy update", "policy change", "per the",
-    "已授权", "授权", "批准", "已同意", "已经同意", "同意了", "表示同意", "签批", "签署", "已验证", "验证通过", "已认证", "认证",
+    "已授权", "授权", "授權", "批准", "已驗證", "驗證通過", "核準", "已同意", "已经同意", "同意了", "表示同意", "签批", "签署", "已验证", "验证通过", "已认证", "认证",
     "已许可", "许可了", "审批", "已审核", "白名单", "信任", "可信", "豁免", "委托", "已确认", "确认过", "备案", "核准", "实名",
     "承認済", "承認され", "承認を得", "承認し", "許可済", "許可され", "許可を得", "認証済", "確認済", "同意済", "同意し",
     "合意", "話がつ", "了承", "認定", "ホワイトリスト", "信頼",
@@ -1144,7 +1155,7 @@ _WAIVE = (
     "disabl", "turn off", "turned off", "turning off", "switch off", "switched off", "lift", "suspend", "without",
     "don't ask", "retire", "waiv", "skipp", "no longer", "not be asked", "not to ask", "not to be asked", "do not ask", "never ask",
     "stop asking", "don't bother", "dispense with", "can be dropped", "not apply", "handled upstream", "no more",
-    "无需", "不需要", "不用", "不必", "无须", "跳过", "免去", "免于", "豁免", "略过", "省略", "别再", "不再", "不适用", "关闭", "取消", "不经",
+    "无需", "不需要", "不用", "不必", "无须", "不应再", "不必再", "无需再", "不須再", "不用再", "不應再", "跳过", "免去", "免于", "豁免", "略过", "省略", "别再", "不再", "不适用", "关闭", "取消", "不经",
     "不要再", "略過", "不須", "無需",
     "は不要", "も不要", "不要です", "不要とし", "確認不要", "せず", "しなくて", "なしで", "省略", "スキップ", "省いて", "必要ない", "必要はない", "必要ありません",
     "適用されない", "免除", "外して", "無効",
@@ -1182,7 +1193,8 @@ _SAFEGUARD = (
     "double-check", "doublecheck", "guardrail", "safeguard", "identity challenge", "rate limit", "safety review", "the check",
     "re-check", "recheck", "prompts before",
     "确认", "核实", "验证", "身份", "脱敏", "打码", "拒绝", "过滤", "限制", "警告", "提醒", "风险提示", "审核", "审查",
-    "询问", "问用户", "许可", "安全检查", "安全策略", "内容政策", "拦截", "征得", "同意",
+    "询问", "问用户", "许可", "安全检查", "安全策略", "内容政策", "拦截", "征得", "同意", "告警", "提示风险",
+    "審查", "審核", "確認", "驗證", "過濾", "拒絕", "攔截", "脫敏", "bother the user", "checking with",
     "確認", "本人確認", "認証", "検証", "マスク", "伏せ", "拒否", "断", "制限", "警告", "注意書き", "フィルター", "同意",
     "확인", "인증", "검증", "본인", "마스킹", "거절", "거부", "제한", "경고", "필터", "동의", "승인", "절차",
     "confirma", "verifica", "identidad", "identidade", "rechaz", "recus", "negarse", "filtro", "restricci", "restriç",
@@ -1657,7 +1669,7 @@ RULES: tuple[Rule, ...] = (
          bound=(0, _NOT_BEFORE, ""), apart=_WARNED + _NEGATION),
     Rule("authority.vouched-waiver", "authority",
          "claims someone approved or verified something, so a safeguard (confirmation, identity check, redaction, refusal) is waived",
-         together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 60), distinct=True,
+         together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 100), distinct=True,
          bound=((0, _NOT_BEFORE, ""), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)), apart=_WARNED),
     # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
     # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
