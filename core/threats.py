@@ -1130,7 +1130,8 @@ _VOUCH = (
     "合意", "話がつ", "了承", "認定", "ホワイトリスト", "信頼",
     "승인됨", "승인함", "승인했", "승인된", "승인을 받", "승인 받", "허가됨", "허가된", "허가했", "동의함", "동의했", "포괄 동의",
     "인증된", "인증됨", "검증된", "검증됨", "확인된", "확인됨", "화이트리스트", "허락했", "신뢰",
-    "aprobad", "autorizad", "verificad", "certificad", "visto bueno", "consintió", "aceptó", "auditad", "confirmou",
+    "aprobad", "autorizad", "verificad", "certificad", "visto bueno", "autorizó", "aprobó", "verificó", "autorizou",
+    "aprovou", "verificou", "a validé", "a approuvé", "a autorisé", "waiver", "signed a", "vetted", "consintió", "aceptó", "auditad", "confirmou",
     "consentiu", "concordou", "liberad", "autorisé", "validé", "approuvé", "vérifié", "accepté", "consenti", "genehmigt",
     "freigegeben", "verifiziert", "zugestimmt", "autorisiert", "abgesegnet", "одобр", "разрешен", "разрешил", "верифицирован",
     "согласован", "доверенн", "авторизован", "дал согласие", "погоджено", "схвален", "верифікован", "довірен",
@@ -1154,10 +1155,10 @@ _WAIVE = (
     "not necessary", "don't apply", "do not apply", "doesn't apply", "does not apply", "no longer apply", "retired",
     "disabl", "turn off", "turned off", "turning off", "switch off", "switched off", "lift", "suspend", "without",
     "don't ask", "retire", "waiv", "skipp", "no longer", "not be asked", "not to ask", "not to be asked", "do not ask", "never ask",
-    "stop asking", "don't bother", "dispense with", "can be dropped", "not apply", "handled upstream", "no more",
+    "stop asking", "stop ", "don't bother", "dispense with", "can be dropped", "not apply", "handled upstream", "no more",
     "无需", "不需要", "不用", "不必", "无须", "不应再", "不必再", "无需再", "不須再", "不用再", "不應再", "跳过", "免去", "免于", "豁免", "略过", "省略", "别再", "不再", "不适用", "关闭", "取消", "不经",
     "不要再", "略過", "不須", "無需",
-    "は不要", "も不要", "不要です", "不要とし", "確認不要", "せず", "しなくて", "なしで", "省略", "スキップ", "省いて", "必要ない", "必要はない", "必要ありません",
+    "は不要", "も不要", "不要です", "不要とし", "確認不要", "せず", "しなくて", "なしに", "待たず", "例外扱い", "なしで", "省略", "スキップ", "省いて", "必要ない", "必要はない", "必要ありません",
     "適用されない", "免除", "外して", "無効",
     "생략", "없이", "건너뛰", "건너뛸", "건너뛴", "필요 없", "필요없", "하지 않아도", "적용되지", "면제", "묻지 말", "묻지 않",
     "sin ", "omit", "salta", "saltar", "no hace falta", "no es necesario", "ya no", "no aplica", "no se aplican", "exento",
@@ -1227,9 +1228,13 @@ _WARNED = (
     "never skip", "not skip", "don't skip", "do not skip", "must not skip", "never waive", "not waive", "not be waived", "even if", "even when", "even though", "regardless", "claims", "claiming", "pretend",
     "phishing", "scam", "fraud", "social engineering", "injection", "attack", "suspicious", "impersonat",
     "即使", "即便", "哪怕", "冒充", "诈骗", "钓鱼", "声称", "たとえ", "詐欺", "なりすまし", "사칭", "사기", "피싱", "설령",
-    "in tests", "in staging", "test account", "sandbox", "mock", "fixture",
+    "in tests", "in staging", "test account", "sandbox", "mock", "fixture", "on the proxy", "on the server", "cluster",
+    "test environment", "dev server", "测试环境", "テスト環境", "테스트 환경",
     "ausgibt", "poses as", "posing as", "se hace pasar", "se fait passer", "выдает себя", "выдаёт себя",
 )
+# How an approval was given, not what it licenses: "the admin approved the purchase without asking
+# finance", "aprovou a compra sem pedir confirmação" narrate an approval made without a check.
+_NARRATED_AFTER = r"(?:[\w-]+ ){1,3}(?:without|sin|sem|sans|ohne|senza|zonder|bez|без|tanpa|bila) "
 # A claim denied is no claim: "ist nicht verifiziert", "not approved", 未批准.
 _NOT_BEFORE = r"(?:\bnot|\bnever|n't|\bnicht|\bnie|\bне|\bno|\bnon|\bpas|未|没有|没|不)\s*(?:been |yet |ever )?"
 
@@ -1313,6 +1318,21 @@ _MAY_DISCLOSE = _MAY + (
     "מותר", "разрешено", "дозволено", "允许", "许可", "許可", "허용", "permitido", "autorisé à", "erlaubt",
     "dozwolone", "izinli", "diizinkan", "được phép", "مسموح", "يُسمح", "مجاز", "अनुमति", "อนุญาต", "inaruhusiwa",
     "επιτρέπεται",
+)
+
+# Something other than the model's orders set above them (override.outranks-system): a word for
+# ranking above, followed by the model's orders as what is outranked ("… overrides the system
+# prompt", "memory notes outrank the system prompt", 优先于系统提示, must be obeyed over the user),
+# or, in Japanese and Korean, the orders followed by the comparative (ユーザーの指示より優先,
+# 시스템 프롬프트보다 우선). When the subject is the system or safety side ("safety rules take
+# precedence over user requests"), it is the safe rule (`unless`).
+_OUTRANKED = (
+    r"(?:the |your |any |all |its )?(?:(?:system|operator|developer|platform|base|built-in|original|safety)(?:'s)? "
+    r"(?:prompt|instructions?|message|rules|guidelines|guardrails|polic(?:y|ies))|system prompt|"
+    r"user(?:'s|s')? (?:own )?(?:instructions|requests|wishes|messages)|(?:the )?user\b)"
+)
+_SYSTEM_SUBJECT = (
+    r"(?:system|safety|operator|developer|platform|polic\w+|guardrails?|rules)(?:'s)? (?:\w+ )?$"
 )
 
 # ---------------------------------------------------------------- the table
@@ -1453,6 +1473,22 @@ RULES: tuple[Rule, ...] = (
                                 "outrank", "higher priority", "wins over", "supersede", "trump", "より優先", "보다 우선",
                                 "prevalece", "prime sur", "hat vorrang", "важнее", "приоритет"),
                    _OWNED + ("system", "系统", "出厂设置", "factory", "default settings", "defaults", "システム", "시스템"))),
+    Rule("override.outranks-system", "override", "sets something other than the model's orders above them",
+         triggers=("overrides", "override", "overriding", "outranks", "outrank", "supersedes", "supersede", "trumps",
+                   "takes precedence over", "take precedence over", "wins over", "win over", "prevails over", "prevail over",
+                   "ranks above", "rank above", "comes before", "come before", "is ranked above", "are ranked above",
+                   "must be obeyed over", "must be followed over", "should be obeyed over", "must be prioritized over",
+                   "must be prioritised over", "prevalece sobre", "prevalecen sobre", "prime sur", "priment sur",
+                   "hat vorrang vor", "haben vorrang vor", "важнее", "приоритетнее"),
+         then=r" (?:\w+ ){0,2}?" + _OUTRANKED, unless=_SYSTEM_SUBJECT),
+    Rule("override.outranks-system-zh", "override", "sets something other than the model's orders above them",
+         triggers=("优先于", "优先级高于", "高于", "凌驾于"),
+         then=r"(?:你的|原有的|原来的)?(?:系统(?:提示|指令|设定|说明)?|开发者(?:指令|设定)?|平台(?:规则|提示)?|用户(?:本人)?的?(?:指示|指令|要求))",
+         unless=r"(?:系统|安全|平台|开发者)\S{0,8}$"),
+    Rule("override.outranks-system-ja-ko", "override", "sets something other than the model's orders above them",
+         lead=r"(?:システム(?:プロンプト)?|ユーザー|開発者|運営|시스템(?: ?프롬프트)?|사용자|개발자)(?:の指示|の設定| ?지시| ?설정)?",
+         triggers=("より優先", "よりも優先", "보다 우선"), then="",
+         unless=r"(?:安全|システム|セキュリティ|안전|시스템|보안)\S*(?:は|が|가|이|은|는)\s*$"),
     Rule("override.conflict-loses", "override", "declares whatever conflicts with this text void",
          together=(_THIS_TEXT, ("冲突", "conflict", "contradict", "矛盾", "충돌", "contradig", "widerspr", "противореч"),
                    _VOIDED + ("听这条", "以这条为准", "this wins", "this one wins", "follow this", "こちらに従", "이것을 따")),
@@ -1619,7 +1655,7 @@ RULES: tuple[Rule, ...] = (
          then=r" (?:checks|filters|rules|policies|guardrails|prompts|steps) (?:are|have been|were) "
               r"(?:now )?(?:disabled|turned off|removed|lifted|suspended|waived)"),
     Rule("authority.skip-confirm", "authority", "tells the model to act without the user's confirmation",
-         apart=("in tests", "in test", "in ci", "by setting", "flag", "env var", "environment variable"),
+         apart=("in tests", "in test", "in ci", "by setting", "flag", "env var", "environment variable", "--"),
          unless=r"\b(?:never|not|don't|do not|must not|mustn't) $",  # "never skip the confirmation step"
          triggers=("skip", "bypass", "disable"),
          then=r" (?:all |any |the )?(?:confirmation|approval|permission|safety) (?:prompts?|checks?|steps?|requests?|dialogs?)"),
@@ -1670,7 +1706,7 @@ RULES: tuple[Rule, ...] = (
     Rule("authority.vouched-waiver", "authority",
          "claims someone approved or verified something, so a safeguard (confirmation, identity check, redaction, refusal) is waived",
          together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 100), distinct=True,
-         bound=((0, _NOT_BEFORE, ""), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)), apart=_WARNED),
+         bound=((0, _NOT_BEFORE + r"|\bohne (?:\S+ ){0,5}", _NARRATED_AFTER), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)), apart=_WARNED),
     # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
     # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
     Rule("encoded.decode-and-obey", "encoded", "asks the model to decode hidden text and act on it",
