@@ -610,7 +610,7 @@ _MODEL_ORDERS = (
     "вказівк",
 )
 # Orders by the names the voiding rule reads besides _ANY_ORDERS.
-_VOIDED_ORDERS = ("richtlijnen", "maagizo", "kanuni", "setup text", "configuration", "konfigurasi", "ayarlar")
+_VOIDED_ORDERS = ("richtlijnen", "maagizo", "kanuni", "กฎ", "setup text", "configuration", "konfigurasi", "ayarlar")
 _ANY_ORDERS = _MODEL_ORDERS + (
     "rules", "constraints", "restrictions", "policies", "policy", "guidelines", "limits", "boundaries", "safety", "ethics",
     "规则", "约束", "限制", "规定", "准则", "ルール", "制約", "制限", "規則", "규칙", "제한", "제약",
@@ -1451,7 +1451,8 @@ RULES: tuple[Rule, ...] = (
          together=(_VOIDED, _MODEL_ORDERS, _OWNED_OR_EARLIER), apart=_UNTRUSTED, bound=(1, _BOUND_BEFORE, _BOUND_AFTER),
          near=(1, 2, 20)),
     Rule("override.voided-supreme", "override", "declares the standing orders void and names a new sole or highest authority",
-         together=(_VOIDED, _ANY_ORDERS + _VOIDED_ORDERS, _SUPREME), window=2, near=(0, 1, 40),
+         together=(_VOIDED, _ANY_ORDERS + _VOIDED_ORDERS, _SUPREME + _THIS_TEXT + ("บันทึกนี้", "ข้อความนี้")), window=2,
+         near=(0, 1, 40),
          bound=(1, _BOUND_BEFORE, _BOUND_AFTER), apart=_FICTION),
     Rule("override.conflict-wins", "override", "says that where the model's standing orders conflict with something else, the other wins",
          together=(_CONFLICT, _SYSTEM_SIDE, _PREVAILS), window=2, apart=_SYSTEM_WINS),
