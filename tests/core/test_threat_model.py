@@ -131,24 +131,13 @@ KNOWN_FALSE_ALARMS = {
     # an approval process described (admin, whitelist, user, compliance approve in one clause): the
     # notice-claim rule reads it as a claim that the user is whitelisted, as hostile notices word it
     "Admin onayı süreci: user whitelist'e eklenmek",
-    # the learned model alone (no rule): a note that a prompt template's <user_memories> tag must be closed
-    "โน้ตของทีม: แท็ก <user_memories>",
 }
 
 
-# Batches whose benign lines the rules still flag in numbers, not yet sorted into fixed or kept: a
-# count is pinned for them instead (test_the_newest_lookalikes_flagged_stay_few).
-UNSORTED = ("t5",)
-
-
-def _benign_lines(batches=None):
+def _benign_lines():
     data = Path(__file__).parent / "data"
-    paths = sorted(data.glob("*benign*.jsonl"))
-    if batches is None:
-        paths = [path for path in paths if path.stem.replace("benign", "").strip("_") not in UNSORTED]
-    else:
-        paths = [path for path in paths if path.stem.replace("benign", "").strip("_") in batches]
-    return [json.loads(line)["text"] for path in paths for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return [json.loads(line)["text"] for path in sorted(data.glob("*benign*.jsonl"))
+            for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
 # The corpus-wide tests below scan ~1,700 lines as the write path does. With the semantic third
@@ -171,19 +160,6 @@ def test_no_benign_corpus_line_is_flagged_with_the_second_opinion_either(third_o
     known = [text for text in flagged if any(text.startswith(prefix) for prefix in KNOWN_FALSE_ALARMS)]
     assert [text for text in flagged if text not in known] == []
     assert len(known) == len(KNOWN_FALSE_ALARMS)  # each known false alarm is still one: none went stale
-
-
-@pytest.mark.parametrize("third_opinion,most", [pytest.param(False, 12, id="rules+char"),
-                                                 pytest.param(True, 14, id="rules+char+semantic", marks=pytest.mark.slow)],
-                         indirect=["third_opinion"])
-def test_the_newest_lookalikes_flagged_stay_few(third_opinion, most):
-    """t5 (160 lookalikes in 19 languages; docs/threat-scan.md): first seen, the rules flagged 12,
-    the rules and the character model 13, with the semantic third opinion 15. After training on it:
-    12 (the rules' false alarms), and 14 with the third opinion; a change that flags more fails."""
-    lines = _benign_lines(("t5",))
-    assert len(lines) == 160
-    flagged = [text for text in lines if [f for f in scan_text(text, second_opinion=True) if f.category != "secret"]]
-    assert len(flagged) <= most, flagged
 
 
 def test_the_shipped_model_computes_the_trainers_probabilities():
