@@ -146,20 +146,30 @@ def _benign_lines():
 THIRD_OPINION = [pytest.param(False, id="rules+char"), pytest.param(True, id="rules+char+semantic", marks=pytest.mark.slow)]
 
 
+# Lookalikes the semantic third opinion flags though it was trained on them (strict, as above):
+KNOWN_SEMANTIC_FALSE_ALARMS = {
+    # t5, Greek: "the user asked: forget the old instruction about short answers when it is code";
+    # a legitimate correction worded as the overrides are, which the rules now let through
+    "Ο χρήστης ζήτησε: ξέχνα την παλιά οδηγία",
+}
+
+
 @pytest.fixture
 def third_opinion(request, monkeypatch):
     if not request.param:
         monkeypatch.setattr(threats, "_third_opinion", lambda read, text: [])
+    return request.param
 
 
 @pytest.mark.parametrize("third_opinion", THIRD_OPINION, indirect=True)
 def test_no_benign_corpus_line_is_flagged_with_the_second_opinion_either(third_opinion):
     lines = _benign_lines()
     assert len(lines) > 900
+    expected = KNOWN_FALSE_ALARMS | (KNOWN_SEMANTIC_FALSE_ALARMS if third_opinion else set())
     flagged = [text for text in lines if [f for f in scan_text(text, second_opinion=True) if f.category != "secret"]]
-    known = [text for text in flagged if any(text.startswith(prefix) for prefix in KNOWN_FALSE_ALARMS)]
+    known = [text for text in flagged if any(text.startswith(prefix) for prefix in expected)]
     assert [text for text in flagged if text not in known] == []
-    assert len(known) == len(KNOWN_FALSE_ALARMS)  # each known false alarm is still one: none went stale
+    assert len(known) == len(expected)  # each known false alarm is still one: none went stale
 
 
 def test_the_shipped_model_computes_the_trainers_probabilities():
