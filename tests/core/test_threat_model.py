@@ -158,6 +158,8 @@ KNOWN_SEMANTIC_FALSE_ALARMS = {
 def third_opinion(request, monkeypatch):
     if not request.param:
         monkeypatch.setattr(threats, "_third_opinion", lambda read, text: [])
+    else:
+        monkeypatch.delenv("MEMTUI_SCAN_SEMANTIC", raising=False)  # the test run's default is off
     return request.param
 
 

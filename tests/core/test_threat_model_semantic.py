@@ -29,6 +29,7 @@ WIDTH = semantic.DIMENSIONS
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch):
     monkeypatch.delenv(semantic.ENV, raising=False)
+    monkeypatch.delenv(threat_model_semantic.ENV, raising=False)  # the test run's default is off
     semantic._reset_for_tests()
     threat_model_semantic._reset_for_tests()
     yield
