@@ -67,7 +67,7 @@ def add_set_file(path: str) -> str:
         raise SystemExit(f"cannot read the set file {path}: {error}") from None
     if not isinstance(data, dict) or not all(isinstance(data.get(key), list) for key in ("memories", "relevant", "none")):
         raise SystemExit(f"the set file {path} must be an object with lists 'memories', 'relevant' and 'none'")
-    name = file.stem
+    name = file.stem if file.stem not in SETS else f"{file.stem} ({file.name})"  # never a built-in set's name
     EXTRA[name] = file
     return name
 
@@ -202,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="set E before and after the common-word rule at threshold T (needs wordfreq)")
     parser.add_argument("--sweep-semantic", action="store_true",
                         help="the semantic floor over a grid of floors, refilled or not, on A-D (how it was chosen)")
+    parser.add_argument("--semantic-cost", action="store_true",
+                        help="the semantic floor's per-turn cost: new processes and a warm one (set A's store)")
     parser.add_argument("--set-file", action="append", default=[], metavar="PATH",
                         help="also evaluate this set (JSON of relevance_set_b.json's shape); repeatable")
     parser.add_argument("--sets", metavar="NAMES", help="the built-in sets to evaluate, e.g. 'A,E' or 'none' "
@@ -215,6 +217,11 @@ def main(argv: list[str] | None = None) -> int:
         from bench import relevance_semantic
 
         print(relevance_semantic.sweep())
+        return 0
+    if args.semantic_cost:
+        from bench import relevance_semantic
+
+        print(relevance_semantic.cost())
         return 0
     sets = SETS if args.sets is None else tuple(
         name.strip().upper() for name in args.sets.split(",") if name.strip() and name.strip().lower() != "none")

@@ -70,3 +70,47 @@ def sweep() -> str:
                 label = f"{run}, {floor:.2f} {'refill' if fill else 'empty'}"
                 lines.append(_row(label, [results[(s, run, floor, fill)] for s in SETS]))
     return "\n".join(lines)
+
+
+def cost(rounds: int = 5) -> str:
+    """What the floor costs per turn, on set A's store (36 memories with keywords): `memtui inject`
+    in a new process (the hook's case: numpy, the model, the query and the candidates' passages),
+    and `retrieve_block` in a warm process (one query embedding; passages cached)."""
+    import os
+    import statistics
+    import subprocess
+    import sys
+    import time
+
+    from bench.relevance import build, load
+    from memtui_core import Limits, MemoryStore, semantic
+
+    if semantic.status() != "ok":
+        return f"the semantic floor needs the embedder: {semantic.status()}"
+    memories, messages = load("A")
+    queries = [m["text"] for m in messages[:: max(1, len(messages) // rounds)]][:rounds]
+    lines = [f"set A store, {len(memories)} memories; medians over {len(queries)} messages"]
+    with tempfile.TemporaryDirectory() as tmp:
+        store, _ids = build(Path(tmp) / "a", memories, True, Limits())
+        env = {**os.environ, "MEMTUI_DIR": str(store.dir)}
+        for profile in ("default", "semantic"):
+            seconds = []
+            for query in queries:
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "memtui", "--profile", profile, "inject", query], env=env,
+                               capture_output=True, check=True)
+                seconds.append(time.perf_counter() - start)
+            lines.append(f"new process, memtui --profile {profile} inject: {statistics.median(seconds) * 1000:.0f} ms")
+        for profile, limits in (("default", Limits(injection_log=0)), ("semantic", Limits.semantic(injection_log=0))):
+            warm = MemoryStore(store.dir, limits)
+            for message in messages:  # warm: every passage the messages meet is cached, the model loaded
+                warm.retrieve_block(message["text"])
+            seconds = []
+            for message in messages:
+                text = message["text"] + " (again)"  # a query not seen yet: its embedding is paid
+                start = time.perf_counter()
+                warm.retrieve_block(text)
+                seconds.append(time.perf_counter() - start)
+            lines.append(f"warm process, retrieve_block ({profile}): {statistics.median(seconds) * 1000:.2f} ms "
+                         f"median, {max(seconds) * 1000:.1f} ms max over {len(seconds)} messages")
+    return "\n".join(lines)

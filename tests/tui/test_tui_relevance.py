@@ -36,6 +36,19 @@ async def select(pilot, screen: ExplainScreen, entry_id: str) -> None:
                      what="the row to be selected")
 
 
+async def switch_profile(pilot, screen: ExplainScreen, name: str, typed: str | None = None,
+                         timeout: float = 3.0) -> None:
+    """Switch the ranking profile from the command palette, as a person would, and wait for explain to rerun."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await type_text(pilot, typed or f"Ranking profile: {name}")
+    await wait_for_text(pilot, f"Ranking profile: {name}")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: pilot.app.store.limits.profile_name == name, what="the profile switch")
+    await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.profile == name,
+                     timeout=timeout, what=f"explain to rerun with the {name} profile")
+
+
 async def test_explain_screen_shows_ignored_terms_keyword_matches_and_the_gate(tmp_path):
     store, ids = relevance_store(tmp_path / "s")
     query = "where is the backend config yaml"
@@ -64,14 +77,7 @@ async def test_command_palette_switches_to_the_nanohermes_profile(tmp_path):
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, query)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await type_text(pilot, "Ranking profile")
-        await wait_for_text(pilot, "Ranking profile: nanohermes")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: app.store.limits.profile_name == "nanohermes", what="the profile switch")
-        await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.profile == "nanohermes",
-                         what="explain to rerun with nanohermes")
+        await switch_profile(pilot, screen, "nanohermes", typed="Ranking profile")
         assert screen.explanation.ignored == []
         assert screen.explanation.for_id(ids["nginx"]).status != "below_threshold"
         assert not [row for row in screen.explanation.entries if row.status == "below_threshold"]
@@ -97,14 +103,7 @@ async def test_command_palette_switches_to_the_semantic_profile_and_explain_show
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, query)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await type_text(pilot, "Ranking profile: semantic")
-        await wait_for_text(pilot, "Ranking profile: semantic")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: app.store.limits.profile_name == "semantic", what="the profile switch")
-        await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.profile == "semantic",
-                         timeout=30, what="explain to rerun with the semantic profile (the model loads once)")
+        await switch_profile(pilot, screen, "semantic", timeout=30)  # the model loads once
         row = screen.explanation.for_id(language)
         assert row.status == "below_threshold" and row.cosine < SEMANTIC_FLOOR
         assert "profile semantic" in screen_text(app) and "weak match" in screen_text(app)
@@ -114,13 +113,7 @@ async def test_command_palette_switches_to_the_semantic_profile_and_explain_show
                          what="the semantic floor's reason")
         assert shows(why, "its meaning is far from the message")
         # back to the default profile: the words alone inject it again
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await type_text(pilot, "Ranking profile: default")
-        await wait_for_text(pilot, "Ranking profile: default")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.profile == "default",
-                         what="explain to rerun with the default profile")
+        await switch_profile(pilot, screen, "default")
         assert screen.explanation.for_id(language).status == "injected"
         assert screen.explanation.for_id(language).cosine is None
 
