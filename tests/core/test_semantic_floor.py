@@ -223,3 +223,38 @@ def test_the_default_and_nanohermes_profiles_never_embed(tmp_path, monkeypatch):
             explanation = store.explain(query)
             assert explanation.semantic_note is None and explanation.semantic_floor == 0
             assert all(row.cosine is None for row in explanation.entries)
+
+
+# ---------------------------------------------------------------- any message
+
+
+@needs_model
+def test_for_any_message_the_floor_only_removes_and_refills_from_the_gates_hits(tmp_path_factory):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    directory = tmp_path_factory.mktemp("store")
+    seeded(directory)
+    default = MemoryStore(directory, Limits(top_k=2))
+    store = MemoryStore(directory, Limits.semantic(top_k=2))
+    words = st.sampled_from(["python", "version", "client", "reports", "中文", "回复", "language", "dog", "pill",
+                             "杭州", "办公", "deploy", "部署", "tests", "the", "what", "Brazil", "stripes", "webhook"])
+    messages = st.one_of(st.lists(words, max_size=6).map(" ".join), st.text(max_size=40))
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(messages)
+    def check(message):
+        candidates = [hit.entry.id for hit in default.search(message, top_k=semantic_floor.DEPTH * 2)]
+        kept = [hit.entry.id for hit in store.search(message)]
+        assert len(kept) <= 2 and set(kept) <= set(candidates)
+        assert kept == [entry_id for entry_id in candidates if entry_id in kept]  # the words' order
+        explanation = store.explain(message)
+        by_id = {row.id: row for row in explanation.entries}
+        for entry_id in candidates[: candidates.index(kept[-1]) + 1 if kept else len(candidates)]:
+            row = by_id[entry_id]
+            assert row.cosine is not None  # every candidate walked past was judged
+            assert (row.cosine >= store.limits.semantic_floor) == (entry_id in kept)
+            if entry_id not in kept:
+                assert row.status == "below_threshold" and "cosine" in row.reason
+
+    check()
