@@ -244,7 +244,7 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
                   f"; profile {e.profile}" + (f" (semantic floor {e.semantic_floor:.2f})" if e.semantic_floor else "")),
     ]
     if e.semantic_note:
-        lines.append(f"{style.dim('semantic')} {style.yellow(clean(e.semantic_note))}")
+        lines.append(f"{style.dim('note  ')} {style.yellow(clean(e.semantic_note))}")
     ignored = e.ignored
     if ignored:
         listing = _listing(ignored, None if width is None else width - 41)
