@@ -50,6 +50,7 @@ MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
 
 _fingerprint: str | None = None
+_stat: str | None = None
 _warned: set[str] = set()
 
 
@@ -97,22 +98,49 @@ def _hash(data: bytes | memoryview) -> str:
     return blake2b(data, digest_size=20).hexdigest()
 
 
+_CODE = ("threats", "scan_views", "inject", "derived", "tokenize", "ranking", "kinds", "records")
+
+
+def _code_files():
+    from importlib import import_module
+
+    for name in _CODE:
+        yield name, import_module(f".{name}", __package__).__file__ or ""
+
+
 def code_fingerprint() -> str:
     """Changes whenever the code that derives the index may derive something else."""
     global _fingerprint
     if _fingerprint is None:
         import unicodedata
-        from importlib import import_module
 
         parts = [f"{FORMAT}", unicodedata.unidata_version, f"{sys.version_info[0]}.{sys.version_info[1]}"]
-        for name in ("threats", "scan_views", "inject", "derived", "tokenize", "ranking", "kinds", "records"):
-            module = import_module(f".{name}", __package__)
+        for name, file in _code_files():
             try:
-                parts.append(_hash(Path(module.__file__ or "").read_bytes()))
+                parts.append(_hash(Path(file).read_bytes()))
             except OSError:
                 parts.append("unreadable:" + name)
         _fingerprint = _hash("\n".join(parts).encode())
     return _fingerprint
+
+
+def code_stat() -> str:
+    """The code's files as Python's own bytecode cache tells them apart: path, modification time
+    and size. An index saved under the same `code_stat` was derived by these very files, so the
+    code fingerprint in its key is this code's, and a turn need not read and hash its sources
+    (about 1 ms; another installation of the same code has another `code_stat`, hashes, and
+    still finds the same key)."""
+    global _stat
+    if _stat is None:
+        parts = [f"{FORMAT}", sys.version]
+        for name, file in _code_files():
+            try:
+                st = os.stat(file)
+                parts.append(f"{file}\0{st.st_mtime_ns}\0{st.st_size}")
+            except OSError:
+                parts.append("unreadable:" + name)
+        _stat = _hash("\0\n".join(parts).encode("utf-8", "surrogateescape"))
+    return _stat
 
 
 def content_key(data: bytes) -> str:
@@ -134,6 +162,30 @@ def warn_once(message: str) -> None:
 
 def read(path: Path, key: str) -> Derived | None:
     """The derived index saved at `path` for `key`, or None when there is none that can be trusted."""
+    data = _read_file(path)
+    return None if data is None else decode(data, key)
+
+
+def read_for(path: Path, memory: bytes) -> tuple[str, Derived | None]:
+    """The content key of memory.json's bytes `memory`, and the index saved at `path` for it (or
+    None). The code's fingerprint is taken from the index when it was saved by these very code
+    files (`code_stat`), else the code is hashed."""
+    data = _read_file(path)
+    header = _header(data) if data is not None else None
+    if header is not None and _fingerprint is None and header[0].get("code") == code_stat():
+        saved = header[0].get("key")
+        if isinstance(saved, str) and ":" in saved:
+            _adopt(saved.partition(":")[2])
+    key = content_key(memory)
+    return key, (None if data is None else decode(data, key, header))
+
+
+def _adopt(fingerprint: str) -> None:
+    global _fingerprint
+    _fingerprint = fingerprint
+
+
+def _read_file(path: Path) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -147,19 +199,18 @@ def read(path: Path, key: str) -> Derived | None:
             return None
         from .fileio import read_fd
 
-        data = read_fd(fd)
+        return read_fd(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return decode(data, key)
 
 
 _SECTIONS = ("terms", "term_ends", "starts", "ids", "doc_lens", "spans")
 
 
-def decode(data: bytes, key: str) -> Derived | None:
-    """Parse an index file's bytes; None if they are not a complete index of this format for `key`."""
+def _header(data: bytes) -> tuple[dict, int] | None:
+    """An index file's header (a JSON object) and where its body starts; None if there is none."""
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
         return None
     at = len(MAGIC)
@@ -171,9 +222,19 @@ def decode(data: bytes, key: str) -> Derived | None:
         header = orjson.loads(data[at : at + size])
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
+    return (header, at + size) if isinstance(header, dict) else None
+
+
+def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Derived | None:
+    """Parse an index file's bytes; None if they are not a complete index of this format for `key`.
+    `header`: what `_header` found in them, when already read."""
+    found = header if header is not None else _header(data)
+    if found is None:
+        return None
+    header, at = found  # type: ignore[assignment]
+    if header.get("format") != FORMAT or header.get("key") != key:
         return None  # stale, or written by another format (newer or older): derive again
-    body = memoryview(data)[at + size :]
+    body = memoryview(data)[at:]
     try:
         from zlib import crc32
 
@@ -260,6 +321,7 @@ def encode(derived: Derived) -> bytes:
         {
             "format": FORMAT,
             "key": derived.key,
+            "code": code_stat(),
             "byteorder": sys.byteorder,
             "body": crc,
             "docs": len(derived.doc_lens),
@@ -422,9 +484,7 @@ def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None)
     `known`: the content key and the index already read for these bytes."""
     from .records import parse_document
 
-    key, found = known if known is not None else (content_key(data), None)
-    if known is None:
-        found = read(index_path(storage.path), key)
+    key, found = known if known is not None else read_for(index_path(storage.path), data)
     if found is None:
         doc = parse_document(data)
     else:
@@ -452,8 +512,7 @@ def lean(storage, data: bytes, approval_key: bytes | None):
     """memory.json's bytes ready to answer queries without being parsed (lean.LeanDocument), when a
     saved index of these exact bytes can be trusted and found them canonical; else (None, the
     content key, the index read or None) for `parse`."""
-    key = content_key(data)
-    found = read(index_path(storage.path), key)
+    key, found = read_for(index_path(storage.path), data)
     if found is None or not found.canonical or found.spans is None:
         return None, (key, found)
     from .lean import LeanDocument

@@ -268,6 +268,54 @@ def test_a_write_refreshes_the_index_under_the_lock_with_its_verdicts(home, monk
     assert any(doc.records[i].blocked for i in judged)
 
 
+def _fresh_process(monkeypatch) -> list[bool]:
+    """Forget the code fingerprint as a new process would; record each time it is asked for
+    whether it had to hash the code's sources (True) or already knew it (False)."""
+    monkeypatch.setattr(derived, "_fingerprint", None)
+    monkeypatch.setattr(derived, "_stat", None)
+    asked: list[bool] = []
+    original = derived.code_fingerprint
+
+    def fingerprint() -> str:
+        asked.append(derived._fingerprint is None)
+        return original()
+
+    monkeypatch.setattr(derived, "code_fingerprint", fingerprint)
+    return asked
+
+
+def test_a_turn_takes_the_code_fingerprint_from_an_index_saved_by_the_same_code_files(home, monkeypatch):
+    expected = answers(home)  # saves the index
+    data = (home / "memory.json").read_bytes()
+    real = derived.code_fingerprint()
+    asked = _fresh_process(monkeypatch)
+    key, found = derived.read_for(index_file(home), data)
+    assert found is not None and key == derived.content_key(data)
+    assert asked and not any(asked)  # nothing hashed: the index's own code_stat matched
+    assert derived._fingerprint == real
+    assert answers(home) == expected
+
+
+def test_another_installation_of_the_same_code_hashes_it_and_uses_the_same_index(home, monkeypatch):
+    answers(home)
+    data = (home / "memory.json").read_bytes()
+    asked = _fresh_process(monkeypatch)
+    monkeypatch.setattr(derived, "_stat", "files elsewhere or touched since")
+    key, found = derived.read_for(index_file(home), data)
+    assert asked[0] is True  # the sources were hashed
+    assert found is not None  # and came to the same key: nothing derived again
+
+
+def test_an_index_saved_by_other_code_is_not_used(home, monkeypatch):
+    answers(home)
+    data = (home / "memory.json").read_bytes()
+    _fresh_process(monkeypatch)
+    monkeypatch.setattr(derived, "_stat", "other files")
+    monkeypatch.setattr(derived, "_fingerprint", "other code")
+    assert derived.read_for(index_file(home), data)[1] is None
+    check(home)
+
+
 def test_an_index_entry_count_mismatch_is_not_trusted(home):
     first = check(home)
     data = (home / "memory.json").read_bytes()
