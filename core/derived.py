@@ -444,6 +444,22 @@ def save(storage, derived: Derived) -> bool:
     return True
 
 
+def without_gc(make, *args, **kwargs):
+    """`make(*args, **kwargs)` with the cyclic garbage collector paused. Deriving an index or parsing
+    a big file allocates millions of small lists and strings, none of them in a reference cycle,
+    and every few hundred allocations the collector would walk them all again: at 10,000 entries
+    a quarter of deriving the index (0.6 of 2.3 s). It is switched back on if it was on."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return make(*args, **kwargs)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def derive(
     records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
 ) -> Derived:
@@ -452,6 +468,13 @@ def derive(
     file, it also says where each entry is in them, for queries that parse only what they meet.
     `redact`: the records may hold secrets another program wrote (memtui's own writes never store
     one): their terms are taken from the redacted text, so the saved index holds no secret either."""
+    return without_gc(_derive, records, key, canonical, data, redact)
+
+
+def _derive(
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+) -> Derived:
+    """See `derive`."""
     from .ranking import build_parts, document_tokens
     from .tokenize import tokenize
 
@@ -486,9 +509,9 @@ def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None)
 
     key, found = known if known is not None else read_for(index_path(storage.path), data)
     if found is None:
-        doc = parse_document(data)
+        doc = without_gc(parse_document, data)
     else:
-        doc = parse_document(data, found.verdicts, found.plain, found.canonical)
+        doc = without_gc(parse_document, data, found.verdicts, found.plain, found.canonical)
     doc.key = key
     if found is not None and len(found.doc_lens) == len(found.verdicts) == len(doc.records):
         doc.derived = found

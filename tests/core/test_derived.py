@@ -648,3 +648,22 @@ def test_a_derived_index_once_encoded_keeps_the_file_layout_and_scores_the_same(
     from_texts = Index([document_tokens(r.text, r.kind.label, r.kind.value) for r in records])
     for query in (["vite"], ["部署", "脚本", "vite"], ["rollback", "中文"], ["nothing"]):
         assert from_file.ranked(query) == from_texts.ranked(query)
+
+
+def test_deriving_pauses_the_garbage_collector_and_leaves_it_as_it_was(home):
+    import gc
+
+    seen = []
+    doc = parse_document((home / "memory.json").read_bytes())
+    assert gc.isenabled()
+    derived.without_gc(lambda: seen.append(gc.isenabled()))
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(ZeroDivisionError):
+        derived.without_gc(lambda: 1 / 0)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        derived.derive(doc.records, "key")
+        assert not gc.isenabled()  # a caller that had it off keeps it off
+    finally:
+        gc.enable()
