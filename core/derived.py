@@ -345,12 +345,13 @@ class TermTable:
     (its place in that order): a mapping looked up by bisection, never expanded into a dict, so
     loading it costs a copy of bytes however many terms the store holds."""
 
-    __slots__ = ("blob", "ends", "_prefixes")
+    __slots__ = ("blob", "ends", "_prefixes", "_sorted")
 
     def __init__(self, blob: bytes, ends: array) -> None:
         self.blob = blob
         self.ends = ends
         self._prefixes: array | None = None  # see `index_prefixes`
+        self._sorted = None  # the prefixes as a numpy array, for `slots`
 
     def index_prefixes(self) -> None:
         """Speed lookups up for a process that makes many (a long-running agent; it has numpy):
@@ -376,6 +377,37 @@ class TermTable:
                 keys |= byte << np.uint64(8 * (7 - j))
             prefixes.frombytes(keys.tobytes())
         self._prefixes = prefixes
+        self._sorted = np.frombuffer(prefixes, dtype=np.uint64)
+
+    def slots(self, terms) -> list[int | None]:
+        """`get` of each of `terms`. With the prefixes indexed, all are bisected in one numpy call
+        (bisecting an array of Python-sized integers makes an object per comparison: about a
+        microsecond a term)."""
+        if self._sorted is None:
+            return [self.get(term) for term in terms]
+        keys, wanted = [], []
+        for term in terms:
+            try:
+                key = term.encode("utf-8")
+            except (UnicodeEncodeError, AttributeError):
+                key = None
+            keys.append(key)
+            wanted.append(int.from_bytes(key[:8].ljust(8, b"\0"), "big") if key is not None else 0)
+        import numpy as np
+
+        blob, ends, prefixes = self.blob, self.ends, self._prefixes
+        count = len(prefixes)  # type: ignore[arg-type]
+        out: list[int | None] = []
+        for key, prefix, at in zip(keys, wanted, self._sorted.searchsorted(np.array(wanted, dtype=np.uint64)).tolist()):
+            found = None
+            if key is not None:
+                while at < count and prefixes[at] == prefix:  # type: ignore[index]
+                    if blob[ends[at - 1] if at else 0 : ends[at]] == key:
+                        found = at
+                        break
+                    at += 1
+            out.append(found)
+        return out
 
     def get(self, term: str, default: int | None = None) -> int | None:
         try:

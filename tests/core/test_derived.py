@@ -627,6 +627,8 @@ def test_term_table_finds_the_same_slots_with_prefixes_as_by_bisection(terms, ot
         derived._PREFIX_CHUNK = chunk
     assert table._prefixes is not None
     assert {term: table.get(term) for term in by_bisection} == by_bisection
+    looked_up = list(by_bisection) + ["\ud800", "zzzzzzzzzz"]  # a lone surrogate cannot be a term
+    assert table.slots(looked_up) == [by_bisection.get(term) for term in looked_up]  # all at once, the same
     assert all(by_bisection[term] is not None for term in terms)
     assert [table.get(term) for term in table] == list(range(len(terms)))
 
