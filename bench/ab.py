@@ -8,7 +8,9 @@ process measures what `python -m bench` measures for a long-running agent: repea
 whole `retrieve_block` with never-asked terms, the ranking step alone on the peers' token lists,
 and bm25s on the same tokens in the same process (ratios are taken within one process).
 With `--inject N`, it also times N rounds of whole `memtui inject` processes of each version, each
-round running `python -c "import orjson"` (the floor), BEFORE and AFTER back to back.
+round running `python -c "import orjson"` (the floor), BEFORE and AFTER back to back; with
+`--first N`, N interleaved rounds of the first `memtui inject` on a store another program wrote
+(memory.json alone, no derived index yet: the whole file is parsed and the index derived).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=150)
     parser.add_argument("--inject", type=int, default=0, metavar="N",
                         help="also time N interleaved rounds of whole `memtui inject` processes")
+    parser.add_argument("--first", type=int, default=0, metavar="N",
+                        help="also time N interleaved rounds of a first `memtui inject` on a store without its index")
     parser.add_argument("--work", default=None, help="folder for the stores (default: a new temporary one)")
     parser.add_argument("--one", nargs=4, metavar=("DIR", "COUNT", "REPEAT", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -100,6 +104,30 @@ def _inject_rounds(codes: dict[str, str], dirs: dict[str, Path], rounds: int) ->
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
+def _first_turns(codes: dict[str, str], source: Path, work: Path, rounds: int) -> dict[str, float]:
+    """The first `memtui inject` of each version on a fresh copy of `source`'s memory.json (medians, s)."""
+    import shutil
+    import time
+
+    from bench.corpus import QUERIES
+
+    times: dict[str, list[float]] = {name: [] for name in codes}
+    for round_ in range(rounds):
+        order = list(codes.items()) if round_ % 2 == 0 else list(reversed(codes.items()))
+        for name, path in order:
+            directory = work / f"first-{name}"
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir()
+            shutil.copy(source / "memory.json", directory / "memory.json")
+            env = dict(os.environ, PYTHONPATH=path)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "memtui", "--dir", str(directory), "inject", QUERIES[3]],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def _compare(args, work: Path) -> None:
     from bench.corpus import write_realistic_store
 
@@ -115,8 +143,14 @@ def _compare(args, work: Path) -> None:
             m = _inject_rounds(codes, {name: work / f"{name}{count}" for name in codes}, args.inject)
             print(f"{count:>8} {m['orjson']:>8.1f} "
                   + " ".join(f"{m[name]:>8.1f} {m[name] / m['orjson']:>12.2f}x" for name in codes))
-        if not args.rounds:
-            return
+    if args.first:
+        print("first `memtui inject` on a store without its index, seconds")
+        print(f"{'entries':>8} " + " ".join(f"{name:>8}" for name in codes))
+        for count in sizes:
+            m = _first_turns(codes, work / f"before{count}", work, args.first)
+            print(f"{count:>8} " + " ".join(f"{m[name]:>8.2f}" for name in codes))
+    if (args.inject or args.first) and not args.rounds:
+        return
     results: dict[tuple[str, int], list[dict[str, float]]] = {(name, count): [] for name in codes for count in sizes}
     for round_ in range(args.rounds):
         for count in sizes:
