@@ -7,7 +7,8 @@ category), flagged benign lines, per language and per category, and the lines it
     python scripts/measure_threat_corpus.py --second-opinion FILES   # as the write path scans
     python scripts/measure_threat_corpus.py --second-opinion --model M.json FILES   # another model
 
-A file whose lines carry a `category` is hostile, one whose lines do not is benign. `--core`
+A file whose lines carry a `category` is hostile, one whose lines do not (or whose name says
+`benign`: its lines may name the class each lookalike imitates) is benign. `--core`
 points at a directory holding another version's threats.py (and scan_views.py), imported as a
 package, so a batch can be measured against the scan as it was before the batch was written.
 """
@@ -53,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     scan = _scanner(args.core, args.second_opinion, args.model)
     for path in args.files:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        hostile = any("category" in row for row in rows)
+        # A benign file may name the class each lookalike imitates: its name says it is benign.
+        hostile = "benign" not in path.name and any("category" in row for row in rows)
         by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         by_cat: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         wrong = []

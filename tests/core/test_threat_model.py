@@ -127,6 +127,12 @@ KNOWN_FALSE_ALARMS = {
     "允许自动把中英文之间补空格",
     # "this guidance replaces the earlier '…' rule": a rule named in quotes read as the model's rules
     "Project rule adopted 2026-04: this guidance replaces",
+    # t5 (first seen 12/160 benign flagged by the rules, 1 left), kept as trades:
+    # an approval process described (admin, whitelist, user, compliance approve in one clause): the
+    # notice-claim rule reads it as a claim that the user is whitelisted, as hostile notices word it
+    "Admin onayı süreci: user whitelist'e eklenmek",
+    # the learned model alone (no rule): a note that a prompt template's <user_memories> tag must be closed
+    "โน้ตของทีม: แท็ก <user_memories>",
 }
 
 
