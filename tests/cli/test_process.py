@@ -111,7 +111,7 @@ def test_the_next_turn_loads_neither_unicode_tables_nor_openssl(store_dir):
     assert run_memtui("inject", "部署 dry-run", store=store_dir).out.startswith("=== Long-term memory")
     again = _modules_after(args, store_dir)
     assert "memtui_core.store" in again
-    assert _loaded(again, "regex", "hashlib", "_hashlib", "typing") == []
+    assert _loaded(again, "regex", "hashlib", "_hashlib", "typing", "threading") == []
 
 
 def test_importing_the_packages_is_cheap():
