@@ -100,7 +100,9 @@ class EntryExplanation(BaseModel):
     rank: int | None
     score: float
     status: Status
-    doc_len: int
+    # BM25's document length: the text's tokens, plus keyword_weight × the keywords' tokens when the
+    # entry has keywords (so it can be fractional; explain schema v2)
+    doc_len: float
     terms: list[TermRow]
     reason: str
     flags: list[str] = Field(default_factory=list)
