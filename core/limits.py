@@ -52,7 +52,7 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     "semantic_floor": (float, 0.0, "a hit the words chose is held back when the cosine between the message and its "
                                    "text with keywords (multilingual-e5-small) is below this: one shared ordinary word "
                                    "is not a shared meaning. 0 (the default) turns it off: embeddings cost about "
-                                   "100-150 ms in a new process; the semantic profile sets it"),
+                                   "0.3-1 s in a new process and about 20 ms a turn in a warm one; the semantic profile sets it"),
     "max_keywords": (int, 12, "enough for synonyms in two languages; more would let one entry claim every topic"),
     "max_keyword_chars": (int, 40, "a keyword is a word or short phrase, never a sentence smuggled past max_text"),
 }

@@ -7,7 +7,7 @@ words share one ordinary word with an entry ("What's a report card" and the memo
 reports); the embedding tells those apart from a relevant match on one word.
 
 A vetoed hit's slot is refilled by the next hit that passed the gate (docs/ranking.md has the
-measurement that chose this). Embeddings cost about 100-150 ms in a new process (numpy, the model,
+measurement that chose this). Embeddings cost 0.3-1 s in a new process (numpy, the model, the engine's first run,
 one query), so the floor is off unless the profile asks for it (`Limits.semantic()`), and this
 module imports `semantic` (and through it numpy) only when a floor is set. Passage vectors are
 kept in a bounded in-process cache keyed by the exact text embedded, so a long-running agent pays
