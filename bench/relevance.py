@@ -13,7 +13,12 @@ the messages tuning looked at; A held-out: every third message of A; B: the seco
 - other entries per relevant turn: injected entries beside the expected one, on average;
 - lexical hits kept: messages sharing a content word with their memory's text whose memory is injected.
 
+Two more runs apply the semantic floor (`Limits.semantic()`, docs/ranking.md "The semantic floor"):
+"semantic, keywords" and "semantic, texts alone". `--set-file PATH` evaluates a further set of the
+shape of relevance_set_b.json (named by its file's stem); `--sets A,E` (or `none`) picks the built-in ones.
+
 `--sweep` prints the dev-split figures over a grid of gate settings (how the defaults were chosen).
+`--sweep-semantic` prints the semantic floor over a grid of floors on A-D (bench/relevance_semantic.py).
 `--sweep-common` and `--common-check T` replay the common-word experiment (bench/relevance_common.py).
 """
 
@@ -31,10 +36,15 @@ HERE = Path(__file__).resolve().parent
 SETS = ("A", "B", "C", "D", "E")
 
 
+EXTRA: dict[str, Path] = {}  # sets given with --set-file: name -> file
+
+
 def load(name: str = "A") -> tuple[list[dict], list[dict]]:
-    """The memories and messages of set A (each message tagged dev or held-out) or set B."""
-    if name in ("B", "C", "D", "E"):
-        data = json.loads((HERE / f"relevance_set_{name.lower()}.json").read_text("utf-8"))
+    """The memories and messages of set A (each message tagged dev or held-out), of B-E, or of a
+    file given with --set-file (the shape of relevance_set_b.json: memories, relevant, none)."""
+    if name in ("B", "C", "D", "E") or name in EXTRA:
+        path = EXTRA.get(name) or HERE / f"relevance_set_{name.lower()}.json"
+        data = json.loads(path.read_text("utf-8"))
         memories = data["memories"]
         split = lambda i: name  # noqa: E731 - one split: all of it
     else:
@@ -43,7 +53,23 @@ def load(name: str = "A") -> tuple[list[dict], list[dict]]:
         split = lambda i: "held-out" if i % 3 == 2 else "dev"  # noqa: E731
     messages = [dict(m, split=split(i)) for i, m in enumerate(data["relevant"])]
     messages += [{"text": t, "expect": [], "lexical": False, "split": split(i)} for i, t in enumerate(data["none"])]
+    for message in messages:
+        message.setdefault("lexical", False)
     return memories, messages
+
+
+def add_set_file(path: str) -> str:
+    """Register an extra set file for `load`; its name is the file's stem. One-line errors."""
+    file = Path(path)
+    try:
+        data = json.loads(file.read_text("utf-8"))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"cannot read the set file {path}: {error}") from None
+    if not isinstance(data, dict) or not all(isinstance(data.get(key), list) for key in ("memories", "relevant", "none")):
+        raise SystemExit(f"the set file {path} must be an object with lists 'memories', 'relevant' and 'none'")
+    name = file.stem if file.stem not in SETS else f"{file.stem} ({file.name})"  # never a built-in set's name
+    EXTRA[name] = file
+    return name
 
 
 def build(directory: Path, memories: list[dict], with_keywords: bool, limits) -> tuple[object, dict[str, str]]:
@@ -93,13 +119,14 @@ def runs():
     from memtui_core import Limits
 
     return [("default, keywords", Limits(), True), ("default, texts alone", Limits(), False),
-            ("nanohermes", Limits.nanohermes(), True)]
+            ("nanohermes", Limits.nanohermes(), True),
+            ("semantic, keywords", Limits.semantic(), True), ("semantic, texts alone", Limits.semantic(), False)]
 
 
-def evaluate(limits_by_run=None) -> dict[str, dict[str, dict]]:
+def evaluate(limits_by_run=None, sets=SETS) -> dict[str, dict[str, dict]]:
     results: dict[str, dict[str, dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for set_name in SETS:
+        for set_name in sets:
             memories, messages = load(set_name)
             for n, (name, limits, with_keywords) in enumerate(limits_by_run or runs()):
                 store, ids = build(Path(tmp) / f"{set_name}{n}", memories, with_keywords, limits)
@@ -110,13 +137,13 @@ def evaluate(limits_by_run=None) -> dict[str, dict[str, dict]]:
     return results
 
 
-def table(results: dict[str, dict[str, dict]]) -> str:
+def table(results: dict[str, dict[str, dict]], sets=SETS) -> str:
     lines = [f"{'run':<22} {'split':<11} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13}"]
     for name, splits in results.items():
         for split, r in splits.items():
             lines.append(f"{name:<22} {split:<11} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
                          f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%}")
-    for set_name in SETS:
+    for set_name in sets:
         memories, messages = load(set_name)
         relevant = [m for m in messages if m["expect"]]
         lines.append(f"set {set_name}: {len(memories)} memories; {len(relevant)} relevant messages "
@@ -124,7 +151,8 @@ def table(results: dict[str, dict[str, dict]]) -> str:
                      + {"A": "; held-out = every third message", "B": "; written after tuning",
                         "C": "; written blind by someone who never saw the ranking",
                         "D": "; written blind, first measured held out",
-                        "E": "; written blind, measured held out before any tuning"}[set_name])
+                        "E": "; written blind, measured held out before any tuning"}.get(
+                         set_name, f"; from {EXTRA.get(set_name)}"))
     return "\n".join(lines)
 
 
@@ -172,21 +200,47 @@ def main(argv: list[str] | None = None) -> int:
                         help="the common-word experiment over thresholds on A dev, B, C and D (needs wordfreq)")
     parser.add_argument("--common-check", type=float, metavar="T",
                         help="set E before and after the common-word rule at threshold T (needs wordfreq)")
+    parser.add_argument("--sweep-semantic", action="store_true",
+                        help="the semantic floor over a grid of floors, refilled or not, on A-D (how it was chosen)")
+    parser.add_argument("--semantic-cost", action="store_true",
+                        help="the semantic floor's per-turn cost: new processes and a warm one (set A's store)")
+    parser.add_argument("--set-file", action="append", default=[], metavar="PATH",
+                        help="also evaluate this set (JSON of relevance_set_b.json's shape); repeatable")
+    parser.add_argument("--sets", metavar="NAMES", help="the built-in sets to evaluate, e.g. 'A,E' or 'none' "
+                                                       "(default: all)")
     parser.add_argument("--misses", action="store_true", help="also list the misses and false recalls")
     args = parser.parse_args(argv)
     if args.sweep:
         print(sweep())
         return 0
+    if args.sweep_semantic:
+        from bench import relevance_semantic
+
+        print(relevance_semantic.sweep())
+        return 0
+    if args.semantic_cost:
+        from bench import relevance_semantic
+
+        print(relevance_semantic.cost())
+        return 0
+    sets = SETS if args.sets is None else tuple(
+        name.strip().upper() for name in args.sets.split(",") if name.strip() and name.strip().lower() != "none")
+    unknown = [name for name in sets if name not in SETS]
+    if unknown:
+        parser.error(f"unknown set(s) {', '.join(unknown)}: choose among {', '.join(SETS)}")
+    sets += tuple(add_set_file(path) for path in args.set_file)
+    if not sets:
+        parser.error("no set to evaluate")
     if args.sweep_common or args.common_check is not None:
         from bench import relevance_common
 
         print(relevance_common.sweep() if args.sweep_common else relevance_common.check(args.common_check))
         return 0
-    results = evaluate()
+    results = evaluate(sets=sets)
     if args.json:
         print(json.dumps(results, ensure_ascii=False, indent=2))
         return 0
-    print(table(results))
+    print(table(results, sets))
     if args.misses:
         for name, splits in results.items():
             for split, figures in splits.items():

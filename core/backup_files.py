@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from collections import namedtuple
@@ -25,11 +24,12 @@ from collections import namedtuple
 from .errors import BackupNotFound
 from . import fileio
 from .fileio import TEMP_RE, atomic_write, read_file, stamp_time, utc_stamp
+from .lazy_re import lazy_pattern
 from .limits import Limits
 
 __all__ = ["BACKUP_RE", "BackupName", "Backups"]
 
-BACKUP_RE = re.compile(r"memory-(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?(?:-s(\d+))?(-removal)?\.json\Z")
+BACKUP_RE = lazy_pattern(r"memory-(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?(?:-s(\d+))?(-removal)?\.json\Z")
 
 
 class BackupName(namedtuple("BackupName", "seq stamp n removal")):

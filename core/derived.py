@@ -50,6 +50,7 @@ MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
 
 _fingerprint: str | None = None
+_stat: str | None = None
 _warned: set[str] = set()
 
 
@@ -97,22 +98,49 @@ def _hash(data: bytes | memoryview) -> str:
     return blake2b(data, digest_size=20).hexdigest()
 
 
+_CODE = ("threats", "scan_views", "inject", "derived", "tokenize", "ranking", "kinds", "records")
+
+
+def _code_files():
+    from importlib import import_module
+
+    for name in _CODE:
+        yield name, import_module(f".{name}", __package__).__file__ or ""
+
+
 def code_fingerprint() -> str:
     """Changes whenever the code that derives the index may derive something else."""
     global _fingerprint
     if _fingerprint is None:
         import unicodedata
-        from importlib import import_module
 
         parts = [f"{FORMAT}", unicodedata.unidata_version, f"{sys.version_info[0]}.{sys.version_info[1]}"]
-        for name in ("threats", "scan_views", "inject", "derived", "tokenize", "ranking", "kinds", "records"):
-            module = import_module(f".{name}", __package__)
+        for name, file in _code_files():
             try:
-                parts.append(_hash(Path(module.__file__ or "").read_bytes()))
+                parts.append(_hash(Path(file).read_bytes()))
             except OSError:
                 parts.append("unreadable:" + name)
         _fingerprint = _hash("\n".join(parts).encode())
     return _fingerprint
+
+
+def code_stat() -> str:
+    """The code's files as Python's own bytecode cache tells them apart: path, modification time
+    and size. An index saved under the same `code_stat` was derived by these very files, so the
+    code fingerprint in its key is this code's, and a turn need not read and hash its sources
+    (about 1 ms; another installation of the same code has another `code_stat`, hashes, and
+    still finds the same key)."""
+    global _stat
+    if _stat is None:
+        parts = [f"{FORMAT}", sys.version]
+        for name, file in _code_files():
+            try:
+                st = os.stat(file)
+                parts.append(f"{file}\0{st.st_mtime_ns}\0{st.st_size}")
+            except OSError:
+                parts.append("unreadable:" + name)
+        _stat = _hash("\0\n".join(parts).encode("utf-8", "surrogateescape"))
+    return _stat
 
 
 def content_key(data: bytes) -> str:
@@ -134,6 +162,30 @@ def warn_once(message: str) -> None:
 
 def read(path: Path, key: str) -> Derived | None:
     """The derived index saved at `path` for `key`, or None when there is none that can be trusted."""
+    data = _read_file(path)
+    return None if data is None else decode(data, key)
+
+
+def read_for(path: Path, memory: bytes) -> tuple[str, Derived | None]:
+    """The content key of memory.json's bytes `memory`, and the index saved at `path` for it (or
+    None). The code's fingerprint is taken from the index when it was saved by these very code
+    files (`code_stat`), else the code is hashed."""
+    data = _read_file(path)
+    header = _header(data) if data is not None else None
+    if header is not None and _fingerprint is None and header[0].get("code") == code_stat():
+        saved = header[0].get("key")
+        if isinstance(saved, str) and ":" in saved:
+            _adopt(saved.partition(":")[2])
+    key = content_key(memory)
+    return key, (None if data is None else decode(data, key, header))
+
+
+def _adopt(fingerprint: str) -> None:
+    global _fingerprint
+    _fingerprint = fingerprint
+
+
+def _read_file(path: Path) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -147,19 +199,18 @@ def read(path: Path, key: str) -> Derived | None:
             return None
         from .fileio import read_fd
 
-        data = read_fd(fd)
+        return read_fd(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return decode(data, key)
 
 
 _SECTIONS = ("terms", "term_ends", "starts", "ids", "doc_lens", "spans")
 
 
-def decode(data: bytes, key: str) -> Derived | None:
-    """Parse an index file's bytes; None if they are not a complete index of this format for `key`."""
+def _header(data: bytes) -> tuple[dict, int] | None:
+    """An index file's header (a JSON object) and where its body starts; None if there is none."""
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
         return None
     at = len(MAGIC)
@@ -171,9 +222,19 @@ def decode(data: bytes, key: str) -> Derived | None:
         header = orjson.loads(data[at : at + size])
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
+    return (header, at + size) if isinstance(header, dict) else None
+
+
+def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Derived | None:
+    """Parse an index file's bytes; None if they are not a complete index of this format for `key`.
+    `header`: what `_header` found in them, when already read."""
+    found = header if header is not None else _header(data)
+    if found is None:
+        return None
+    header, at = found  # type: ignore[assignment]
+    if header.get("format") != FORMAT or header.get("key") != key:
         return None  # stale, or written by another format (newer or older): derive again
-    body = memoryview(data)[at + size :]
+    body = memoryview(data)[at:]
     try:
         from zlib import crc32
 
@@ -260,6 +321,7 @@ def encode(derived: Derived) -> bytes:
         {
             "format": FORMAT,
             "key": derived.key,
+            "code": code_stat(),
             "byteorder": sys.byteorder,
             "body": crc,
             "docs": len(derived.doc_lens),
@@ -283,12 +345,13 @@ class TermTable:
     (its place in that order): a mapping looked up by bisection, never expanded into a dict, so
     loading it costs a copy of bytes however many terms the store holds."""
 
-    __slots__ = ("blob", "ends", "_prefixes")
+    __slots__ = ("blob", "ends", "_prefixes", "_sorted")
 
     def __init__(self, blob: bytes, ends: array) -> None:
         self.blob = blob
         self.ends = ends
         self._prefixes: array | None = None  # see `index_prefixes`
+        self._sorted = None  # the prefixes as a numpy array, for `slots`
 
     def index_prefixes(self) -> None:
         """Speed lookups up for a process that makes many (a long-running agent; it has numpy):
@@ -314,6 +377,37 @@ class TermTable:
                 keys |= byte << np.uint64(8 * (7 - j))
             prefixes.frombytes(keys.tobytes())
         self._prefixes = prefixes
+        self._sorted = np.frombuffer(prefixes, dtype=np.uint64)
+
+    def slots(self, terms) -> list[int | None]:
+        """`get` of each of `terms`. With the prefixes indexed, all are bisected in one numpy call
+        (bisecting an array of Python-sized integers makes an object per comparison: about a
+        microsecond a term)."""
+        if self._sorted is None:
+            return [self.get(term) for term in terms]
+        keys, wanted = [], []
+        for term in terms:
+            try:
+                key = term.encode("utf-8")
+            except (UnicodeEncodeError, AttributeError):
+                key = None
+            keys.append(key)
+            wanted.append(int.from_bytes(key[:8].ljust(8, b"\0"), "big") if key is not None else 0)
+        import numpy as np
+
+        blob, ends, prefixes = self.blob, self.ends, self._prefixes
+        count = len(prefixes)  # type: ignore[arg-type]
+        out: list[int | None] = []
+        for key, prefix, at in zip(keys, wanted, self._sorted.searchsorted(np.array(wanted, dtype=np.uint64)).tolist()):
+            found = None
+            if key is not None:
+                while at < count and prefixes[at] == prefix:  # type: ignore[index]
+                    if blob[ends[at - 1] if at else 0 : ends[at]] == key:
+                        found = at
+                        break
+                    at += 1
+            out.append(found)
+        return out
 
     def get(self, term: str, default: int | None = None) -> int | None:
         try:
@@ -382,6 +476,22 @@ def save(storage, derived: Derived) -> bool:
     return True
 
 
+def without_gc(make, *args, **kwargs):
+    """`make(*args, **kwargs)` with the cyclic garbage collector paused. Deriving an index or parsing
+    a big file allocates millions of small lists and strings, none of them in a reference cycle,
+    and every few hundred allocations the collector would walk them all again: at 10,000 entries
+    a quarter of deriving the index (0.6 of 2.3 s). It is switched back on if it was on."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return make(*args, **kwargs)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def derive(
     records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
 ) -> Derived:
@@ -390,6 +500,13 @@ def derive(
     file, it also says where each entry is in them, for queries that parse only what they meet.
     `redact`: the records may hold secrets another program wrote (memtui's own writes never store
     one): their terms are taken from the redacted text, so the saved index holds no secret either."""
+    return without_gc(_derive, records, key, canonical, data, redact)
+
+
+def _derive(
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+) -> Derived:
+    """See `derive`."""
     from .ranking import build_parts, document_tokens
     from .tokenize import tokenize
 
@@ -422,13 +539,11 @@ def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None)
     `known`: the content key and the index already read for these bytes."""
     from .records import parse_document
 
-    key, found = known if known is not None else (content_key(data), None)
-    if known is None:
-        found = read(index_path(storage.path), key)
+    key, found = known if known is not None else read_for(index_path(storage.path), data)
     if found is None:
-        doc = parse_document(data)
+        doc = without_gc(parse_document, data)
     else:
-        doc = parse_document(data, found.verdicts, found.plain, found.canonical)
+        doc = without_gc(parse_document, data, found.verdicts, found.plain, found.canonical)
     doc.key = key
     if found is not None and len(found.doc_lens) == len(found.verdicts) == len(doc.records):
         doc.derived = found
@@ -452,8 +567,7 @@ def lean(storage, data: bytes, approval_key: bytes | None):
     """memory.json's bytes ready to answer queries without being parsed (lean.LeanDocument), when a
     saved index of these exact bytes can be trusted and found them canonical; else (None, the
     content key, the index read or None) for `parse`."""
-    key = content_key(data)
-    found = read(index_path(storage.path), key)
+    key, found = read_for(index_path(storage.path), data)
     if found is None or not found.canonical or found.spans is None:
         return None, (key, found)
     from .lean import LeanDocument

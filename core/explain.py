@@ -46,6 +46,19 @@ def explain(
                     held[doc_id] = reason
     passed = [i for i in eligible if i not in held]
     picked = passed[:top_k]
+    cosines: dict[int, float] = {}
+    unjudged: set[int] = set()
+    semantic_note = None
+    if limits.semantic_floor and passed and top_k > 0:
+        verdict = _semantic_floor(records, query, passed, top_k, limits)
+        cosines, semantic_note = verdict.cosines, verdict.note
+        if semantic_note is None:
+            for doc_id in verdict.vetoed:
+                held[doc_id] = _floor_reason(cosines[doc_id], limits.semantic_floor)
+            # hits past those the floor looks at are never injected (the store does not look at them either)
+            unjudged = {doc_id for doc_id in passed if doc_id not in cosines}
+            passed = [i for i in passed if i not in held]
+            picked = verdict.kept
     rendered = render_lines([records[i] for i in picked], budget, lang)
     fitted = set(picked[: rendered.fitted])
     # Ranks count the hits that can be injected: blocked and gated hits have none and take no slot.
@@ -104,6 +117,9 @@ def explain(
         rank = rank_of.get(doc_id)
         if doc_id in held:
             status, reason = Status.BELOW_THRESHOLD, held[doc_id]
+        elif doc_id in unjudged:
+            status, reason = Status.CUT_TOP_K, (f"ranked #{rank}, past the {len(picked)} hits the semantic floor kept "
+                                                f"of the first it looked at (at most {len(cosines)})")
         else:
             status, reason = _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted,
                                      rendered.used_chars, lowest_injected, lang, bool(kept), terms, ignored)
@@ -111,14 +127,27 @@ def explain(
             EntryExplanation.model_construct(
                 id=record.id, kind=record.kind, text=record.text, rank=rank, score=score,
                 status=status, doc_len=index.doc_lens[doc_id] if index else 0, terms=term_rows,
-                reason=reason, flags=record.effective_flags,
+                reason=reason, flags=record.effective_flags, cosine=cosines.get(doc_id),
             )
         )
     return Explanation.model_construct(
         query=query, tokens=tokens, n=n, avg_len=avg_len, top_k=top_k, budget=budget,
         block=rendered.block, used_chars=rendered.used_chars, entries=rows, ignored=ignored,
-        profile=limits.profile_name,
+        profile=limits.profile_name, semantic_floor=limits.semantic_floor, semantic_note=semantic_note,
     )
+
+
+def _semantic_floor(records, query, passed, top_k, limits):
+    """The semantic floor's verdict on the hits the gate passed (the store's very judgement)."""
+    from .semantic_floor import judge_records
+
+    return judge_records(query, records, passed, top_k, limits)
+
+
+def _floor_reason(cosine: float, floor: float) -> str:
+    from .semantic_floor import reason
+
+    return reason(cosine, floor)
 
 
 def _aligned(tokens: list[str], ignored: list[str], kept: list[str]):

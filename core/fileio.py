@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import errno
 import os
-import re
-import threading
+from _thread import get_ident  # threading itself is an import a turn does not need
 from datetime import datetime, timezone
 from pathlib import Path
+
+from .lazy_re import lazy_pattern
 
 __all__ = [
     "TEMP_RE", "atomic_write", "digest", "free_name", "fsync_dir", "now", "remove_stale_temps",
     "stamp_time", "utc_stamp", "write_all",
 ]
 
-TEMP_RE = re.compile(r"\..+\.\d+\.\d+\.[0-9a-f]{8}\.tmp\Z")
+TEMP_RE = lazy_pattern(r"\..+\.\d+\.\d+\.[0-9a-f]{8}\.tmp\Z")
 STAMP_FORMAT = "%Y%m%dT%H%M%S.%fZ"
 
 
@@ -113,7 +114,7 @@ def atomic_write(target: Path, data: bytes, sync_dir: bool = True) -> None:
     import secrets
 
     # unique per call: threads of one process and dead writers' leftovers never collide
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{get_ident()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         try:

@@ -8,12 +8,12 @@ a symlink where a store file should be, is never changed. docs/storage.md states
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from .audit_log import AUDIT_NAME
 from .errors import NotAStore, StoreUnwritable
 from .fileio import fsync_dir, read_file, write_all
+from .lazy_re import lazy_pattern
 from .records import Corrupt, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME
 
@@ -155,4 +155,4 @@ def _begins_like_a_memory_file(data: bytes) -> bool:
     return _MEMORY_FILE_START.match(data[:4096]) is not None
 
 
-_MEMORY_FILE_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"entries"\s*:\s*\[')
+_MEMORY_FILE_START = lazy_pattern(rb'(?:\xef\xbb\xbf)?\s*\{\s*"entries"\s*:\s*\[')

@@ -14,15 +14,30 @@ from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from .health_codes import (
     AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
-    QUARANTINED, RECOVERED, SYMLINK, UNREADABLE, UNWRITABLE, Warning,
+    QUARANTINED, RECOVERED, SYMLINK, UNREADABLE, UNWRITABLE,
 )
 from .limits import Limits
 from .storage import BROKEN_PREFIX, Storage
 
 if TYPE_CHECKING:
+    from .health_codes import Warning
     from .model import Health, Quarantine
 
 __all__ = ["Warning", "health", "is_locked", "quarantined_files", "recent_warnings"]
+
+
+def __getattr__(name: str):
+    if name == "Warning":  # made on first use (health_codes)
+        from .health_codes import Warning
+
+        return Warning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _warning(code: str, text: str, fix: str | None = None) -> Warning:
+    from .health_codes import Warning
+
+    return Warning(code, text, fix)
 
 def is_locked(storage: Storage) -> bool:
     """Whether a writer holds the lock right now. Probes with a non-blocking flock on a read-only
@@ -95,7 +110,7 @@ def recent_warnings(storage: Storage) -> list[Warning]:
             restored = f"restored it from backup {report.restored_from}"
         else:
             restored = "no valid backup could be restored, so the store starts empty"
-        out.append(Warning(RECOVERED, f"{storage.path} was corrupt ({report.error}): moved it to "
+        out.append(_warning(RECOVERED, f"{storage.path} was corrupt ({report.error}): moved it to "
                                       f"{report.quarantined.name} and {restored}", "memtui doctor"))
     out += _storage_errors(storage)
     broken = _broken_names(storage)
@@ -103,7 +118,7 @@ def recent_warnings(storage: Storage) -> list[Warning]:
         broken = [name for name in broken if name != report.quarantined.name]
     if broken:
         files = "file" if len(broken) == 1 else "files"
-        out.append(Warning(QUARANTINED, f"{len(broken)} corrupt memory {files} quarantined in {storage.dir} "
+        out.append(_warning(QUARANTINED, f"{len(broken)} corrupt memory {files} quarantined in {storage.dir} "
                                         f"(newest {broken[-1]})", "memtui doctor"))
     return out
 
@@ -112,18 +127,18 @@ def _storage_errors(storage: Storage) -> list[Warning]:
     """Problems the storage itself ran into or can see at a glance (cheap: one listing of backups/)."""
     out = []
     if storage.not_a_store:
-        out.append(Warning(NOT_A_STORE, storage.not_a_store, "use --dir with a folder of its own for memtui"))
+        out.append(_warning(NOT_A_STORE, storage.not_a_store, "use --dir with a folder of its own for memtui"))
     for link in storage.symlinks():
-        out.append(Warning(SYMLINK, f"{link} is a symlink: memtui refuses to read or write through it",
+        out.append(_warning(SYMLINK, f"{link} is a symlink: memtui refuses to read or write through it",
                            f"replace {link} with a real file or folder"))
     if storage.audit_error:
-        out.append(Warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
+        out.append(_warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
     if storage.read_error:
-        out.append(Warning(UNREADABLE, storage.read_error, "memtui doctor"))
+        out.append(_warning(UNREADABLE, storage.read_error, "memtui doctor"))
     junk = storage.backups.junk()
     if junk:
         shown = ", ".join(junk[:3]) + (f" and {len(junk) - 3} more" if len(junk) > 3 else "")
-        out.append(Warning(JUNK_BACKUPS, f"{len(junk)} file{'s' if len(junk) != 1 else ''} in {storage.backups.dir} "
+        out.append(_warning(JUNK_BACKUPS, f"{len(junk)} file{'s' if len(junk) != 1 else ''} in {storage.backups.dir} "
                                          f"{'are' if len(junk) != 1 else 'is'} not a memtui backup and "
                                          f"{'are' if len(junk) != 1 else 'is'} skipped: {shown}",
                            f"mv {storage.backups.dir}/<file> elsewhere"))
@@ -158,29 +173,29 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     warnings = _storage_errors(storage)
     cap = limits.max_entries
     if len(records) > cap:
-        warnings.append(Warning(
+        warnings.append(_warning(
             OVER_LIMIT,
             f"store is over the limit ({len(records)}/{cap}): the next add evicts "
             f"{len(records) - cap + 1} entries, facts first, oldest first",
             "memtui list --kind fact",
         ))
     elif len(records) >= cap * 0.9:
-        warnings.append(Warning(NEARLY_FULL, f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first",
+        warnings.append(_warning(NEARLY_FULL, f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first",
                                 "memtui list --kind fact"))
     if doc.duplicate_keys:
-        warnings.append(Warning(
+        warnings.append(_warning(
             DUPLICATE_KEY, f"memory.json has {doc.duplicate_keys} top-level entries keys; the one non-empty list "
                            f"({len(doc.items)} items) is used, and the next write keeps only it", "memtui doctor"))
     if invalid:
-        warnings.append(Warning(INVALID, f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched",
+        warnings.append(_warning(INVALID, f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched",
                                 "memtui doctor"))
     if blocked:
-        warnings.append(Warning(
+        warnings.append(_warning(
             BLOCKED, f"{len(blocked)} entr{'y' if len(blocked) == 1 else 'ies'} blocked by the threat scan, awaiting approval",
             "memtui approve <id>"))
     for q in quarantined:
         source = f"restored from {q.restored_from}" if q.restored_from else "no backup could be restored"
-        warnings.append(Warning(
+        warnings.append(_warning(
             QUARANTINED, f"a corrupt memory file was quarantined to {os.path.basename(q.path)} ({q.error}); {source}",
             "memtui doctor"))
     try:
@@ -188,10 +203,10 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     except OSError:
         mode = 0
     if mode & 0o022:  # others can replace memory.json (the next write tightens a folder we own to 0700)
-        warnings.append(Warning(PERMISSIONS, f"store directory {directory} is writable by other users (mode {mode:o})",
+        warnings.append(_warning(PERMISSIONS, f"store directory {directory} is writable by other users (mode {mode:o})",
                                 f"chmod 700 {directory}"))
     if not writable:
-        warnings.append(Warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
+        warnings.append(_warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
                                 f"chmod u+rwx {directory}"))
     injections, share = _injection_usage(storage, limits, log, records, warnings)
     return Health(
@@ -211,9 +226,9 @@ def _injection_usage(storage: Storage, limits: Limits, log, records: list,
         log = InjectionLog(storage.dir, limits)
     lines, skipped = log.read()
     if log.error:
-        warnings.append(Warning(LOG_UNWRITTEN, log.error, f"check {log.path}, or set MEMTUI_INJECTION_LOG=off"))
+        warnings.append(_warning(LOG_UNWRITTEN, log.error, f"check {log.path}, or set MEMTUI_INJECTION_LOG=off"))
     if skipped:
-        warnings.append(Warning(LOG_CORRUPT, f"{len(skipped)} corrupt line{'s' if len(skipped) != 1 else ''} in the "
+        warnings.append(_warning(LOG_CORRUPT, f"{len(skipped)} corrupt line{'s' if len(skipped) != 1 else ''} in the "
                                              f"injection log skipped (first: {skipped[0]})", "memtui injections"))
     if not log.enabled or not records:
         return len(lines), None

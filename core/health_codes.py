@@ -1,12 +1,13 @@
 """The health warning: `Warning(code, text, fix)`, and every code it can carry.
 
 Its own module, without imports, so the pydantic models, the health check and the app can all
-use it without importing each other. docs/storage.md lists every code with its fix.
+use it without importing each other (`Warning` itself is made when first asked for).
+docs/storage.md lists every code with its fix.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from _thread import allocate_lock
 
 __all__ = [
     "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
@@ -29,13 +30,35 @@ DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
 
 
-@dataclass(frozen=True)
-class Warning:  # noqa: A001 -- the name the health model uses; shadows the builtin only here
-    """One problem: a stable `code` to switch on, the `text` to show, and a `fix` to run."""
+def __getattr__(name: str):
+    # `Warning` is made on first use: a frozen dataclass costs about a millisecond to create
+    # (its methods are generated and compiled), and `memtui inject` asks for warnings after every
+    # turn but almost never has one.
+    if name == "Warning":
+        return _make_warning()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    code: str
-    text: str
-    fix: str | None = None
 
-    def __str__(self) -> str:
-        return self.text
+_making = allocate_lock()
+
+
+def _make_warning():
+    global Warning
+    with _making:  # one class, even if two threads ask at once
+        made = globals().get("Warning")
+        if made is not None:
+            return made
+        from dataclasses import dataclass
+
+        @dataclass(frozen=True)
+        class Warning:  # noqa: A001 -- the name the health model uses; shadows the builtin only here
+            """One problem: a stable `code` to switch on, the `text` to show, and a `fix` to run."""
+
+            code: str
+            text: str
+            fix: str | None = None
+
+            def __str__(self) -> str:
+                return self.text
+
+        return Warning

@@ -6,10 +6,10 @@ become spaces, invisible and control characters go (the terminal never gets ESC 
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from .kinds import Kind
+from .lazy_re import lazy_pattern
 from .threats import redact, strip_controls, strip_invisible
 
 __all__ = [
@@ -34,8 +34,15 @@ HEADER_EN = (
 )
 
 # The line breaks of docs/injection.md, plus the other characters str.splitlines() breaks on.
-_LINE_BREAKS = re.compile("[\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e]+")
+_LINE_BREAKS = lazy_pattern("[\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e]+")
 _MARKERS = (BLOCK_START, BLOCK_END)
+
+
+def _one_line(text: str) -> str:
+    """Each run of line breaks in `text` as one space. str.splitlines breaks on the same
+    characters, so a text it leaves whole has none, and the expression is compiled only for a
+    text that has some."""
+    return text if not text or text.splitlines() == [text] else _LINE_BREAKS.sub(" ", text)
 
 
 TYPE_CHECKING = False
@@ -55,7 +62,7 @@ def clean_for_block(text: str) -> str:
     secret rules over it."""
     text, _ = redact(text)
     # Line breaks first: some of them (NEL, VT, FF) are control characters strip_invisible drops.
-    return _defuse(strip_invisible(_LINE_BREAKS.sub(" ", text)))
+    return _defuse(strip_invisible(_one_line(text)))
 
 
 def _defuse(text: str) -> str:
@@ -68,7 +75,7 @@ def _defuse(text: str) -> str:
 def _simple_clean(text: str) -> str:
     """`clean_for_block` of a text that holds no secret and nothing invisible but control
     characters: no secret rule runs and no Unicode property table is loaded."""
-    return _defuse(strip_controls(_LINE_BREAKS.sub(" ", text)))
+    return _defuse(strip_controls(_one_line(text)))
 
 
 def clean_text(entry: _HasKindAndText) -> str:

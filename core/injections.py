@@ -27,8 +27,8 @@ keeps only the queries' hashes.
 from __future__ import annotations
 
 import os
-import threading
 import time
+from _thread import allocate_lock  # the lock alone: `threading` is imported once a flusher starts
 
 import orjson
 
@@ -49,7 +49,7 @@ _FIRST_AT = b'{"at":'  # every line starts with its time, so a rotation check re
 # once (a long-lived caller), every FLUSH_AFTER seconds by one daemon thread. Only logs with
 # something pending are referenced, so stores made and dropped per turn are not kept alive.
 _pending: set[InjectionLog] = set()
-_pending_lock = threading.Lock()
+_pending_lock = allocate_lock()
 _process = {"injections": 0, "atexit": False, "flusher": False}
 
 
@@ -66,6 +66,8 @@ def _pending_add(log: InjectionLog) -> None:
 
         atexit.register(flush_pending)
     if start:
+        import threading
+
         threading.Thread(target=_flusher, name="memtui-injection-log", daemon=True).start()
 
 
@@ -84,10 +86,10 @@ def _after_fork_in_child() -> None:
     """A forked child starts clean: the parent writes what it had buffered, and the child gets
     its own lock and, when it injects more than once, its own flusher thread."""
     global _pending_lock
-    _pending_lock = threading.Lock()
+    _pending_lock = allocate_lock()
     for log in _pending:
         log._buffer = []
-        log._lock = threading.Lock()
+        log._lock = allocate_lock()
     _pending.clear()
     _process.update(injections=0, flusher=False)
 
@@ -163,7 +165,7 @@ class InjectionLog:
         self._first_at: tuple[int, float] | None = None  # (inode, time of its first line)
         self._cache: tuple[tuple, list[dict], list[str]] | None = None
         self._buffer: list[tuple] = []  # injections not yet written
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     # ------------------------------------------------------------------ writing (the per-turn path)
 

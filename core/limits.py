@@ -49,15 +49,19 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
                                  "query's idf mass (ignored terms excluded); 0 turns the gate off"),
     "relative_floor": (float, 0.3, "an entry scoring below this share of the best hit's score is held back: a "
                                    "weak tail beside a strong match is noise; 0 turns it off"),
+    "semantic_floor": (float, 0.0, "a hit the words chose is held back when the cosine between the message and its "
+                                   "text with keywords (multilingual-e5-small) is below this: one shared ordinary word "
+                                   "is not a shared meaning. 0 (the default) turns it off: embeddings cost about "
+                                   "0.3-1 s in a new process and about 20 ms a turn in a warm one; the semantic profile sets it"),
     "max_keywords": (int, 12, "enough for synonyms in two languages; more would let one entry claim every topic"),
     "max_keyword_chars": (int, 40, "a keyword is a word or short phrase, never a sentence smuggled past max_text"),
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
-_ZERO_OK = frozenset({"b", "fold_inflections", "keyword_weight", "min_coverage", "relative_floor",
+_ZERO_OK = frozenset({"b", "fold_inflections", "keyword_weight", "min_coverage", "relative_floor", "semantic_floor",
                       "injection_log", "injection_queries"})
 # Shares of something: at most 1.
-_SHARES = frozenset({"min_coverage", "relative_floor"})
+_SHARES = frozenset({"min_coverage", "relative_floor", "semantic_floor"})
 
 
 class Limits:
@@ -94,6 +98,7 @@ class Limits:
     keyword_only_terms: int
     min_coverage: float
     relative_floor: float
+    semantic_floor: float
     max_keywords: int
     max_keyword_chars: int
 
@@ -131,6 +136,11 @@ class Limits:
         return cls(**{**NANOHERMES_RELEVANCE, **overrides})
 
     @classmethod
+    def semantic(cls, **overrides: object) -> Limits:
+        """The default ranking plus the semantic floor: a hit far in meaning from the message is held back."""
+        return cls(**{**SEMANTIC_RELEVANCE, **overrides})
+
+    @classmethod
     def profile(cls, name: str, **overrides: object) -> Limits:
         """The limits of a named profile (`PROFILES`), with `overrides` on top."""
         if name not in PROFILES:
@@ -146,9 +156,12 @@ class Limits:
 
     @property
     def profile_name(self) -> str:
-        """"nanohermes" when the relevance settings are the original ranking's, else "default"."""
+        """"nanohermes" when the relevance settings are the original ranking's, "semantic" when the
+        semantic floor is on, else "default"."""
         relevance = {name: getattr(self, name) for name in NANOHERMES_RELEVANCE}
-        return "nanohermes" if relevance == NANOHERMES_RELEVANCE else "default"
+        if relevance == NANOHERMES_RELEVANCE:
+            return "nanohermes"
+        return "semantic" if self.semantic_floor > 0.0 else "default"
 
     def as_dict(self) -> dict[str, int | float | frozenset]:
         return {name: getattr(self, name) for name in _FIELDS}
@@ -178,7 +191,12 @@ def _words(name: str, value: object) -> frozenset[str]:
 # The relevance settings of the original ranking: no stopwords, no gate, no keywords.
 NANOHERMES_RELEVANCE: dict[str, object] = {
     "stopwords": frozenset(), "general_words": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
+    "semantic_floor": 0.0,
 }
-PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": NANOHERMES_RELEVANCE}
+# The default profile plus the semantic floor, chosen on sets A-D (docs/ranking.md, "The semantic floor").
+SEMANTIC_FLOOR = 0.80
+SEMANTIC_RELEVANCE: dict[str, object] = {"semantic_floor": SEMANTIC_FLOOR}
+PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": NANOHERMES_RELEVANCE,
+                                          "semantic": SEMANTIC_RELEVANCE}
 
 DEFAULT_LIMITS = Limits()

@@ -100,10 +100,13 @@ class EntryExplanation(BaseModel):
     rank: int | None
     score: float
     status: Status
-    doc_len: int
+    # BM25's document length: the text's tokens, plus keyword_weight × the keywords' tokens when the
+    # entry has keywords (so it can be fractional; explain schema v2)
+    doc_len: float
     terms: list[TermRow]
     reason: str
     flags: list[str] = Field(default_factory=list)
+    cosine: float | None = None  # meaning's closeness to the message, when the semantic floor judged this hit
 
 
 class Explanation(BaseModel):
@@ -118,6 +121,8 @@ class Explanation(BaseModel):
     entries: list[EntryExplanation]
     ignored: list[str] = Field(default_factory=list)  # query terms not scored (function words)
     profile: str = "default"
+    semantic_floor: float = 0.0  # the profile's semantic floor (0: off)
+    semantic_note: str | None = None  # why the semantic floor was not applied, when the profile asks for it
 
     def for_id(self, entry_id: str) -> EntryExplanation:
         for row in self.entries:

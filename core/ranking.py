@@ -346,7 +346,10 @@ class Index(KeywordField):
         return df
 
     def idf(self, term: str) -> float:
-        df = self.df(term)
+        return self.idf_of(self.df(term))
+
+    def idf_of(self, df: int) -> float:
+        """The idf of a term held by `df` documents."""
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
 
     def contribution(self, idf: float, tf: float, doc_id: int) -> float:
@@ -469,8 +472,9 @@ class Index(KeywordField):
         want = k + 16
         while True:
             if want < len(hits):
-                kth = np.partition(scores, len(hits) - want)[len(hits) - want]
-                chosen = np.flatnonzero(scores >= kth)
+                ordered = scores.copy()  # np.partition, without its wrapper's cost
+                ordered.partition(len(hits) - want)
+                chosen = (scores >= ordered[len(hits) - want]).nonzero()[0]
                 candidates, values = hits[chosen], scores[chosen]
             else:
                 candidates, values = hits, scores

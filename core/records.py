@@ -12,6 +12,7 @@ import re
 import orjson
 
 from .kinds import _BY_VALUE, Kind
+from .lazy_re import lazy_pattern
 from .threats import scan_text, threat_flags
 
 __all__ = [
@@ -19,7 +20,7 @@ __all__ = [
     "parse_document",
 ]
 
-_ID = re.compile(r"[0-9a-f]{12}\Z")
+_ID = lazy_pattern(r"[0-9a-f]{12}\Z")
 _TEXT_FLAGS = ("blocked", "secret-redacted")  # flags a text earns, dropped when the text changes
 _TEXT_FLAG_PREFIXES = ("threat:", "approved:")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
@@ -538,7 +539,7 @@ def _canonical_items(entries: list) -> list[Record | Invalid] | None:
     return items
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = lazy_pattern("[\ud800-\udfff]")
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 

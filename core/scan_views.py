@@ -73,7 +73,10 @@ def is_plain(text: str) -> bool:
 
 
 def strip_controls(text: str) -> str:
-    """`text` without control characters (tab, line feed and carriage return are kept)."""
+    """`text` without control characters (tab, line feed and carriage return are kept). A
+    printable text has none: the expression is compiled only for a text that may."""
+    if text.isprintable():
+        return text
     return _CONTROL.sub("", text) if _CONTROL.search(text) else text
 
 

@@ -128,6 +128,23 @@ class _Snapshot:
         return self._index
 
 
+def _floor_candidates(k: int) -> int:
+    """How many of the gate's hits the semantic floor may look at (its vetoed slots are refilled)."""
+    from .semantic_floor import DEPTH, REFILL
+
+    return DEPTH * k if REFILL else k
+
+
+def _semantic_floor(snap: _Snapshot, query: str, hits: list[tuple[int, float]], k: int,
+                    limits: Limits) -> list[tuple[int, float]]:
+    """The hits the semantic floor keeps (`semantic_floor.judge`); the words' hits when it cannot judge."""
+    from .semantic_floor import judge_records
+
+    scores = dict(hits)
+    return [(doc_id, scores[doc_id]) for doc_id in
+            judge_records(query, snap.records, [doc_id for doc_id, _ in hits], k, limits).kept]
+
+
 class MemoryStore(Writing):
     """Long-term memory in `<dir>/memory.json`. docs/agents.md gives the contract of each method."""
 
@@ -226,8 +243,11 @@ class MemoryStore(Writing):
         limits = self.limits
         k = limits.top_k if top_k is None else top_k
         blocked = snap.blocked()
-        hits = pick(snap.index, tokenize(query), k, blocked, limits.stopwords, limits.min_coverage,
-                    limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
+        floor = limits.semantic_floor
+        hits = pick(snap.index, tokenize(query), k if not floor else _floor_candidates(k), blocked, limits.stopwords,
+                    limits.min_coverage, limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
+        if floor and hits:
+            hits = _semantic_floor(snap, query, hits, k, limits)
         learnt = blocked.judged
         if render:
             from .inject import clean_text

@@ -45,8 +45,8 @@ class QueryArrays:
         slot_of, starts = index._slot, index._starts
         all_ids, norm = index._numpy_parts()
         pieces, lengths = [], []
-        for term in terms:
-            slot = slot_of.get(term)
+        many = getattr(slot_of, "slots", None)  # a saved index's term table: all looked up at once
+        for slot in many(terms) if many is not None else map(slot_of.get, terms):
             if slot is None:
                 lengths.append(0)
                 continue
@@ -66,32 +66,36 @@ class QueryArrays:
                 index._df[term] = 0
             return
         ids = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
-        # a run is one (term, document): a new run starts where the document or the term changes
+        # a run is one (term, document): a new run starts where the document or the term changes.
+        # (ndarray methods and operators rather than the np.* functions that wrap them: a query
+        # makes a few dozen of these calls, and the wrappers' Python cost was a fifth of it)
         first = np.empty(len(ids) + 1, dtype=bool)
         np.not_equal(ids[1:], ids[:-1], out=first[1:-1])
         bounds = list(accumulate(lengths, initial=0))  # where each term's ids start (and the end)
         first[bounds] = True
-        firsts = np.flatnonzero(first)  # the runs' starts, and the end
-        tf = np.diff(firsts)
+        firsts = first.nonzero()[0]  # the runs' starts, and the end
+        tf = firsts[1:] - firsts[:-1]
         firsts = firsts[:-1]
-        docs = ids[firsts].astype(np.int64)
-        run_bounds = np.searchsorted(firsts, bounds).tolist()  # where each term's runs start
+        docs = ids[firsts]
+        run_bounds = firsts.searchsorted(bounds).tolist()  # where each term's runs start
         df = [hi - lo for lo, hi in zip(run_bounds, run_bounds[1:])]
-        factors = []
-        for position, (term, qtf) in enumerate(terms.items()):
-            index._df[term] = df[position]
-            factors.append(index.idf(term) if df[position] else 0.0)
-        term_of = np.repeat(np.arange(len(df)), df)
+        index._df.update(zip(terms, df))
+        if index._keyword_postings:  # never on the vector path (keywords score in pure Python)
+            factors = [index.idf(term) if count else 0.0 for term, count in zip(terms, df)]
+        else:  # df is the postings' count
+            idf_of = index.idf_of
+            factors = [idf_of(count) if count else 0.0 for count in df]
+        term_of = np.arange(len(df)).repeat(df)
         # `Index._term`: tf * (k1 + 1) / (tf + norm); then `_python_scores`: qtf * (idf * weight)
         weights = tf * (index.k1 + 1.0) / (tf + norm[docs])
-        weights = np.asarray(factors)[term_of] * weights
+        weights = np.array(factors)[term_of] * weights
         if any(qtf != 1 for qtf in terms.values()):
-            weights = np.asarray(list(terms.values()), dtype=np.float64)[term_of] * weights
+            weights = np.array(list(terms.values()), dtype=np.float64)[term_of] * weights
         self.docs = docs
         self.weights = weights
         self.term_of = term_of
         scores = np.bincount(docs, weights=weights, minlength=n)
-        self.hits = np.flatnonzero(scores > 0.0)
+        self.hits = (scores > 0.0).nonzero()[0]
         self.values = scores[self.hits]
         self.scores = scores if dense else None
         self._held = None
@@ -159,8 +163,9 @@ class _Ranking:
     def _sort(self, want: int) -> None:
         hits, values = self.hits, self.values
         if want < len(hits):  # every hit scoring at least the want-th best score (ties included)
-            kth = np.partition(values, len(hits) - want)[len(hits) - want]
-            chosen = np.flatnonzero(values >= kth)
+            ordered = values.copy()
+            ordered.partition(len(hits) - want)
+            chosen = (values >= ordered[len(hits) - want]).nonzero()[0]
             hits, values = hits[chosen], values[chosen]
         order = np.lexsort((hits, -values))
         self.ids, self.scores = hits[order], values[order]
@@ -172,7 +177,7 @@ class _Ranking:
             if self.ids is None or (len(self.ids) < want and len(self.ids) < len(self.hits)):
                 self._sort(want)
             is_open = self._open(size)
-            chosen = np.flatnonzero(is_open)[:size]
+            chosen = is_open.nonzero()[0][:size]
             if len(chosen) == size or len(self.ids) == len(self.hits):
                 return self.ids[chosen], self.scores[chosen]
             want *= 4
@@ -182,7 +187,7 @@ class _Ranking:
         if state is None:  # any container: asked about each candidate
             return np.fromiter((doc_id not in excluded for doc_id in ids.tolist()), dtype=bool, count=len(ids))
         known = state[ids]
-        unknown = np.flatnonzero(known == 0)
+        unknown = (known == 0).nonzero()[0]
         if unknown.size:
             # ask, in rank order, about the entries never judged, until `size` open ones come before
             opened_before = np.cumsum(known == 1)
@@ -227,7 +232,7 @@ def _gated_arrays(query: QueryArrays, gate: Gate | None, ids, values, k: int, ex
     if relative_floor > 0.0:
         fails |= values < floor
     picked = []
-    for position in np.flatnonzero(~fails).tolist():
+    for position in (~fails).nonzero()[0].tolist():
         doc_id, score = int(ids[position]), float(values[position])
         # a hit holding no counted term: its reason may name the weak terms it shares
         if coverage is not None and coverage[position] == 0.0 and gate.reason(doc_id, score) is not None:

@@ -48,6 +48,14 @@ from .widgets import fmt, palette
 from .widgets.fmt import one_line
 from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
 
+# The ranking profiles the command palette switches to (memtui_core.limits.PROFILES), each with what it does.
+PROFILE_HELP = {
+    "default": "ignores function words, gates weak matches and uses keywords",
+    "nanohermes": "ranks exactly as the original (every word counts, no gate, keywords ignored)",
+    "semantic": "default, plus a veto on hits whose meaning is far from the message (the embedding model; "
+                "explain shows each hit's cosine)",
+}
+
 __all__ = ["MemtuiApp", "run_app"]
 
 class MemtuiCommands(Provider):
@@ -233,13 +241,10 @@ class MemtuiApp(App[None]):
         for command in super().get_system_commands(screen):
             if command.title not in ("Quit", "Keys"):
                 yield command
-        other = "default" if self.store.limits.profile_name == "nanohermes" else "nanohermes"
-        yield SystemCommand(
-            f"Ranking profile: {other}",
-            "nanohermes ranks exactly as the original (every word counts, no gate, keywords ignored); "
-            "default ignores function words, gates weak matches and uses keywords",
-            lambda: self.switch_profile(other),
-        )
+        current = self.store.limits.profile_name
+        for other, help in PROFILE_HELP.items():
+            if other != current:
+                yield SystemCommand(f"Ranking profile: {other}", help, partial(self.switch_profile, other))
         yield SystemCommand("Export memories", "Write the entries to a JSON, JSONL, Hermes or Markdown file",
                             partial(self.open_transfer, "export"))
         yield SystemCommand("Import memories", "Preview, then add the entries of a memtui or Hermes file",

@@ -241,8 +241,10 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
         f"{style.dim('query ')} {clean(e.query) if width is None else truncate(clean(e.query), width - 7)}",
         f"{style.dim('tokens')} {_listing(e.tokens, None if width is None else width - 7) or style.dim('(none)')}",
         style.dim(f"       {e.n} entries, average length {e.avg_len:.1f} tokens; top_k {e.top_k}, budget {e.budget}"
-                  f"; profile {e.profile}"),
+                  f"; profile {e.profile}" + (f" (semantic floor {e.semantic_floor:.2f})" if e.semantic_floor else "")),
     ]
+    if e.semantic_note:
+        lines.append(f"{style.dim('note  ')} {style.yellow(clean(e.semantic_note))}")
     ignored = e.ignored
     if ignored:
         listing = _listing(ignored, None if width is None else width - 41)
@@ -279,6 +281,9 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
             )
         if missing and row.score > 0:
             lines.append(style.dim(f"        missing: {_listing(missing, None if width is None else width - 17)}"))
+        if row.cosine is not None:
+            lines.append(style.dim(f"        cosine {row.cosine:.3f} with the message (semantic floor "
+                                   f"{e.semantic_floor:.2f})"))
         if status != "injected":
             why = clean(row.reason)
             lines.append(style.dim("        why: " + (why if width is None else truncate(why, width - 13))))

@@ -75,3 +75,56 @@ def test_a_rare_word_a_fully_covered_message_and_fragments_still_inject(store):
     # a threshold above the word's grade: python is not common enough to be held back
     assert _texts(store, CommonRule(5.1, EN, ZH).picker()(store, "explain Python's GIL")) == [
         "The project's Python version is 3.11"]
+
+
+# ---------------------------------------------------------------- an extra set file (--set-file)
+
+
+def _tiny_set(path):
+    import json
+
+    path.write_text(json.dumps({
+        "memories": [
+            {"id": "zh", "kind": "preference", "text": "回复一律用中文", "keywords": ["language", "Chinese", "汉语"]},
+            {"id": "py", "kind": "fact", "text": "The project's Python version is 3.11", "keywords": ["python"]},
+        ],
+        "relevant": [{"text": "用中文回答我", "expect": ["zh"], "lexical": True},
+                     {"text": "which python version does the project use", "expect": ["py"]}],
+        "none": ["What language is spoken in Brazil?", "How do I center a div in CSS?"],
+    }, ensure_ascii=False), "utf-8")
+    return path
+
+
+def test_an_extra_set_file_is_evaluated_for_every_run(tmp_path, capsys):
+    import json
+
+    path = _tiny_set(tmp_path / "relevance_set_f.json")
+    assert relevance.main(["--sets", "none", "--set-file", str(path), "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert set(results) == {"default, keywords", "default, texts alone", "nanohermes", "semantic, keywords",
+                            "semantic, texts alone"}
+    for run in results.values():
+        assert list(run) == ["relevance_set_f"] and run["relevance_set_f"]["relevant"] == 2
+    assert results["default, keywords"]["relevance_set_f"]["hit@4"] == 1.0
+    assert relevance.main(["--sets", "none", "--set-file", str(path)]) == 0
+    assert f"set relevance_set_f: 2 memories; 2 relevant messages (1 lexical), 2 with no memory; from {path}" in (
+        capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "cannot read the set file"),
+    ('{"memories": []}', "must be an object with lists 'memories', 'relevant' and 'none'"),
+])
+def test_a_bad_set_file_is_a_one_line_error(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content, "utf-8")
+    with pytest.raises(SystemExit, match=message):
+        relevance.main(["--sets", "none", "--set-file", str(path)])
+    with pytest.raises(SystemExit, match="cannot read the set file"):
+        relevance.main(["--set-file", str(tmp_path / "missing.json")])
+
+
+def test_unknown_built_in_sets_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        relevance.main(["--sets", "A,Q"])
+    assert "unknown set(s) Q" in capsys.readouterr().err

@@ -33,6 +33,8 @@ class ExplainSummary(Static):
         text = Text(no_wrap=False)
         if trial:  # first: the summary is cut at two lines on a narrow terminal
             text.append(f"trying {trial}, r resets │ ", style=f"bold {P.warning}")
+        if explanation.semantic_note:  # the profile's semantic floor could not be applied
+            text.append(f"{explanation.semantic_note} │ ", style=f"bold {P.warning}")
         if explanation.n == 0:
             text.append("The store is empty: nothing to rank. Add memories on the browse screen (m, then n).",
                         style=f"bold {P.warning}")

@@ -23,6 +23,8 @@ def entry_heading(row: EntryExplanation) -> Text:
     text.append(f"#{row.rank} " if row.rank else "unranked ", style="bold")
     text.append_text(kind_badge(row.kind, english=False))
     text.append(f"  score {row.score:.3f}  ", style="bold")
+    if row.cosine is not None:  # judged by the semantic floor
+        text.append(f"cosine {row.cosine:.3f}  ", style="bold")
     text.append_text(status_badge(row.status))
     text.append(f"  {row.id}", style=P.muted)
     return text
@@ -62,7 +64,7 @@ def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType
             Text(f"{term.contribution:.3f}", style=f"bold {P.primary}" if not faint else style),
             note,
         )
-    total = Text.assemble(("total ", "bold"), (f"{row.score:.3f}", f"bold {P.primary}"), f"  (doc length {row.doc_len})")
+    total = Text.assemble(("total ", "bold"), (f"{row.score:.3f}", f"bold {P.primary}"), f"  (doc length {row.doc_len:g})")
     return Group(table, total)
 
 
@@ -134,7 +136,7 @@ def comparison_sentence(a: EntryExplanation, b: EntryExplanation) -> Text:
     return out
 
 
-def _why(tf_more: int, tf_less: int, len_more: int, len_less: int, other: str) -> str:
+def _why(tf_more: int, tf_less: int, len_more: float, len_less: float, other: str) -> str:
     if tf_less == 0:
         return f"not in {other}"
     if tf_more != tf_less:

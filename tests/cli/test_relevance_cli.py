@@ -95,3 +95,39 @@ def test_explain_says_when_a_keyword_only_term_is_not_counted(tmp_path):
     add(store, "fact", "unrelated note about coffee")
     human = run_memtui("explain", "flaky tests", store=store).out
     assert "keyword ×1" in human and "not counted: one keyword-only term per entry" in human
+
+
+def test_the_semantic_profile_vetoes_a_coincidental_hit_through_the_real_command(tmp_path):
+    from memtui_core import semantic
+    from memtui_core.limits import SEMANTIC_FLOOR
+
+    store = tmp_path / "s"
+    language = add(store, "preference", "回复一律用中文", "language", "Chinese", "汉语")
+    add(store, "fact", "The project's Python version is 3.11", "python", "版本")
+    coincidence, relevant = "What language is spoken in Brazil?", "用中文回答我"
+    assert "回复一律用中文" in run_memtui("inject", coincidence, store=store).out  # the words alone pick it
+    if semantic.status() == "ok":
+        assert run_memtui("--profile", "semantic", "inject", coincidence, store=store).out == ""
+        assert "回复一律用中文" in run_memtui("inject", relevant, "--profile", "semantic", store=store).out
+        result = run_memtui("--profile", "semantic", "explain", coincidence, "--json", store=store)
+        assert result.code == 0 and "Traceback" not in result.err
+        shown = result.json()
+        assert shown["profile"] == "semantic" and shown["semantic_floor"] == SEMANTIC_FLOOR
+        assert shown["semantic_note"] is None and shown["block"] == ""
+        row = next(row for row in shown["entries"] if row["id"] == language["id"])
+        assert row["status"] == "below_threshold" and row["cosine"] < SEMANTIC_FLOOR
+        assert row["reason"].startswith(f"its meaning is far from the message: cosine {row['cosine']:.3f} < ")
+        human = run_memtui("explain", coincidence, "--profile", "semantic", store=store).out
+        assert f"cosine {row['cosine']:.3f}" in human and "its meaning is far from the message" in human
+        assert "profile semantic (semantic floor" in human
+
+    off = {semantic.ENV: "off"}
+    result = run_memtui("--profile", "semantic", "explain", coincidence, "--json", store=store, env=off)
+    assert result.code == 0 and "Traceback" not in result.err
+    shown = result.json()
+    assert shown["semantic_note"].startswith("semantic floor") and "turned off by MEMTUI_SEMANTIC" in shown["semantic_note"]
+    assert next(row for row in shown["entries"] if row["id"] == language["id"])["status"] == "injected"
+    human = run_memtui("--profile", "semantic", "explain", coincidence, store=store, env=off)
+    assert human.code == 0 and "ranked by words alone" in human.out and "Traceback" not in human.err
+    block = run_memtui("--profile", "semantic", "inject", coincidence, store=store, env=off)
+    assert block.code == 0 and "回复一律用中文" in block.out and "Traceback" not in block.err

@@ -268,6 +268,54 @@ def test_a_write_refreshes_the_index_under_the_lock_with_its_verdicts(home, monk
     assert any(doc.records[i].blocked for i in judged)
 
 
+def _fresh_process(monkeypatch) -> list[bool]:
+    """Forget the code fingerprint as a new process would; record each time it is asked for
+    whether it had to hash the code's sources (True) or already knew it (False)."""
+    monkeypatch.setattr(derived, "_fingerprint", None)
+    monkeypatch.setattr(derived, "_stat", None)
+    asked: list[bool] = []
+    original = derived.code_fingerprint
+
+    def fingerprint() -> str:
+        asked.append(derived._fingerprint is None)
+        return original()
+
+    monkeypatch.setattr(derived, "code_fingerprint", fingerprint)
+    return asked
+
+
+def test_a_turn_takes_the_code_fingerprint_from_an_index_saved_by_the_same_code_files(home, monkeypatch):
+    expected = answers(home)  # saves the index
+    data = (home / "memory.json").read_bytes()
+    real = derived.code_fingerprint()
+    asked = _fresh_process(monkeypatch)
+    key, found = derived.read_for(index_file(home), data)
+    assert found is not None and key == derived.content_key(data)
+    assert asked and not any(asked)  # nothing hashed: the index's own code_stat matched
+    assert derived._fingerprint == real
+    assert answers(home) == expected
+
+
+def test_another_installation_of_the_same_code_hashes_it_and_uses_the_same_index(home, monkeypatch):
+    answers(home)
+    data = (home / "memory.json").read_bytes()
+    asked = _fresh_process(monkeypatch)
+    monkeypatch.setattr(derived, "_stat", "files elsewhere or touched since")
+    key, found = derived.read_for(index_file(home), data)
+    assert asked[0] is True  # the sources were hashed
+    assert found is not None  # and came to the same key: nothing derived again
+
+
+def test_an_index_saved_by_other_code_is_not_used(home, monkeypatch):
+    answers(home)
+    data = (home / "memory.json").read_bytes()
+    _fresh_process(monkeypatch)
+    monkeypatch.setattr(derived, "_stat", "other files")
+    monkeypatch.setattr(derived, "_fingerprint", "other code")
+    assert derived.read_for(index_file(home), data)[1] is None
+    check(home)
+
+
 def test_an_index_entry_count_mismatch_is_not_trusted(home):
     first = check(home)
     data = (home / "memory.json").read_bytes()
@@ -579,6 +627,8 @@ def test_term_table_finds_the_same_slots_with_prefixes_as_by_bisection(terms, ot
         derived._PREFIX_CHUNK = chunk
     assert table._prefixes is not None
     assert {term: table.get(term) for term in by_bisection} == by_bisection
+    looked_up = list(by_bisection) + ["\ud800", "zzzzzzzzzz"]  # a lone surrogate cannot be a term
+    assert table.slots(looked_up) == [by_bisection.get(term) for term in looked_up]  # all at once, the same
     assert all(by_bisection[term] is not None for term in terms)
     assert [table.get(term) for term in table] == list(range(len(terms)))
 
@@ -600,3 +650,22 @@ def test_a_derived_index_once_encoded_keeps_the_file_layout_and_scores_the_same(
     from_texts = Index([document_tokens(r.text, r.kind.label, r.kind.value) for r in records])
     for query in (["vite"], ["部署", "脚本", "vite"], ["rollback", "中文"], ["nothing"]):
         assert from_file.ranked(query) == from_texts.ranked(query)
+
+
+def test_deriving_pauses_the_garbage_collector_and_leaves_it_as_it_was(home):
+    import gc
+
+    seen = []
+    doc = parse_document((home / "memory.json").read_bytes())
+    assert gc.isenabled()
+    derived.without_gc(lambda: seen.append(gc.isenabled()))
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(ZeroDivisionError):
+        derived.without_gc(lambda: 1 / 0)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        derived.derive(doc.records, "key")
+        assert not gc.isenabled()  # a caller that had it off keeps it off
+    finally:
+        gc.enable()

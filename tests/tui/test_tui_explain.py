@@ -47,6 +47,7 @@ async def test_ranked_table_breakdown_and_block_match_the_core(seeded):
         for line in expected.block.splitlines()[:3]:  # the block exactly as the agent gets it
             assert line.strip() in text
         assert "why: ranked #1" in text
+        assert f"(doc length {top.doc_len:g})" in text and f"{top.doc_len:g}" == str(int(top.doc_len))  # not "7.0"
 
         await pilot.press("enter")  # from the query to the ranked table
         assert app.focused is screen.query_one("#ranked", VirtualTable)

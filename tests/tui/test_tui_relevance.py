@@ -36,6 +36,19 @@ async def select(pilot, screen: ExplainScreen, entry_id: str) -> None:
                      what="the row to be selected")
 
 
+async def switch_profile(pilot, screen: ExplainScreen, name: str, typed: str | None = None,
+                         timeout: float = 3.0) -> None:
+    """Switch the ranking profile from the command palette, as a person would, and wait for explain to rerun."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await type_text(pilot, typed or f"Ranking profile: {name}")
+    await wait_for_text(pilot, f"Ranking profile: {name}")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: pilot.app.store.limits.profile_name == name, what="the profile switch")
+    await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.profile == name,
+                     timeout=timeout, what=f"explain to rerun with the {name} profile")
+
+
 async def test_explain_screen_shows_ignored_terms_keyword_matches_and_the_gate(tmp_path):
     store, ids = relevance_store(tmp_path / "s")
     query = "where is the backend config yaml"
@@ -64,17 +77,63 @@ async def test_command_palette_switches_to_the_nanohermes_profile(tmp_path):
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, query)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await type_text(pilot, "Ranking profile")
-        await wait_for_text(pilot, "Ranking profile: nanohermes")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: app.store.limits.profile_name == "nanohermes", what="the profile switch")
-        await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.profile == "nanohermes",
-                         what="explain to rerun with nanohermes")
+        await switch_profile(pilot, screen, "nanohermes", typed="Ranking profile")
         assert screen.explanation.ignored == []
         assert screen.explanation.for_id(ids["nginx"]).status != "below_threshold"
         assert not [row for row in screen.explanation.entries if row.status == "below_threshold"]
         assert "profile nanohermes" in screen_text(app)
         expected = MemoryStore(store.dir, Limits.nanohermes()).explain(query)
         assert [row.id for row in screen.explanation.entries] == [row.id for row in expected.entries]
+
+
+async def test_command_palette_switches_to_the_semantic_profile_and_explain_shows_the_cosine(tmp_path):
+    import pytest
+
+    from memtui_core import semantic
+    from memtui_core.limits import SEMANTIC_FLOOR
+
+    if semantic.status() != "ok":
+        pytest.skip("the embedder is not available here")
+    store = MemoryStore(tmp_path / "s", actor="api")
+    language = store.remember("preference", "回复一律用中文", keywords=["language", "Chinese", "汉语"]).entry.id
+    store.remember("fact", "The project's Python version is 3.11", keywords=["python", "版本"])
+    query = "What language is spoken in Brazil?"
+    assert store.explain(query).for_id(language).status == "injected"  # the words alone inject it
+    app = MemtuiApp(store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, query)
+        await switch_profile(pilot, screen, "semantic", timeout=30)  # the model loads once
+        row = screen.explanation.for_id(language)
+        assert row.status == "below_threshold" and row.cosine < SEMANTIC_FLOOR
+        assert "profile semantic" in screen_text(app) and "weak match" in screen_text(app)
+        await select(pilot, screen, language)
+        why = screen.query_one("#why-entry")
+        await wait_until(pilot, lambda: shows(why, f"cosine {row.cosine:.3f} < {SEMANTIC_FLOOR:.2f}"),
+                         what="the semantic floor's reason")
+        assert shows(why, "its meaning is far from the message")
+        # back to the default profile: the words alone inject it again
+        await switch_profile(pilot, screen, "default")
+        assert screen.explanation.for_id(language).status == "injected"
+        assert screen.explanation.for_id(language).cosine is None
+
+
+async def test_the_semantic_profile_without_the_embedder_says_so_in_explain(tmp_path, monkeypatch):
+    from memtui_core import semantic
+
+    monkeypatch.setenv(semantic.ENV, "off")
+    semantic._reset_for_tests()
+    try:
+        store = MemoryStore(tmp_path / "s", Limits.semantic(), actor="api")
+        language = store.remember("preference", "回复一律用中文", keywords=["language", "Chinese"]).entry.id
+        query = "What language is spoken in Brazil?"
+        app = MemtuiApp(store)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await wait_loaded(pilot)
+            screen = await open_explain(pilot, query)
+            assert screen.explanation.for_id(language).status == "injected"
+            assert "turned off by MEMTUI_SEMANTIC" in screen.explanation.semantic_note
+            await wait_until(pilot, lambda: "turned off by MEMTUI_SEMANTIC" in screen_text(app),
+                             what="the one-line note in the summary")
+    finally:
+        semantic._reset_for_tests()
