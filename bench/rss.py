@@ -15,7 +15,12 @@ import sys
 from pathlib import Path
 
 
+WHO = ("ours", "ours-derive", "bm25s", "rank_bm25", "fts5-memory", "fts5-disk", "baseline")
+
+
 def main() -> None:
+    if len(sys.argv) != 3 or sys.argv[1] not in WHO or not (Path(sys.argv[2]) / "memory.json").is_file():
+        sys.exit(f"usage: python -m bench.rss {{{','.join(WHO)}}} DIR  (DIR holds a memory.json)")
     who, directory = sys.argv[1], Path(sys.argv[2])
     query = "部署脚本 dry-run 缓存"
     if who == "baseline":
