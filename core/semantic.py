@@ -10,8 +10,10 @@ Everything here is optional:
 - `MEMTUI_SEMANTIC=off` in the environment turns it off everywhere (for a machine without AVX2
   where it is slow, or to compare).
 
-Nothing here is imported on the per-turn path unless a caller asks for an embedding: importing
-numpy and loading the model cost about 100 ms in a new process.
+Nothing here is imported on the per-turn path unless a caller asks for an embedding: in a new
+process, importing numpy and loading the model cost 0.1-0.3 s, and the engine's first embedding as
+much again on this project's 2-core test machine (docs/threat-scan.md and docs/ranking.md have the
+measurements).
 
 The vectors are L2-normalised float32 rows of `DIMENSIONS` numbers, so a dot product is the
 cosine. `passages` embeds stored texts ("passage: " side), `queries` embeds user messages
