@@ -37,6 +37,12 @@ _passages: OrderedDict[str, object] = OrderedDict()
 _queries: OrderedDict[str, object] = OrderedDict()
 
 
+def pool_size(k: int, refill: bool | None = None) -> int:
+    """How many of the gate's hits the floor may judge for `k` slots (more than k only when vetoed
+    slots are refilled)."""
+    return DEPTH * k if (REFILL if refill is None else refill) else k
+
+
 def passage_text(text: str, keywords: Sequence[str], with_keywords: bool) -> str:
     """What an entry is embedded as: its text, then its keywords (when the profile uses them)."""
     if with_keywords and keywords:
@@ -87,7 +93,7 @@ def judge(query: str, candidates: Sequence[int], passage: Callable[[int], str], 
     query_vector = _query(query)
     if query_vector is None:  # the model failed after loading: rank by words
         return Verdict(list(candidates[:k]), {}, [], unavailable(floor))
-    pool = list(candidates[: DEPTH * k]) if refill else list(candidates[:k])
+    pool = list(candidates[: pool_size(k, refill)])
     kept: list[int] = []
     cosines: dict[int, float] = {}
     vetoed: list[int] = []

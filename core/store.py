@@ -129,10 +129,10 @@ class _Snapshot:
 
 
 def _floor_candidates(k: int) -> int:
-    """How many of the gate's hits the semantic floor may look at (its vetoed slots are refilled)."""
-    from .semantic_floor import DEPTH, REFILL
+    """How many of the gate's hits the semantic floor may look at (semantic_floor.pool_size)."""
+    from .semantic_floor import pool_size
 
-    return DEPTH * k if REFILL else k
+    return pool_size(k)
 
 
 def _semantic_floor(snap: _Snapshot, query: str, hits: list[tuple[int, float]], k: int,
