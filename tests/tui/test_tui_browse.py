@@ -184,3 +184,37 @@ async def test_filtered_counts_fit_80_columns(demo: MemoryStore):
         assert "preference" not in tabs_line
         await pilot.resize_terminal(160, 40)
         await wait_until(pilot, lambda: f"事实 fact {shown}/{facts}" in screen_text(app))
+
+
+async def test_new_counts_move_the_tab_underline_at_once_and_choosing_a_view_slides_it(demo: MemoryStore):
+    """Every load and filter keystroke relabels the tabs; the underline follows the active tab's
+    new width at once (Textual's tabs slide it for 0.3 s each time). Choosing a view still slides."""
+    from textual.widgets._tabs import Underline
+
+    from memtui.widgets.view_tabs import ViewTabs
+
+    entries = demo.entries()
+    app = MemtuiApp(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        tabs = app.screen.query_one(ViewTabs)
+        underline = tabs.query_one(Underline)
+        slid: list[str] = []
+        real = underline.animate
+        underline.animate = lambda attribute, *args, **kwargs: slid.append(attribute) or real(attribute, *args, **kwargs)
+        before = underline.highlight_end
+        await pilot.press("slash")
+        await type_text(pilot, "dry-run")
+        await pilot.press("enter")
+        shown = sum(1 for e in entries if "dry-run" in e.text)
+        await wait_until(pilot, lambda: f"All {shown}/{len(entries)}" in screen_text(app))
+        await pilot.pause(0.1)
+        assert slid == []
+        active = tabs.active_tab
+        assert active is not None
+        span = active.virtual_region.shrink(active.styles.gutter).column_span
+        assert (underline.highlight_start, underline.highlight_end) == span
+        assert underline.highlight_end != before  # the label did change width
+
+        await pilot.press("3")  # the person chose a view: that move slides, as in Textual
+        await wait_until(pilot, lambda: "highlight_end" in slid)
