@@ -8,9 +8,10 @@ changes are noticed by a one-second poll of the store's cheap state token.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -33,20 +34,16 @@ from .messages import (
     WriteDone,
     WriteFailed,
 )
-from .modals.conflict import ConflictChoice, ConflictModal
-from .modals.edit import EditModal, EditResult
-from .screens.audit import AuditScreen
-from .screens.backups import BackupsScreen
 from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
-from .screens.explain import ExplainScreen
-from .screens.help import HelpScreen
-from .screens.injections import InjectionsScreen
-from .screens.probes import ProbesScreen
 from .settings import Settings, default_path
 from .widgets import fmt, palette
 from .widgets.fmt import one_line
 from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
+
+if TYPE_CHECKING:
+    from .modals.conflict import ConflictChoice
+    from .modals.edit import EditResult
 
 # The ranking profiles the command palette switches to (memtui_core.limits.PROFILES), each with what it does.
 PROFILE_HELP = {
@@ -57,6 +54,19 @@ PROFILE_HELP = {
 }
 
 __all__ = ["MemtuiApp", "run_app"]
+
+
+def _mode(module: str, name: str) -> Callable[[], Screen]:
+    """A mode's screen, its module imported when the person first goes there: only Browse is needed
+    to draw the first screen, and the others (with their widgets and the core modules they use) are
+    about a fifth of what `import memtui.app` would otherwise load."""
+
+    def make() -> Screen:
+        return getattr(import_module(f".screens.{module}", __package__), name)()
+
+    make.__qualname__ = name
+    return make
+
 
 class MemtuiCommands(Provider):
     """The command palette: the same actions as the keys of the app and of the current screen."""
@@ -96,9 +106,9 @@ class MemtuiApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
     COMMANDS = App.COMMANDS | {MemtuiCommands}
-    MODES = {"browse": BrowseScreen, "explain": ExplainScreen, "backups": BackupsScreen, "audit": AuditScreen,
-             "injections": InjectionsScreen,
-             "probes": ProbesScreen}
+    MODES = {"browse": BrowseScreen, "explain": _mode("explain", "ExplainScreen"),
+             "backups": _mode("backups", "BackupsScreen"), "audit": _mode("audit", "AuditScreen"),
+             "injections": _mode("injections", "InjectionsScreen"), "probes": _mode("probes", "ProbesScreen")}
     DEFAULT_MODE = "browse"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -263,8 +273,11 @@ class MemtuiApp(App[None]):
         """Rank with another profile from now on (explain, and the block it shows)."""
         self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor)
         self.notify(f"Ranking profile: {name}")
-        if isinstance(self.screen, ExplainScreen):
-            self.screen.refresh_explain()
+        if self.current_mode == "explain":
+            from .screens.explain import ExplainScreen
+
+            if isinstance(self.screen, ExplainScreen):
+                self.screen.refresh_explain()
 
     # ------------------------------------------------------------------ navigation
 
@@ -285,6 +298,8 @@ class MemtuiApp(App[None]):
             screen.post_message(ModeScreen.Arrived(entry_id))
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.current_mode))
 
@@ -327,6 +342,8 @@ class MemtuiApp(App[None]):
             self.edit_entry(draft)
 
     def on_write_conflict(self, message: WriteConflict) -> None:
+        from .modals.conflict import ConflictModal
+
         write = message.write
         current = message.current
 
@@ -348,6 +365,8 @@ class MemtuiApp(App[None]):
 
     def edit_entry(self, draft: Draft) -> None:
         """Open the editor on `draft.entry` (or a blank one to add); saving checks for changes on disk."""
+        from .modals.edit import EditModal
+
         entry = draft.entry
 
         def saved(result: EditResult | None) -> None:
