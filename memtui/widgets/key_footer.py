@@ -4,6 +4,10 @@ Textual's footer shows every key and cuts the line at the terminal's edge, so at
 keys were lost mid-word. This one leaves out the key of the screen you are on (it does nothing
 there) and, when the line is still too long, drops keys in `DROP_ORDER` until it fits. Every key
 still works, and `?` lists them all.
+
+Textual rebuilds the footer's keys whenever the screen's bindings may have changed: every focus
+move and every refresh of the bindings, seven times before the first screen settles. This one
+rebuilds them only when what it would show has changed.
 """
 
 from __future__ import annotations
@@ -25,8 +29,26 @@ class KeyFooter(Footer):
     def __init__(self) -> None:
         super().__init__(compact=True)
         self._width = 0
+        self._shown: tuple | None = None  # what the keys on screen were made from
+
+    def _wanted(self) -> tuple:
+        """Everything the keys are made from: the bindings the screen shows (each enabled or not, with
+        its tooltip), the palette's key, the mode (its key is left out) and the width."""
+        bindings = tuple(
+            (binding, enabled, tooltip)
+            for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
+            if binding.show or key == self.app.COMMAND_PALETTE_BINDING
+        )
+        return (self._bindings_ready, self.compact, self.show_command_palette, self.app.current_mode,
+                self.app.size.width, bindings)
+
+    async def recompose(self) -> None:
+        if self.is_attached and self._shown is not None and self._wanted() == self._shown:
+            return  # the same keys again
+        await super().recompose()
 
     def compose(self) -> ComposeResult:
+        self._shown = self._wanted()
         keys = list(super().compose())
         current = f"show('{self.app.current_mode}')"
         keys = [key for key in keys if not (isinstance(key, FooterKey) and key.action == current)]
