@@ -2,6 +2,10 @@
 
 Inside, the engine works on light records (`memtui_core.records`) so the agent's hot path never imports
 pydantic; these models are built from them on demand.
+
+Every model defers building its validator and serializer (`defer_build`) to its first validation or
+dump: a process uses a few of these models, and building all of them at import was about a third of
+the module's import time (the app's start, every CLI command that prints JSON).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from .kinds import Kind
 class Entry(BaseModel):
     """One memory. Unknown fields read from the file are kept and written back."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
 
     id: str = Field(pattern=r"^[0-9a-f]{12}$")
     kind: Kind
@@ -46,7 +50,7 @@ class Entry(BaseModel):
         return dict(self.__pydantic_extra__ or {})
 
 
-class InvalidEntry(BaseModel):
+class InvalidEntry(BaseModel, defer_build=True):
     """An item of the file that is not a valid entry. Kept verbatim, never searched or injected."""
 
     index: int
@@ -54,7 +58,7 @@ class InvalidEntry(BaseModel):
     error: str
 
 
-class RememberResult(BaseModel):
+class RememberResult(BaseModel, defer_build=True):
     added: bool
     entry: Entry
     evicted: list[Entry] = Field(default_factory=list)
@@ -64,7 +68,7 @@ class RememberResult(BaseModel):
     """Its length in characters before the cut (after trimming and secret redaction); None if not cut."""
 
 
-class Hit(BaseModel):
+class Hit(BaseModel, defer_build=True):
     entry: Entry
     score: float
 
@@ -81,7 +85,7 @@ class Status(str, enum.Enum):
         return self.value
 
 
-class TermRow(BaseModel):
+class TermRow(BaseModel, defer_build=True):
     term: str
     qtf: int
     tf: int  # occurrences in the entry's text and kind label
@@ -93,7 +97,7 @@ class TermRow(BaseModel):
     ignored: str | None = None  # why the query term is not scored (a function word), else None
 
 
-class EntryExplanation(BaseModel):
+class EntryExplanation(BaseModel, defer_build=True):
     id: str
     kind: Kind
     text: str
@@ -109,7 +113,7 @@ class EntryExplanation(BaseModel):
     cosine: float | None = None  # meaning's closeness to the message, when the semantic floor judged this hit
 
 
-class Explanation(BaseModel):
+class Explanation(BaseModel, defer_build=True):
     query: str
     tokens: list[str]
     n: int
@@ -150,7 +154,7 @@ class AuditOp(str, enum.Enum):
 class AuditEvent(BaseModel):
     """One line of the audit log. Fields another version wrote that are not listed are kept."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     at: float
     actor: str
@@ -187,7 +191,7 @@ class AuditEvent(BaseModel):
             return None
 
 
-class Backup(BaseModel):
+class Backup(BaseModel, defer_build=True):
     name: str
     path: str
     at: float
@@ -196,7 +200,7 @@ class Backup(BaseModel):
     valid: bool = True
 
 
-class RestoreResult(BaseModel):
+class RestoreResult(BaseModel, defer_build=True):
     name: str
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
@@ -204,14 +208,14 @@ class RestoreResult(BaseModel):
     backup_of_current: str | None = None
 
 
-class Quarantine(BaseModel):
+class Quarantine(BaseModel, defer_build=True):
     path: str
     at: float
     error: str
     restored_from: str | None = None
 
 
-class Health(BaseModel):
+class Health(BaseModel, defer_build=True):
     path: str
     exists: bool
     entries: int
@@ -237,7 +241,7 @@ class Health(BaseModel):
         return [warning.code for warning in self.warnings]
 
 
-class TextCheck(BaseModel):
+class TextCheck(BaseModel, defer_build=True):
     """What writing a text would do, for live warnings while a person types."""
 
     length: int

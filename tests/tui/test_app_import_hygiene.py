@@ -55,3 +55,27 @@ def test_each_mode_makes_its_screen_when_first_opened(tmp_path):
     assert result["screens"] == {"browse": "BrowseScreen", "explain": "ExplainScreen", "backups": "BackupsScreen",
                                  "audit": "AuditScreen", "injections": "InjectionsScreen", "probes": "ProbesScreen"}
     assert "memtui.screens.explain" not in result["before"] and "memtui.screens.explain" in result["after"]
+
+
+def test_importing_the_app_builds_no_pydantic_validator(tmp_path):
+    """The models defer their validators and serializers to first use; each still validates then."""
+    result = run_python(
+        """
+        import json
+        import memtui.app
+        import memtui_core.model as model
+        from pydantic import BaseModel, ValidationError
+        models = [c for c in vars(model).values() if isinstance(c, type) and issubclass(c, BaseModel) and c is not BaseModel]
+        built = sorted(c.__name__ for c in models if c.__pydantic_complete__)
+        try:
+            model.Entry(id="not-an-id", kind="fact", text="x")
+            refused = False
+        except ValidationError:
+            refused = True
+        print(json.dumps({"models": len(models), "built": built, "refused": refused,
+                          "entry": model.Entry(id="a" * 12, kind="fact", text="x").model_dump()["kind"]}))
+        """,
+        tmp_path,
+    )
+    assert result["models"] >= 10 and result["built"] == []
+    assert result["refused"] and result["entry"] == "fact"
