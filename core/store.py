@@ -231,8 +231,14 @@ class MemoryStore(Writing):
         raise EntryNotFound(id)
 
     def eviction_order(self) -> list[Entry]:
-        """Valid entries in the order eviction would remove them: first is next."""
-        return [_entry(record) for record in _eviction_order(self._snap().records)]
+        """Valid entries in the order eviction would remove them: first is next.
+
+        The same Entry objects as `entries()` (built once per file state): the app asks for both on
+        every load, and building every entry a second time took as long as the listing."""
+        snap = self._snap()
+        entries = snap.entries
+        position = {id(record): i for i, record in enumerate(snap.records)}
+        return [entries[position[id(record)]] for record in _eviction_order(snap.records)]
 
     def _top(self, query: str, top_k: int | None, render: bool = False) -> list[tuple[Record, float]]:
         """The hits of `query`; with `render`, each hit's `plain` is worked out too (the block is

@@ -307,6 +307,8 @@ def test_eviction_order_by_rank(tmp_path, clock):
         ("fact", "the fact", 4),
     ])
     assert [e.id for e in store.eviction_order()] == [e.id for e in reversed(entries)]
+    # the same objects as the listing (built once per file state), not a second copy of each entry
+    assert sorted(map(id, store.eviction_order())) == sorted(map(id, store.entries()))
     evicted = []
     for i, kind in enumerate(["preference"] * 4):
         clock.now = 10 + i
