@@ -290,8 +290,6 @@ def cost(rounds: int = 3) -> str:
 def ceiling(sets=DEV_SETS) -> str:
     """Why no threshold does better: for the misses whose memory holds no word of the message, where
     that memory stands by cosine; for the no-memory messages the words leave empty, the best cosine."""
-    import statistics
-
     from bench.relevance import build, load
     from memtui_core import Limits
 
