@@ -31,7 +31,7 @@ setting, and decides whether it is built (at least +4 points of hit@4 in the key
 false recall not worse).
 
 With the rule off (`Setting(None)`), the picker is exactly the semantic profile's choice
-(tests/test_relevance_sets.py checks it against `search`).
+(tests/test_relevance_recall.py checks it against `search`, with a fake embedder).
 """
 
 from __future__ import annotations
