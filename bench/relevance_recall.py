@@ -31,7 +31,8 @@ setting, and decides whether it is built (at least +4 points of hit@4 in the key
 false recall not worse).
 
 With the rule off (`Setting(None)`), the picker is exactly the semantic profile's choice
-(tests/test_relevance_recall.py checks it against `search`, with a fake embedder).
+(tests/test_relevance_recall.py checks it against `search`, with a fake embedder). Measured and not
+adopted: docs/ranking.md, "Tried and not adopted", has the figures.
 """
 
 from __future__ import annotations
