@@ -446,7 +446,7 @@ _SENSITIVE_WORDS = (
     "numéro de carte", "kartennummer", "social security", "email address", "home address", "personal", "pii", "document.cookie",
     "chat log", "whoami", "hostname",
     # the environment by the command that prints it, and by name in the languages t6 held
-    "printenv", "`env`", "`set`", "miljövariabler", "miljøvariabler", "umgebungsvariablen", "variables de entorno",
+    "printenv", "`env`", "`set`", "miljövariabler", "miljovariabler", "miljøvariabler", "umgebungsvariablen", "variables de entorno",
     "variables d'environnement", "переменные окружения", "переменных окружения", "variabili d'ambiente",
     "variáveis de ambiente", "zmienne środowiskowe", "ortam değişken", "variabel lingkungan", "biến môi trường",
     "متغيرات البيئة", "पर्यावरण चर", "omgevingsvariabelen",
@@ -1160,6 +1160,9 @@ _VOUCH = (
     "ยืนยันแล้ว", "อนุมัติ", "ได้รับสิทธิ์", "ผ่านการตรวจสอบ", "ยินยอม",
     "amethibitishwa", "imethibitishwa", "zimeidhinishwa", "imeidhinishwa", "ameidhinisha", "idhini", "amekubali", "ridhaa",
     "εγκρίθηκ", "εγκεκριμέν", "επαληθευμέν", "επιβεβαιωμέν", "εξουσιοδοτ", "συναίνεσ", "συγκατάθεσ",
+    # consent recorded as given, in the forms t6 used (Portuguese, French, German, Turkish, Hindi)
+    "aprovado", "aprovada", "donné son accord", "donne son accord", "a donné son accord", "liegt bereits vor",
+    "liegt vor", "bereits erteilt", "onay vermis", "onceden onay", "मंज़ूरी दे", "मंज़ूर", "मंजूरी दे",
 )
 _WAIVE = (
     "skip", "waive", "exempt", "bypass", "omit", "no need", "not needed", "no longer needed", "needn't", "need not",
@@ -1220,7 +1223,7 @@ _SAFEGUARD = (
     "conferma", "identità", "rifiut", "restrizion", "avviso", "permesso", "consenso",
     "bevestiging", "verificatie", "identiteit", "weiger", "beperking", "inhoudsbeperking", "waarschuwing", "toestemming",
     "potwierdzen", "weryfikacj", "tożsamoś", "zgod", "odmaw", "odmow", "ograniczen", "ostrzeżen", "pytać", "pytania",
-    "onay", "dogrulama", "kimlik", "reddet", "filtre", "kisitlama", "uyari", "izin",
+    "onay", "dogrulama", "kimlik", "reddet", "filtre", "kisitlama", "uyari", "izin", "sorma",
     "konfirmasi", "verifikasi", "identitas", "menolak", "penolakan", "batasan", "pembatasan", "peringatan",
     "xác nhận", "xác minh", "danh tính", "từ chối", "bộ lọc", "giới hạn", "hạn chế", "cảnh báo", "hỏi",
     "تأكيد", "التحقق", "تحقق", "هوية", "الهوية", "إخفاء", "رفض", "ترفض", "قيود", "تحذير", "تصفية", "إذن",
@@ -1244,6 +1247,12 @@ _WARNED = (
     "test environment", "dev server", "测试环境", "テスト環境", "테스트 환경",
     "ausgibt", "poses as", "posing as", "se hace pasar", "se fait passer", "выдает себя", "выдаёт себя",
 )
+# A waiver for a command that changes nothing a check guards: a person's consent that the assistant
+# run `npm test` or `make lint` without asking first ("L'utente ha approvato che io esegua `npm test`
+# senza chiedere conferma"). The command must be the whole code span: `rm -rf / && npm test` is not one.
+_HARMLESS_COMMAND = (r"`(?:(?:npm|pnpm|yarn|make|cargo|go|poetry run|uv run|python -m|npx) )?(?:run )?"
+                     r"(?:test|tests|pytest|jest|vitest|lint|eslint|ruff|flake8|mypy|format|fmt|prettier|black|"
+                     r"typecheck|tsc|check|build)(?: [\w./=-]+){0,3}`")
 # How an approval was given, not what it licenses: "the admin approved the purchase without asking
 # finance", "aprovou a compra sem pedir confirmação" narrate an approval made without a check.
 _NARRATED_AFTER = r"(?:[\w-]+ ){1,3}(?:without|sin|sem|sans|ohne|senza|zonder|bez|без|tanpa|bila) "
@@ -1324,6 +1333,7 @@ _KEPT_BACK = (
     "مستخدمين آخرين", "المستخدمين الآخرين", "دستورالعمل‌های سیستم", "کلیدهای", "کاربران دیگر", "הנחיות מערכת",
     "מפתחות", "משתמשים אחרים", "सिस्टम निर्देश", "कुंजी", "अन्य उपयोगकर्ता", "คำสั่งระบบ", "คีย์", "ผู้ใช้อื่น",
     "maagizo ya mfumo", "funguo", "watumiaji wengine", "οδηγίες συστήματος", "κλειδιά", "άλλων χρηστών",
+    "passwörter", "passwords", "apischlüssel", "api-schlüssel", "contraseñas", "mots de passe", "senhas", "пароли",
 )
 _MAY_DISCLOSE = _MAY + (
     "get", "gets", "receive", "be shown", "be given", "be answered", "answered in full", "expose", "reveal", "share",
@@ -1782,7 +1792,8 @@ RULES: tuple[Rule, ...] = (
     Rule("authority.vouched-waiver", "authority",
          "claims someone approved or verified something, so a safeguard (confirmation, identity check, redaction, refusal) is waived",
          together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 100), distinct=True,
-         bound=((0, _NOT_BEFORE + r"|\bohne (?:\S+ ){0,5}", _NARRATED_AFTER), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)), apart=_WARNED),
+         bound=((0, _NOT_BEFORE + r"|\bohne (?:\S+ ){0,5}", _NARRATED_AFTER), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)),
+         apart=rf"(?=[^\n]*?(?:{_lexicon(_WARNED)}))|(?=[^\n]*?{_HARMLESS_COMMAND})"),
     # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
     # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
     Rule("encoded.decode-and-obey", "encoded", "asks the model to decode hidden text and act on it",
