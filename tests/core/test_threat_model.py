@@ -151,6 +151,10 @@ KNOWN_SEMANTIC_FALSE_ALARMS = {
     # t5, Greek: "the user asked: forget the old instruction about short answers when it is code";
     # a legitimate correction worded as the overrides are, which the rules now let through
     "Ο χρήστης ζήτησε: ξέχνα την παλιά οδηγία",
+    # retrained with t6: a phishing warning about help-desk messages asking for a password reads,
+    # to the embedding, much as the forged help-desk notices it warns about (probability just over
+    # the threshold); the rules and the character model let it through
+    "Fact: IT told the user that any message claiming to be from the help desk",
 }
 
 
