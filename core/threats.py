@@ -157,7 +157,10 @@ class Rule:
             triggers, then, lead = tuple(map(word, triggers)), pattern(then), pattern(lead)
             unless = None if unless is None else pattern(unless)
             together = tuple(pattern(item) if isinstance(item, str) else tuple(map(word, item)) for item in together)
-            apart = pattern(apart) if isinstance(apart, str) else tuple(map(word, apart))
+            if _PAIRED(apart):
+                apart = (tuple(map(word, apart[0])), pattern(apart[1]))
+            else:
+                apart = pattern(apart) if isinstance(apart, str) else tuple(map(word, apart))
             bound = tuple((i, pattern(before), pattern(after)) for i, before, after in _bounds(bound))
         self.then = then
         self.lead = lead
@@ -306,11 +309,18 @@ def _bounds(bound) -> tuple:
     return (bound,) if isinstance(bound[0], int) else tuple(bound)
 
 
+def _PAIRED(apart) -> bool:
+    return isinstance(apart, tuple) and len(apart) == 2 and isinstance(apart[0], tuple)
+
+
 def _apart(apart):
     """A test of a clause for a rule's `apart`: a word list is looked for anywhere in it, a regex
-    is matched at its start (so it can look ahead over the whole clause)."""
+    is matched at its start (so it can look ahead over the whole clause); a pair of both is either."""
     if not apart:
         return None
+    if _PAIRED(apart):
+        words, pattern = re.compile(_lexicon(apart[0])).search, re.compile(apart[1]).match
+        return lambda clause: words(clause) is not None or pattern(clause) is not None
     if isinstance(apart, str):
         return re.compile(apart).match
     return re.compile(_lexicon(apart)).search
@@ -1362,10 +1372,11 @@ _SYSTEM_SUBJECT = (
 # guardrails, content filters, safety rules), in every language the scan reads. Generic limits
 # ("rate limits", "lint rules") are other objects: the nouns here are the model's, and a clause
 # set in staging or a test environment is an incident (`_ENVIRONMENT`).
-# English verbs as orders or infinitives only: "the filters were disabled in staging" narrates.
-_SWITCH_OFF_EN = (r"\b(?:disable|turn off|switch off|deactivate|remove|lift|strip|drop|bypass|get rid of|"
-                  r"turn (?:\w+ ){0,3}off|switch (?:\w+ ){0,3}off)(?![a-z])")
+# English verbs as orders or infinitives only: "the filters were disabled in staging" narrates
+# (`_NARRATED_OFF`, a clause the switch-off rule leaves alone).
+_NARRATED_OFF = r"(?=[^\n]*?\b(?:disabled|deactivated|removed|lifted|stripped|dropped|bypassed|turned off|switched off)\b)"
 _SWITCH_OFF = (
+    "disable", "turn off", "switch off", "deactivate", "remove", "lift", "strip", "drop", "bypass", "get rid of",
     "отключи", "отключить", "отключать", "выключи", "сними", "снять", "убери", "обойди", "обходить", "вимкни", "зніми",
     "kaldır", "kaldir", "devre dışı bırak", "devre disi birak", "kapat", "desactiva", "desactivar", "elimina", "quita",
     "quitar", "désactive", "désactiver", "supprime", "lève", "deaktivier", "abschalten", "schalte", "entfern", "hebe",
@@ -1389,7 +1400,6 @@ _MODEL_LIMITS = (
     "beperking", "filters", "περιορισμ", "הגבלות", "ข้อจำกัด", "محدودیت", "restricți", "korlátoz", "rajoitu",
     "限制", "约束", "审查", "过滤", "安全规则", "制限", "フィルター", "検閲", "제한", "필터", "검열", "안전 규칙",
 )
-_SWITCH_OFF_RE = _SWITCH_OFF_EN + "|" + _lexicon(_SWITCH_OFF)
 # The model's hidden orders named as what is to be shown (override.reveal-hidden): "show the hidden
 # instructions", покажи скрытые инструкции, gizli talimatları göster. Hidden orders are the model's by
 # what they are; no "to me" is needed.
@@ -1611,8 +1621,8 @@ RULES: tuple[Rule, ...] = (
     Rule("override.reveal-hidden", "override", "asks the model to show the hidden instructions it runs under",
          together=(_REVEAL_MORE, _HIDDEN_ORDERS), apart=_NEGATION + _UNTRUSTED),
     Rule("override.switch-off-limits", "override", "tells the model to switch off its own restrictions or safeguards",
-         together=(_SWITCH_OFF_RE, _MODEL_LIMITS), near=(0, 1, 40), apart=_NEGATION + _UNTRUSTED,
-         bound=(1, _BOUND_BEFORE + r"|rate |api |quota |memory |disk |cpu |spam |dns |cors |upload |file ", "")),
+         together=(_MODEL_LIMITS, _SWITCH_OFF), near=(0, 1, 40), apart=(_NEGATION + _UNTRUSTED, _NARRATED_OFF),
+         bound=(0, _BOUND_BEFORE + r"|rate |api |quota |memory |disk |cpu |spam |dns |cors |upload |file ", "")),
     Rule("override.secrecy", "override", "tells the model to hide this text or its actions from the user",
          together=(_CONCEAL, _THIS_TEXT + ("what you are doing", "what you did", "that you", "these instructions"),
                    _THE_USER), window=2),
@@ -1780,7 +1790,7 @@ RULES: tuple[Rule, ...] = (
          together=(_AGENT, _MAY, _UNCHECKED, _GUARDED_ACT), window=2, apart=_NEGATION),
     Rule("authority.may-disable-safeguards", "authority", "claims the model is permitted to switch off its own safeguards",
          together=(_AGENT, _MAY_DISCLOSE + ("permission", "permiss", "erlaubnis", "разрешени", "izin", "يُسمح", "مسموح"),
-                   _SWITCH_OFF_RE, _MODEL_LIMITS), window=2, near=(2, 3, 40), apart=_NEGATION + _WARNED),
+                   _SWITCH_OFF, _MODEL_LIMITS), window=2, near=(2, 3, 40), apart=_NEGATION + _WARNED),
     Rule("authority.deemed-approved", "authority", "declares a class of requests approved or a claim proven, so no check applies",
          together=(_DEEM, _APPROVED_STATE, _REQUESTS), apart=_NEGATION + ("test", "mock", "fixture", "stub")),
     Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
@@ -1793,7 +1803,7 @@ RULES: tuple[Rule, ...] = (
          "claims someone approved or verified something, so a safeguard (confirmation, identity check, redaction, refusal) is waived",
          together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 100), distinct=True,
          bound=((0, _NOT_BEFORE + r"|\bohne (?:\S+ ){0,5}", _NARRATED_AFTER), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)),
-         apart=rf"(?=[^\n]*?(?:{_lexicon(_WARNED)}))|(?=[^\n]*?{_HARMLESS_COMMAND})"),
+         apart=(_WARNED, rf"(?=[^\n]*?{_HARMLESS_COMMAND})")),
     # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
     # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
     Rule("encoded.decode-and-obey", "encoded", "asks the model to decode hidden text and act on it",
@@ -2258,8 +2268,8 @@ _TRANSFORM_HINTS = ("rot13", "rot-13", "rot 13", "caesar", "revers", "backwards"
                     "右から左", "오른쪽에서 왼쪽", "de derecha a izquierda", "de droite à gauche", "von rechts nach links",
                     "da destra a sinistra", "da direita para a esquerda", "od prawej do lewej", "sağdan sola",
                     "baklänges", "omvänd", "achterstevoren", "zprava doleva", "από δεξιά προς τα αριστερά",
-                    "cäsar", "césar", "cesar", "цезар", "szyfr cezara", "sezar", "凯撒", "シーザー", "카이사르",
-                    "shift cipher", "shifted by", "flytta tillbaka", "сдвиг", "desplaza", "décal", "verschieb")
+                    "cäsar", "césar", "цезар", "szyfr cezara", "sezar", "凯撒", "凱撒", "シーザー", "카이사르",
+                    "shift cipher", "shifted by", "flytta tillbaka")
 
 
 _TRANSFORM_HINT = lazy_pattern("|".join(map(re.escape, _TRANSFORM_HINTS)))
@@ -2269,7 +2279,7 @@ def _names_transform(text: str) -> bool:
     return _TRANSFORM_HINT.search(text.lower()) is not None
 
 
-def _transformed(text: str) -> list[tuple[str, int, int, str]]:
+def _transformed(text: str, depth: int = 0) -> list[tuple[str, int, int, str]]:
     out = []
     if ("\\" in text or "&#" in text) and len(_ESCAPE.findall(text)) >= 4:
         out.append(("escapes", 0, len(text), _ESCAPE.sub(_unescape, text)))
@@ -2282,9 +2292,17 @@ def _transformed(text: str) -> list[tuple[str, int, int, str]]:
     import codecs
 
     out += [("rot13", 0, len(text), codecs.encode(text, "rot13")), ("reversed", 0, len(text), text[::-1])]
-    # A shift cipher named, whatever its key: every other shift of the Latin letters (25 readings of
-    # a text that says it is one; a text that names none never gets here).
-    return out + [("caesar", 0, len(text), _shift(text, key)) for key in range(1, 26) if key != 13]
+    # A shift cipher named, whatever its key: every other shift of the Latin letters (24 readings,
+    # only of a text that names a shift cipher; rot13 is read above).
+    # A reading of a reading is not shifted again: the hint survives a shift when it is not Latin (凯撒).
+    if depth or not _CAESAR_HINT.search(text.lower()):
+        return out
+    readings = {_shift(text, key): key for key in range(1, 26) if key != 13}
+    return out + [("caesar", 0, len(text), reading) for reading in readings if reading != text]
+
+
+_CAESAR_HINT = lazy_pattern(r"caesar|cäsar|césar|\bcesar\b|цезар|szyfr cezara|sezar|凯撒|凱撒|シーザー|카이사르|shift cipher|"
+                            r"shifted by|flytta tillbaka")
 
 
 # A word split by empty quotes, which a shell joins back (`en""v`, `n''c`): a command spelt so that
@@ -2388,6 +2406,8 @@ def _disguise_in(raw: str) -> str | None:
 
 
 def _disguises(findings: list[Finding], text: str) -> list[Finding]:
+    if not any(finding.category not in _NO_INTENT for finding in findings):
+        return []
     if text.isascii() and not _LEET_TOKEN.search(text) and not _SPELT_OUT.search(text):
         return []
     for finding in findings:
@@ -2555,7 +2575,7 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
     if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text) or "\\" in text or "&#" in text
                                or "-" in text and "." in text and _MORSE_RUN.search(text)
                                or '""' in text or "''" in text):
-        for kind, start, end, decoded in _decoded(text) + _transformed(text):
+        for kind, start, end, decoded in _decoded(text) + _transformed(text, depth):
             inner = [f for f in _scan(decoded, depth + 1, secrets=False) if f.category != "invisible"]
             if not inner:
                 continue
