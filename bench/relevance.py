@@ -20,6 +20,7 @@ shape of relevance_set_b.json (named by its file's stem); `--sets A,E` (or `none
 `--sweep` prints the dev-split figures over a grid of gate settings (how the defaults were chosen).
 `--sweep-semantic` prints the semantic floor over a grid of floors on A-D (bench/relevance_semantic.py).
 `--sweep-common` and `--common-check T` replay the common-word experiment (bench/relevance_common.py).
+`--sweep-recall` and `--recall-check SETTING` replay the semantic recall experiment (bench/relevance_recall.py).
 """
 
 from __future__ import annotations
@@ -204,6 +205,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="the semantic floor over a grid of floors, refilled or not, on A-D (how it was chosen)")
     parser.add_argument("--semantic-cost", action="store_true",
                         help="the semantic floor's per-turn cost: new processes and a warm one (set A's store)")
+    parser.add_argument("--sweep-recall", action="store_true",
+                        help="the semantic recall experiment over a grid of settings on A-D (bench/relevance_recall.py)")
+    parser.add_argument("--recall-check", metavar="SETTING",
+                        help="the sets chosen with --sets (default: E) before and after recall at SETTING "
+                             "('R,M,when,scope' or 'rrf,R')")
+    parser.add_argument("--recall-ceiling", action="store_true",
+                        help="where the memories the words miss stand by cosine, on A-D (why recall gains little)")
+    parser.add_argument("--recall-cost", action="store_true",
+                        help="what recall would pay in a new process: every entry's vector (36 and 500 entries)")
     parser.add_argument("--set-file", action="append", default=[], metavar="PATH",
                         help="also evaluate this set (JSON of relevance_set_b.json's shape); repeatable")
     parser.add_argument("--sets", metavar="NAMES", help="the built-in sets to evaluate, e.g. 'A,E' or 'none' "
@@ -217,6 +227,27 @@ def main(argv: list[str] | None = None) -> int:
         from bench import relevance_semantic
 
         print(relevance_semantic.sweep())
+        return 0
+    if args.sweep_recall:
+        from bench import relevance_recall
+
+        print(relevance_recall.sweep())
+        return 0
+    if args.recall_ceiling:
+        from bench import relevance_recall
+
+        print(relevance_recall.ceiling())
+        return 0
+    if args.recall_cost:
+        from bench import relevance_recall
+
+        print(relevance_recall.cost())
+        return 0
+    if args.recall_check:
+        from bench import relevance_recall
+
+        chosen = ("E",) if args.sets is None else tuple(n.strip().upper() for n in args.sets.split(",") if n.strip())
+        print(relevance_recall.check(relevance_recall.Setting.parse(args.recall_check), chosen))
         return 0
     if args.semantic_cost:
         from bench import relevance_semantic
