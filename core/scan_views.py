@@ -220,9 +220,42 @@ _WORD = lazy_pattern(r"[^\W_]+")
 
 
 def _disguised(word: str, table: dict[str, str]) -> bool:
-    """A word to map: it holds Latin letters, or every character has an ASCII prototype (a word
-    wholly in another script that cannot pass for ASCII is left as it is)."""
-    return any("a" <= char <= "z" for char in word) or all(char in table for char in word)
+    """A word to map: it holds Latin letters (`ấ` as well as `a`), or every character has an ASCII
+    prototype (a word wholly in another script that cannot pass for ASCII is left as it is)."""
+    return any("a" <= char <= "z" or char > "\x7f" and _script(char) == "LATIN" for char in word) or all(
+        char in table for char in word)
+
+
+@cache
+def _script(char: str) -> str:
+    """The script of a letter as the character database names it (`CYRILLIC`, `GREEK`, `LATIN`…)."""
+    return unicodedata.name(char, "?").split(" ", 1)[0]
+
+
+_INTO: dict[str, dict[str, str]] = {}
+
+
+def _into(script: str, table: dict[str, str]) -> dict[str, str]:
+    """ASCII letter -> the letter of `script` that TS #39 gives the same prototype (`o` -> Cyrillic
+    `о`): how a Latin letter slipped into a Cyrillic or Greek word is read back into it."""
+    if script not in _INTO:
+        found: dict[str, str] = {}
+        for char, target in sorted(table.items(), key=lambda item: len(unicodedata.name(item[0], ""))):
+            if len(target) == 1 and char.islower() and _script(char) == script:
+                found.setdefault(target, char)
+        _INTO[script] = found
+    return _INTO[script]
+
+
+def _foreign(word: str, table: dict[str, str]) -> str | None:
+    """The script of a word that holds a letter of Cyrillic or Greek with no ASCII lookalike (`т`,
+    `ы`, `λ`): such a word cannot pass for Latin, so its Latin letters are the disguise."""
+    for char in word:
+        if char > "\x7f" and char not in table and char.isalpha():
+            script = _script(char)
+            if script in ("CYRILLIC", "GREEK"):
+                return script
+    return None
 
 
 _LATIN = lazy_pattern("[a-z]")
@@ -243,7 +276,14 @@ def _skeleton(view: View, plain: bool) -> View:
             continue
         start, end = match.span()
         pieces.append(view.text[last:start])
-        mapped = [table.get(char, char) for char in word]
+        script = _foreign(word, table)
+        if script is not None:
+            if not any("a" <= char <= "z" for char in word):
+                continue
+            into = _into(script, table)
+            mapped = [into.get(char, char) if "a" <= char <= "z" else char for char in word]
+        else:
+            mapped = [table.get(char, char) for char in word]
         pieces += mapped
         if offsets is not None:
             offsets += view.offsets[last:start]
@@ -311,7 +351,7 @@ def fold_marks(text: str) -> str:
     """`text` without the combining marks of step 8 (used on the words view and on the rules that read it)."""
     if text.isascii() or not _MARKED.search(text):
         return text
-    return "".join(_unmark_char(char) if _MARKED.match(char) else char for char in text)
+    return "".join(map(_unmark_char, text))  # cached per character: no pattern call per character
 
 
 def _fold_marks(view: View) -> View:

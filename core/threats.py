@@ -157,7 +157,10 @@ class Rule:
             triggers, then, lead = tuple(map(word, triggers)), pattern(then), pattern(lead)
             unless = None if unless is None else pattern(unless)
             together = tuple(pattern(item) if isinstance(item, str) else tuple(map(word, item)) for item in together)
-            apart = pattern(apart) if isinstance(apart, str) else tuple(map(word, apart))
+            if _PAIRED(apart):
+                apart = (tuple(map(word, apart[0])), pattern(apart[1]))
+            else:
+                apart = pattern(apart) if isinstance(apart, str) else tuple(map(word, apart))
             bound = tuple((i, pattern(before), pattern(after)) for i, before, after in _bounds(bound))
         self.then = then
         self.lead = lead
@@ -306,11 +309,18 @@ def _bounds(bound) -> tuple:
     return (bound,) if isinstance(bound[0], int) else tuple(bound)
 
 
+def _PAIRED(apart) -> bool:
+    return isinstance(apart, tuple) and len(apart) == 2 and isinstance(apart[0], tuple)
+
+
 def _apart(apart):
     """A test of a clause for a rule's `apart`: a word list is looked for anywhere in it, a regex
-    is matched at its start (so it can look ahead over the whole clause)."""
+    is matched at its start (so it can look ahead over the whole clause); a pair of both is either."""
     if not apart:
         return None
+    if _PAIRED(apart):
+        words, pattern = re.compile(_lexicon(apart[0])).search, re.compile(apart[1]).match
+        return lambda clause: words(clause) is not None or pattern(clause) is not None
     if isinstance(apart, str):
         return re.compile(apart).match
     return re.compile(_lexicon(apart)).search
@@ -425,7 +435,7 @@ _SEND_OTHER_WORDS = ("发送", "发到", "发给", "上传", "转发", "附加",
                    # the languages t1 showed missing
                    "পাঠিয়ে", "পাঠাও", "ipadala", "i-upload", "ipasa", "بفرست", "ارسال کن", "carica", "pošli", "odešli",
                    "nahraj", "tuma", "pakia", "ส่งไป", "ส่งให้", "שלח", "στείλε", "ανέβασ", "unggah", "yükle", "prześlij",
-                   "tải lên")
+                   "tải lên", "skicka", "send til", "verstuur", "odeslat")
 _SEND_OTHER = _any(*_SEND_OTHER_WORDS)
 _SENSITIVE_WORDS = (
     "conversation", "chat", "transcript", "message", "history", "memory", "memories", "credential", "secret",
@@ -445,6 +455,11 @@ _SENSITIVE_WORDS = (
     "phone number", "card number", "номер карты", "银行卡号", "身份证号", "カード番号", "카드 번호", "número de tarjeta",
     "numéro de carte", "kartennummer", "social security", "email address", "home address", "personal", "pii", "document.cookie",
     "chat log", "whoami", "hostname",
+    # the environment by the command that prints it, and by name in the languages t6 held
+    "printenv", "`env`", "`set`", "miljövariabler", "miljovariabler", "miljøvariabler", "umgebungsvariablen", "variables de entorno",
+    "variables d'environnement", "переменные окружения", "переменных окружения", "variabili d'ambiente",
+    "variáveis de ambiente", "zmienne środowiskowe", "ortam değişken", "variabel lingkungan", "biến môi trường",
+    "متغيرات البيئة", "पर्यावरण चर", "omgevingsvariabelen",
     "কথোপকথন", "usapan", "گفتگو", "مکالمه", "konverzac", "mazungumzo", "บทสนทนา", "รหัสผ่าน", "השיחה", "סיסמ",
     "συνομιλ", "κωδικ", "पूरी बातचीत", "parola", "şifre", "hasło", "hasła", "wachtwoord", "heslo", "nenosiri",
 )
@@ -491,8 +506,12 @@ _HEADING = _any("instruction", "instructions", "system", "response", "input", "p
                 "지시", "명령", "시스템", "システム", "sistema", "système", "система", "instrucci[oó]n(?:es)?", "respuesta",
                 "réponse", "antwort", "ответ", "instruções", "istruzioni", "anweisung(?:en)?", "инструкци[яи]", "回答", "응답",
                 "instrukce", "instrukcj[ae]", "instruksi", "instructies", "talimat(?:lar)?", "odpověď", "odpowiedź",
-                "οδηγίες", "απάντηση", "تعليمات", "הוראות", "निर्देश")
-_PLACEHOLDER = r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][a-z0-9_]*\}?|<[a-z_ ]{2,40}>|%\([a-z_]+\)s?|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
+                "οδηγίες", "απάντηση", "تعليمات", "הוראות", "निर्देश",
+                # a heading for the system's orders in the scripts written without spaces or t6 held
+                "คำสั่งระบบ", "คำสั่ง", "ระบบ", "النظام", "सिस्टम", "systeem", "system(?:meddelande|anvisning)",
+                "instrukcje systemowe", "hướng dẫn hệ thống", "lệnh hệ thống", "sistem talimat\\w*")
+_PLACEHOLDER = (r"(?:%[A-Za-z_][A-Za-z0-9_]*%|\{\{?[^}\s]{1,40}\}\}?|\$\{?[a-z_][a-z0-9_]*\}?|<[a-z_ ]{2,40}>|<[A-Z_ ]{2,40}>|%\([a-z_]+\)s?|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+                r"|\[[^\]\n]{0,30}?(?i:message|conversation|chat|history|prompt|key|token|secret|password|env|cookie|session)[^\]\n]{0,30}\])")
 
 # Word lists for the clause rules. One tuple per meaning, every language the scan reads in the
 # same tuple (English first, then Chinese, Japanese, Korean, then Spanish, French, German,
@@ -943,7 +962,7 @@ _ASSISTANT = (
     "modèle", "modell", "intelligence artificielle", "inteligencia artificial", "inteligência artificial",
     "intelligenza artificiale", "künstliche intelligenz", "искусственн", "штучн", "sztuczn", "yapay zeka", "kecerdasan",
     "trí tuệ", "الذكاء", "एआई", "du är", "du er", "jsi", "είσαι", "τεχνητή νοημοσύνη", "אתה", "בינה מלאכותית", "คุณ",
-    "هوش مصنوعی", "هوشی", "ذكاء", "μοντέλο", "तुम", "आप", "asisten", "wewe", "bạn", "คุณเป็น", "تو ", "応答", "回答し", "答えて", "ești", "vagy", "olet", "tekoäly", "mesterséges intelligencia", "inteligență artificială", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
+    "هوش مصنوعی", "هوشی", "ذكاء", "μοντέλο", "तुम", "आप", "asisten", "asistan", "wewe", "bạn", "คุณเป็น", "تو ", "أنت", "أنتَ", "এআই", "তুমি", "اے آئی", "応答", "回答し", "答えて", "ești", "vagy", "olet", "tekoäly", "mesterséges intelligencia", "inteligență artificială", "人格", "角色", "キャラ", "캐릭터", "인격", "personaje", "personnage", "персонаж",
 )
 # A model without its rules: a negation or a removal and a word for limits, in the words view.
 _LIMIT_NOUN = (
@@ -989,6 +1008,9 @@ _LIMITLESS = "(?:" + (
     # a persona's trait in the words of the languages the blind batches held least of
     r"|\bnever (?:been )?given (?:any )?" + _LIMIT_NOUN + r"|\bpre-?alignment\b|\bbefore (?:safety|alignment) (?:tuning|training)"
     r"|\b(?:isiyo na|bila)\b ?(?:\w+ )?" + _LIMIT_NOUN + r"|कोई (?:भी )?(?:\w+ )?" + _LIMIT_NOUN + r" नहीं"
+    r"|কোনো নিয়ম নেই|কোনো বিধিনিষেধ নেই|প্রত্যাখ্যান করে না|کوئی پابندی نہیں|انکار نہیں کرتا|"
+    r"(?:säkerhetsspärr\w*|spärrar|begränsning\w*|filter) (?:är )?avstängd\w*|(?:aldrig|någonsin) vägra\w*|"
+    r"inget svar (?:\w+ )?vägras"
     r"|(?:bị )?gỡ (?:bỏ )?(?:mọi |tất cả )?(?:giới hạn|hạn chế|bộ lọc)|没有(?:任何)?(?:内容|安全|道德)(?:方面的)?(?:限制|约束|审查)"
     r"|有问必答|没有禁区|没有(?:任何)?拒答|没有(?:任何)?(?:政策|审核)(?=约束|限制|的|[，。、,.!！]|$)|不受[^，。]{0,8}(?:约束|限制|束缚)|不会说不|口无遮拦"
     r"|(?:ポリシー|規則|ルール|制限|倫理|規制)に縛られ(?:ず|ない)|どんな質問にも(?:遠慮なく)?答え"
@@ -1023,7 +1045,7 @@ _LIMITLESS = "(?:" + (
 ) + ")"
 # Casting the model in a role (persona.cast-trait): the role's trait may come in the next sentence.
 _CAST = (
-    "you play", "play the", "play a", "act as", "pretend to be", "pretend you", "roleplay", "role-play", "role play",
+    "you play", "play the", "play a", "spelar", "du spelar", "act as", "pretend to be", "pretend you", "roleplay", "role-play", "role play",
     "in character", "persona", "personality", "call yourself", "answer as", "replies from", "you become",
     "扮演", "化身", "扮成", "身份", "人格", "口吻", "饰演", "变成", "演じ", "なりきっ", "キャラ", "役を", "역할", "연기해",
     "캐릭터", "인격", "juega el papel", "interpreta", "finge ser", "joue le rôle", "incarne", "spiel die rolle",
@@ -1148,6 +1170,9 @@ _VOUCH = (
     "ยืนยันแล้ว", "อนุมัติ", "ได้รับสิทธิ์", "ผ่านการตรวจสอบ", "ยินยอม",
     "amethibitishwa", "imethibitishwa", "zimeidhinishwa", "imeidhinishwa", "ameidhinisha", "idhini", "amekubali", "ridhaa",
     "εγκρίθηκ", "εγκεκριμέν", "επαληθευμέν", "επιβεβαιωμέν", "εξουσιοδοτ", "συναίνεσ", "συγκατάθεσ",
+    # consent recorded as given, in the forms t6 used (Portuguese, French, German, Turkish, Hindi)
+    "aprovado", "aprovada", "donné son accord", "donne son accord", "a donné son accord", "liegt bereits vor",
+    "liegt vor", "bereits erteilt", "onay vermis", "onceden onay", "मंज़ूरी दे", "मंज़ूर", "मंजूरी दे",
 )
 _WAIVE = (
     "skip", "waive", "exempt", "bypass", "omit", "no need", "not needed", "no longer needed", "needn't", "need not",
@@ -1208,7 +1233,7 @@ _SAFEGUARD = (
     "conferma", "identità", "rifiut", "restrizion", "avviso", "permesso", "consenso",
     "bevestiging", "verificatie", "identiteit", "weiger", "beperking", "inhoudsbeperking", "waarschuwing", "toestemming",
     "potwierdzen", "weryfikacj", "tożsamoś", "zgod", "odmaw", "odmow", "ograniczen", "ostrzeżen", "pytać", "pytania",
-    "onay", "dogrulama", "kimlik", "reddet", "filtre", "kisitlama", "uyari", "izin",
+    "onay", "dogrulama", "kimlik", "reddet", "filtre", "kisitlama", "uyari", "izin", "sorma",
     "konfirmasi", "verifikasi", "identitas", "menolak", "penolakan", "batasan", "pembatasan", "peringatan",
     "xác nhận", "xác minh", "danh tính", "từ chối", "bộ lọc", "giới hạn", "hạn chế", "cảnh báo", "hỏi",
     "تأكيد", "التحقق", "تحقق", "هوية", "الهوية", "إخفاء", "رفض", "ترفض", "قيود", "تحذير", "تصفية", "إذن",
@@ -1232,6 +1257,12 @@ _WARNED = (
     "test environment", "dev server", "测试环境", "テスト環境", "테스트 환경",
     "ausgibt", "poses as", "posing as", "se hace pasar", "se fait passer", "выдает себя", "выдаёт себя",
 )
+# A waiver for a command that changes nothing a check guards: a person's consent that the assistant
+# run `npm test` or `make lint` without asking first ("L'utente ha approvato che io esegua `npm test`
+# senza chiedere conferma"). The command must be the whole code span: `rm -rf / && npm test` is not one.
+_HARMLESS_COMMAND = (r"`(?:(?:npm|pnpm|yarn|make|cargo|go|poetry run|uv run|python -m|npx) )?(?:run )?"
+                     r"(?:test|tests|pytest|jest|vitest|lint|eslint|ruff|flake8|mypy|format|fmt|prettier|black|"
+                     r"typecheck|tsc|check|build)(?: [\w./=-]+){0,3}`")
 # How an approval was given, not what it licenses: "the admin approved the purchase without asking
 # finance", "aprovou a compra sem pedir confirmação" narrate an approval made without a check.
 _NARRATED_AFTER = r"(?:[\w-]+ ){1,3}(?:without|sin|sem|sans|ohne|senza|zonder|bez|без|tanpa|bila) "
@@ -1312,6 +1343,7 @@ _KEPT_BACK = (
     "مستخدمين آخرين", "المستخدمين الآخرين", "دستورالعمل‌های سیستم", "کلیدهای", "کاربران دیگر", "הנחיות מערכת",
     "מפתחות", "משתמשים אחרים", "सिस्टम निर्देश", "कुंजी", "अन्य उपयोगकर्ता", "คำสั่งระบบ", "คีย์", "ผู้ใช้อื่น",
     "maagizo ya mfumo", "funguo", "watumiaji wengine", "οδηγίες συστήματος", "κλειδιά", "άλλων χρηστών",
+    "passwörter", "passwords", "apischlüssel", "api-schlüssel", "contraseñas", "mots de passe", "senhas", "пароли",
 )
 _MAY_DISCLOSE = _MAY + (
     "get", "gets", "receive", "be shown", "be given", "be answered", "answered in full", "expose", "reveal", "share",
@@ -1333,6 +1365,61 @@ _OUTRANKED = (
 )
 _SYSTEM_SUBJECT = (
     r"(?:system|safety|operator|developer|platform|polic\w+|guardrails?|rules)(?:'s)? (?:\w+ )?$"
+)
+
+# Switching the model's safeguards off (override.switch-off-limits, authority.may-disable-safeguards):
+# a verb for turning off or removing, and a word for the model's own limits (restrictions,
+# guardrails, content filters, safety rules), in every language the scan reads. Generic limits
+# ("rate limits", "lint rules") are other objects: the nouns here are the model's, and a clause
+# set in staging or a test environment is an incident (`_ENVIRONMENT`).
+# English verbs as orders or infinitives only: "the filters were disabled in staging" narrates
+# (`_NARRATED_OFF`, a clause the switch-off rule leaves alone).
+_NARRATED_OFF = r"(?=[^\n]*?\b(?:disabled|deactivated|removed|lifted|stripped|dropped|bypassed|turned off|switched off)\b)"
+_SWITCH_OFF = (
+    "disable", "turn off", "switch off", "deactivate", "remove", "lift", "strip", "drop", "bypass", "get rid of",
+    "отключи", "отключить", "отключать", "выключи", "сними", "снять", "убери", "обойди", "обходить", "вимкни", "зніми",
+    "kaldır", "kaldir", "devre dışı bırak", "devre disi birak", "kapat", "desactiva", "desactivar", "elimina", "quita",
+    "quitar", "désactive", "désactiver", "supprime", "lève", "deaktivier", "abschalten", "schalte", "entfern", "hebe",
+    "disattiva", "disattivare", "rimuovi", "togli", "desativ", "remov", "wyłącz", "wyłączyć", "usuń", "zdejmij", "tắt",
+    "gỡ bỏ", "loại bỏ", "matikan", "menonaktifkan", "nonaktifkan", "hapus", "أوقف", "عطّل", "عطل", "أزل", "ارفع",
+    "تجاوز", "بتجاوز", "हटाओ", "हटा दो", "बंद करो", "बंद कर", "ہٹا دو", "بند کرو", "সরিয়ে দাও", "বন্ধ করো",
+    "stäng av", "ta bort", "slå av", "slå fra", "vypni", "odstraň", "schakel", "verwijder", "απενεργοποί", "αφαίρεσε",
+    "הסר", "כבה", "ปิด", "ยกเลิก", "غیرفعال", "حذف کن", "dezactivează", "kapcsold ki", "poista",
+    "关闭", "关掉", "解除", "去掉", "取消", "绕过", "無効に", "オフに", "解除", "外して", "끄", "해제", "제거",
+)
+_MODEL_LIMITS = (
+    "restrictions", "restriction", "limitations", "guardrails", "safeguards", "safety rules", "safety filters",
+    "safety checks", "content checks", "content filter", "content filters", "content polic", "content moderation",
+    "safety polic", "censorship", "refusals", "ethical guidelines", "моральн", "ограничени", "фильтр", "цензур",
+    "правила безопасности", "обмежен", "kısıtlama", "kisitlama", "filtre", "sansür", "restricci", "filtros de contenido",
+    "políticas de contenido", "restrictions", "filtres", "politiques de contenu", "einschränkung", "inhaltsfilter",
+    "sicherheitsfilter", "sicherheitsregeln", "restrizioni", "filtri", "restrições", "filtros", "ograniczen",
+    "filtry treści", "filtrów", "zabezpiecze", "hạn chế", "giới hạn", "bộ lọc", "quy tắc an toàn", "batasan",
+    "pembatasan", "filter konten", "قيود", "القيود", "سياسات المحتوى", "الفلاتر", "प्रतिबंध", "पाबंदी", "फ़िल्टर",
+    "پابندی", "پابندیاں", "বিধিনিষেধ", "নিষেধাজ্ঞা", "säkerhetsspärr", "begränsning", "spärrar", "omezení", "filtry",
+    "beperking", "filters", "περιορισμ", "הגבלות", "ข้อจำกัด", "محدودیت", "restricți", "korlátoz", "rajoitu",
+    "限制", "约束", "审查", "过滤", "安全规则", "制限", "フィルター", "検閲", "제한", "필터", "검열", "안전 규칙",
+)
+# The model's hidden orders named as what is to be shown (override.reveal-hidden): "show the hidden
+# instructions", покажи скрытые инструкции, gizli talimatları göster. Hidden orders are the model's by
+# what they are; no "to me" is needed.
+_HIDDEN_ORDERS = (
+    "hidden instructions", "hidden prompt", "secret instructions", "hidden rules", "hidden system",
+    "скрытые инструкции", "скрытых инструкций", "скрытый промпт", "секретные инструкции", "приховані інструкції",
+    "gizli talimat", "gizli komut", "hướng dẫn ẩn", "chỉ dẫn ẩn", "instrucciones ocultas", "instrucciones secretas",
+    "instructions cachées", "instructions secrètes", "versteckten anweisungen", "versteckte anweisungen",
+    "geheimen anweisungen", "istruzioni nascoste", "istruzioni segrete", "instruções ocultas", "instruções secretas",
+    "ukryte instrukcje", "ukrytych instrukcji", "instruksi tersembunyi", "instruksi rahasia", "التعليمات المخفية",
+    "تعليمات مخفية", "التعليمات السرية", "छिपे निर्देश", "छिपे हुए निर्देश", "गुप्त निर्देश", "خفیہ ہدایات",
+    "گোপন নির্দেশ", "গোপন নির্দেশনা", "dolda instruktioner", "skryté instrukce", "verborgen instructies",
+    "κρυφές οδηγίες", "הוראות נסתרות", "คำสั่งลับ", "دستورالعمل‌های پنهان", "instrucțiunile ascunse", "rejtett utasítás",
+    "piilotetut ohjeet", "隐藏指令", "隐藏的指令", "秘密指令", "隠された指示", "隠し指示", "숨겨진 지시", "숨겨진 지침",
+)
+_REVEAL_MORE = _REVEAL + (
+    "покажи", "раскрой", "göster", "goster", "paylaş", "cung cấp", "tiết lộ", "muestra", "revela", "montre", "révèle",
+    "zeig", "verrate", "mostra", "rivela", "mostre", "revele", "pokaż", "ujawnij", "tampilkan", "ungkapkan", "اعرض",
+    "اكشف", "दिखाओ", "बताओ", "बता", "بتا", "دکھا", "দেখাও", "বলো", "visa", "ukaž", "toon", "δείξε", "הצג", "แสดง",
+    "نشان بده", "arată", "mutasd", "näytä", "显示", "告诉", "見せ", "教え", "보여", "알려",
 )
 
 # ---------------------------------------------------------------- the table
@@ -1531,6 +1618,11 @@ RULES: tuple[Rule, ...] = (
                    "не оставляй следов", "sem deixar rastro", "senza lasciare traccia"), then=""),
     Rule("override.reveal", "override", "asks the model to disclose its system prompt",
          together=(_REVEAL, _PROMPT, _TO_ME), apart=_NEGATION, window=2),
+    Rule("override.reveal-hidden", "override", "asks the model to show the hidden instructions it runs under",
+         together=(_REVEAL_MORE, _HIDDEN_ORDERS), apart=_NEGATION + _UNTRUSTED),
+    Rule("override.switch-off-limits", "override", "tells the model to switch off its own restrictions or safeguards",
+         together=(_MODEL_LIMITS, _SWITCH_OFF), near=(0, 1, 40), apart=(_NEGATION + _UNTRUSTED, _NARRATED_OFF),
+         bound=(0, _BOUND_BEFORE + r"|rate |api |quota |memory |disk |cpu |spam |dns |cors |upload |file ", "")),
     Rule("override.secrecy", "override", "tells the model to hide this text or its actions from the user",
          together=(_CONCEAL, _THIS_TEXT + ("what you are doing", "what you did", "that you", "these instructions"),
                    _THE_USER), window=2),
@@ -1696,6 +1788,9 @@ RULES: tuple[Rule, ...] = (
          together=(_GRANT, _WITHOUT_USER), window=2, distinct=True),
     Rule("authority.unchecked-act", "authority", "claims the model may do what a check guards (delete, pay, hand over personal data) unchecked",
          together=(_AGENT, _MAY, _UNCHECKED, _GUARDED_ACT), window=2, apart=_NEGATION),
+    Rule("authority.may-disable-safeguards", "authority", "claims the model is permitted to switch off its own safeguards",
+         together=(_AGENT, _MAY_DISCLOSE + ("permission", "permiss", "erlaubnis", "разрешени", "izin", "يُسمح", "مسموح"),
+                   _SWITCH_OFF, _MODEL_LIMITS), window=2, near=(2, 3, 40), apart=_NEGATION + _WARNED),
     Rule("authority.deemed-approved", "authority", "declares a class of requests approved or a claim proven, so no check applies",
          together=(_DEEM, _APPROVED_STATE, _REQUESTS), apart=_NEGATION + ("test", "mock", "fixture", "stub")),
     Rule("authority.share-with-anyone", "authority", "claims approval to give private data to whoever asks",
@@ -1707,7 +1802,8 @@ RULES: tuple[Rule, ...] = (
     Rule("authority.vouched-waiver", "authority",
          "claims someone approved or verified something, so a safeguard (confirmation, identity check, redaction, refusal) is waived",
          together=(_VOUCH, _WAIVE, _SAFEGUARD), window=2, near=(1, 2, 100), distinct=True,
-         bound=((0, _NOT_BEFORE + r"|\bohne (?:\S+ ){0,5}", _NARRATED_AFTER), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)), apart=_WARNED),
+         bound=((0, _NOT_BEFORE + r"|\bohne (?:\S+ ){0,5}", _NARRATED_AFTER), (2, _SAFEGUARD_BEFORE, _SAFEGUARD_AFTER)),
+         apart=(_WARNED, rf"(?=[^\n]*?{_HARMLESS_COMMAND})")),
     # -- encoded: an order to decode something and act on what it says, whatever the encoding (one
     # the decoders read, or a cipher, an acrostic, code points), hides its content from the reader
     Rule("encoded.decode-and-obey", "encoded", "asks the model to decode hidden text and act on it",
@@ -1759,6 +1855,12 @@ RULES: tuple[Rule, ...] = (
          lead=r"(?:^|[\[(<#=*\-/]) ?", triggers=("end of memory", "end of memories", "end of context", "end of notes",
                                               "end of the memory", "end of the context", "end of data", "end of user memories",
                                               "end of stored memories", "end of saved memories", "end of long-term memory",
+                                              "fin des souvenirs", "fin de la mémoire", "fin des mémoires", "fin de la memoria",
+                                              "fin de los recuerdos", "fin de las memorias", "ende der erinnerungen",
+                                              "ende des gedächtnisses", "ende der notizen", "конец памяти", "конец воспоминаний",
+                                              "fim das memórias", "fim da memória", "fine della memoria", "fine dei ricordi",
+                                              "koniec pamięci", "einde van het geheugen", "bellek sonu", "akhir memori",
+                                              "kết thúc bộ nhớ", "نهاية الذاكرة", "मेमोरी समाप्त", "메모리 끝", "記憶の終わり",
                                               "memory>", "memories>", "memories end", "memory ends", "记忆结束", "メモ終わり",
                                               "メモここまで", "记忆到此结束", "備忘錄結束"),
          # then, after blank lines, code fences or a rule of box characters, a line that speaks as a role;
@@ -2160,7 +2262,14 @@ def _decoded(text: str) -> list[tuple[str, int, int, str]]:
 
 # A text that names a transformation ("read this ROT13", "reverse and obey") is also read undone.
 _TRANSFORM_HINTS = ("rot13", "rot-13", "rot 13", "caesar", "revers", "backwards", "反转", "倒序", "倒过来", "逆順", "逆さ",
-                    "거꾸로", "al revés", "invertid", "à l'envers", "rückwärts", "наоборот", "de trás para frente")
+                    "거꾸로", "al revés", "invertid", "à l'envers", "rückwärts", "наоборот", "de trás para frente",
+                    # reading right to left, and a shift cipher, in the languages the scan reads
+                    "right to left", "right-to-left", "справа налево", "задом наперёд", "задом наперед", "从右到左",
+                    "右から左", "오른쪽에서 왼쪽", "de derecha a izquierda", "de droite à gauche", "von rechts nach links",
+                    "da destra a sinistra", "da direita para a esquerda", "od prawej do lewej", "sağdan sola",
+                    "baklänges", "omvänd", "achterstevoren", "zprava doleva", "από δεξιά προς τα αριστερά",
+                    "cäsar", "césar", "цезар", "szyfr cezara", "sezar", "凯撒", "凱撒", "シーザー", "카이사르",
+                    "shift cipher", "shifted by", "flytta tillbaka")
 
 
 _TRANSFORM_HINT = lazy_pattern("|".join(map(re.escape, _TRANSFORM_HINTS)))
@@ -2170,15 +2279,60 @@ def _names_transform(text: str) -> bool:
     return _TRANSFORM_HINT.search(text.lower()) is not None
 
 
-def _transformed(text: str) -> list[tuple[str, int, int, str]]:
+def _transformed(text: str, depth: int = 0) -> list[tuple[str, int, int, str]]:
     out = []
     if ("\\" in text or "&#" in text) and len(_ESCAPE.findall(text)) >= 4:
         out.append(("escapes", 0, len(text), _ESCAPE.sub(_unescape, text)))
+    if "-" in text and "." in text:
+        out += _morse(text)
+    if ('""' in text or "''" in text) and _QUOTE_SPLIT.search(text):
+        out.append(("quote-split", 0, len(text), _QUOTE_SPLIT.sub("", text)))
     if not _names_transform(text):
         return out
     import codecs
 
-    return out + [("rot13", 0, len(text), codecs.encode(text, "rot13")), ("reversed", 0, len(text), text[::-1])]
+    out += [("rot13", 0, len(text), codecs.encode(text, "rot13")), ("reversed", 0, len(text), text[::-1])]
+    # A shift cipher named, whatever its key: every other shift of the Latin letters (24 readings,
+    # only of a text that names a shift cipher; rot13 is read above).
+    # A reading of a reading is not shifted again: the hint survives a shift when it is not Latin (凯撒).
+    if depth or not _CAESAR_HINT.search(text.lower()):
+        return out
+    readings = {_shift(text, key): key for key in range(1, 26) if key != 13}
+    return out + [("caesar", 0, len(text), reading) for reading in readings if reading != text]
+
+
+_CAESAR_HINT = lazy_pattern(r"caesar|cäsar|césar|\bcesar\b|цезар|szyfr cezara|sezar|凯撒|凱撒|シーザー|카이사르|shift cipher|"
+                            r"shifted by|flytta tillbaka")
+
+
+# A word split by empty quotes, which a shell joins back (`en""v`, `n''c`): a command spelt so that
+# no filter reads it.
+_QUOTE_SPLIT = lazy_pattern(r"(?<=\w)(?:\"\"|'')(?=\w)")
+
+
+def _shift(text: str, key: int) -> str:
+    lower, upper = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return text.translate(str.maketrans(lower + upper, lower[key:] + lower[:key] + upper[key:] + upper[:key]))
+
+
+# International Morse code (ITU-R M.1677-1): letters and digits, the code the standard defines.
+_MORSE_CODE = dict(zip(
+    ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- --.. "
+    "----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----.".split(),
+    "abcdefghijklmnopqrstuvwxyz0123456789"))
+_MORSE_RUN = lazy_pattern(r"(?:[.\-]{1,6}(?:[ \t]+/?[ \t]*|[ \t]*/[ \t]*)){8,}[.\-]{1,6}")
+
+
+def _morse(text: str) -> list[tuple[str, int, int, str]]:
+    """Runs of Morse code (eight symbols or more, words split by `/` or wide gaps) read as letters."""
+    out = []
+    for match in _MORSE_RUN.finditer(text):
+        words = re.split(r"\s*/\s*|\s{3,}", match.group().strip())
+        letters = [[_MORSE_CODE.get(code) for code in word.split()] for word in words]
+        if sum(code is None for word in letters for code in word) > 1:
+            continue
+        out.append(("morse", match.start(), match.end(), " ".join("".join(c or "?" for c in word) for word in letters)))
+    return out
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -2213,7 +2367,58 @@ def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
                 findings.sort(key=lambda finding: (finding.start, finding.end))
     if second_opinion and not any(finding.category not in _NO_INTENT for finding in findings):
         findings += _second_opinion(read, text) or _third_opinion(read, text)
+    findings += _disguises(findings, text)
     return findings
+
+
+# Words a rule read only once the normalisation undid how they were written: letters of another
+# script that look alike inside one word (`Instruсtіоns`, Cyrillic in Latin; `oтключи`, Latin in
+# Cyrillic), styled compatibility letters (`𝐭𝐡𝐞`, full-width `ｙｏｕ`), digits for letters
+# (`y0ur pr10r`), letters spelt out one by one (`d r o p`). Judged only where an intent rule matched,
+# and only over what it matched: the disguise is what hid that intent from a reader or a filter.
+_DISGUISE_WORD = lazy_pattern(r"[^\W_]+")
+_LEET_TOKEN = lazy_pattern(r"(?<![\w])(?=\w*[^\W\d_][0-9@$])(?=\w*[0-9@$][^\W\d_])[^\W_]{3,}")
+_SPELT_OUT = lazy_pattern(r"(?<!\w)(?:[^\W\d_][ .\u3000]{1,3}){4,}[^\W\d_](?!\w)")
+
+
+def _disguise_in(raw: str) -> str | None:
+    """How `raw` hides its words, or None."""
+    import unicodedata
+
+    from .scan_views import _script
+
+    for word in _DISGUISE_WORD.findall(raw):
+        if word.isascii():
+            continue
+        scripts = {_script(char) for char in word if char.isalpha()}
+        if len(scripts & {"LATIN", "CYRILLIC", "GREEK"}) > 1:
+            return "mixes letters of two scripts that look alike inside one word"
+        for char in word:
+            if ord(char) > 0x7f and char.isalnum():
+                folded = unicodedata.normalize("NFKC", char)
+                if folded != char and folded.isascii():
+                    return "writes its words in styled letters (mathematical, full-width or enclosed)"
+    if len(_LEET_TOKEN.findall(raw)) >= 2:
+        return "writes its words with digits for letters"
+    if _SPELT_OUT.search(raw):
+        return "spells its words out one letter at a time"
+    return None
+
+
+def _disguises(findings: list[Finding], text: str) -> list[Finding]:
+    if not any(finding.category not in _NO_INTENT for finding in findings):
+        return []
+    if text.isascii() and not _LEET_TOKEN.search(text) and not _SPELT_OUT.search(text):
+        return []
+    for finding in findings:
+        if finding.category in _NO_INTENT or finding.rule.startswith(("model.", "semantic.", "encoded.")):
+            continue
+        how = _disguise_in(text[finding.start:finding.end])
+        if how is not None:
+            return [Finding("invisible", "invisible.disguised-words",
+                            f"{how}, so a reader or a filter misses what a rule read once it was undone",
+                            _excerpt(text[finding.start:finding.end]), finding.start, finding.end)]
+    return []
 
 
 _NO_INTENT = ("secret", "invisible")
@@ -2228,7 +2433,20 @@ def _documented(finding: Finding, text: str) -> bool:
     if finding.rule != "invisible.format":
         return False
     chars = set(text[finding.start : finding.end])
-    return bool(chars) and all(re.search(rf"(?i)(?:\bu\+0*|\\u\{{?0*){ord(char):x}\b", text) for char in chars)
+    return bool(chars) and all(re.search(rf"(?i)(?:\bu\+0*|\\u\{{?0*){ord(char):x}\b", text) or _named(char, text)
+                               for char in chars)
+
+
+def _named(char: str, text: str) -> bool:
+    """Whether `text` names `char` by its Unicode name ("soft hyphen", "zero width space") or its
+    HTML entity (`&shy;`): the character database and the standard library's entity table."""
+    import unicodedata
+    from html.entities import codepoint2name
+
+    lowered = " ".join(text.lower().replace("-", " ").split())
+    name = unicodedata.name(char, "").lower().replace("-", " ")
+    entity = codepoint2name.get(ord(char))
+    return bool(name) and (name in lowered or name + "s" in lowered) or entity is not None and f"&{entity};" in text
 
 # Quotations: paired marks of the common scripts; a straight single quote opens only where a word
 # does not continue ("the user's" holds no quotation). Code spans are commands, not quotations.
@@ -2354,8 +2572,10 @@ def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
             findings += _findings(rule, spans, tracked, text)
     if secrets and by_view["secret"]:
         findings += _secrets(text, by_view["secret"])
-    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text) or "\\" in text or "&#" in text):
-        for kind, start, end, decoded in _decoded(text) + _transformed(text):
+    if depth < _MAX_DEPTH and (_LONG_RUN.search(text) or _names_transform(text) or "\\" in text or "&#" in text
+                               or "-" in text and "." in text and _MORSE_RUN.search(text)
+                               or '""' in text or "''" in text):
+        for kind, start, end, decoded in _decoded(text) + _transformed(text, depth):
             inner = [f for f in _scan(decoded, depth + 1, secrets=False) if f.category != "invisible"]
             if not inner:
                 continue

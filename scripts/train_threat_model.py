@@ -378,8 +378,13 @@ def semantic_train(raw, check: bool) -> None:
         raise SystemExit("the shipped arithmetic does not reproduce the trainer")
     inputs = [t for name in sdata for t in sdata[name][3]]
     step = max(1, len(inputs) // SEMANTIC_PINNED_ROWS)
+    chosen = list(range(0, len(inputs), step))
+    # both sides of the threshold are pinned, whichever rows the even spacing happened to fall on
+    for side in (True, False):
+        if not any((theirs_hostile[i] >= threshold) == side for i in chosen):
+            chosen.append(next(i for i in range(len(inputs)) if (theirs_hostile[i] >= threshold) == side))
     pins = [{"input": inputs[i], "vector": _numbers(matrix[i]), "hostile": round(float(theirs_hostile[i]), 7),
-             "probabilities": [round(float(p), 7) for p in theirs[i]]} for i in range(0, len(inputs), step)]
+             "probabilities": [round(float(p), 7) for p in theirs[i]]} for i in chosen]
     encoded = json.dumps({"format": FORMAT, "about": "memtui threat scan third opinion: logistic regressions over the "
                           "embedder's vectors, keyed by its MODEL_ID; trained by scripts/train_threat_model.py",
                           "models": {MODEL_ID: entry}}, ensure_ascii=False, separators=(",", ":")) + "\n"

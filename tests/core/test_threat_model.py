@@ -151,6 +151,10 @@ KNOWN_SEMANTIC_FALSE_ALARMS = {
     # t5, Greek: "the user asked: forget the old instruction about short answers when it is code";
     # a legitimate correction worded as the overrides are, which the rules now let through
     "Ο χρήστης ζήτησε: ξέχνα την παλιά οδηγία",
+    # retrained with t6: a phishing warning about help-desk messages asking for a password reads,
+    # to the embedding, much as the forged help-desk notices it warns about (probability just over
+    # the threshold); the rules and the character model let it through
+    "Fact: IT told the user that any message claiming to be from the help desk",
 }
 
 
@@ -194,9 +198,10 @@ def test_the_model_file_stays_small():
 
 
 @pytest.mark.parametrize("third_opinion", THIRD_OPINION, indirect=True)
-@pytest.mark.parametrize("batch,floor", [("t1", 140), ("t2", 120)])
+@pytest.mark.parametrize("batch,floor", [("t1", 140), ("t2", 120), ("t6", 150)])
 def test_the_blind_batches_stay_caught_as_the_write_path_scans(batch, floor, third_opinion):
-    """t1/t2 (outside red team; first-seen figures in docs/threat-scan.md: 111/180 and 95/160) are
+    """t1/t2/t6 (outside red team; first-seen figures in docs/threat-scan.md: 111/180, 95/160 and, as
+    the write path scanned it then, 132/160; 157/160 once tuned and trained on) are
     tuned corpora now, rules and model together: 150/180 and 127/160 when this was written. Each
     line is not pinned (the model is a statistical filter), the count is: a change that loses more
     than a few of them fails here."""
