@@ -25,7 +25,9 @@ class KeywordField:
 
     # What bench/relevance_keywords.py varies when it replays part matches; the engine keeps these.
     part_rarest_only = False  # a part match only on the keyword's rarest word
-    part_covers = True  # a part match counts in the gate's coverage, as a whole match does
+    # How a part match counts in the gate's coverage: "full" (as a whole match does), "scaled" (its
+    # share of a whole match: keyword_part_weight / the keyword's distinct tokens) or "none".
+    part_covers = "full"
 
     if TYPE_CHECKING:
         keyword_weight: float
@@ -84,9 +86,9 @@ class KeywordField:
 
     def term_scores(
         self, terms: dict[str, int]
-    ) -> tuple[dict[int, float], dict[int, dict[str, tuple[int, int, float, bool]]]]:
+    ) -> tuple[dict[int, float], dict[int, dict[str, tuple[int, int, float, float]]]]:
         """Scores with keywords as a second field, and per document the (tf, keyword tf,
-        contribution, matched only in part) of each term it matches through its keywords. Of the
+        contribution, share of a whole match: 1.0, or less for a keyword matched only in part) of each term it matches through its keywords. Of the
         terms a document holds only in its keywords, the best `keyword_only_terms` count; the
         others contribute 0. A keyword of several words matches whole when the query holds more
         than half of its distinct tokens; otherwise, with `keyword_part_weight` > 0, it matches in
@@ -94,7 +96,7 @@ class KeywordField:
         `keyword_part_weight` / (its distinct tokens) of a whole one."""
         scores: dict[int, float] = {}
         get = scores.get
-        via_keywords: dict[int, dict[str, tuple[int, int, float, bool]]] = {}
+        via_keywords: dict[int, dict[str, tuple[int, int, float, float]]] = {}
         keyword_only: dict[int, list[tuple[float, str]]] = {}
         query = terms.keys()
         weight = self.keyword_weight
@@ -104,15 +106,15 @@ class KeywordField:
             if not self.posting(term) and not extra:
                 continue
             idf = self.idf(term)
-            matched: dict[int, tuple[int, float, bool]] = {}
+            matched: dict[int, tuple[int, float, float]] = {}
             allowed: dict[frozenset[str], bool] = {}
             for doc_id, single, longer in self._keyword_match_list(term) if extra else ():
-                keyword_tf, effective, whole = single, float(single), bool(single)
+                keyword_tf, effective, covers = single, float(single), 1.0 if single else 0.0
                 for words, count in longer:
                     if 2 * len(words.intersection(query)) > len(words):
                         keyword_tf += count
                         effective += count
-                        whole = True
+                        covers = 1.0
                     elif part_weight:
                         ok = allowed.get(words)
                         if ok is None:
@@ -120,15 +122,16 @@ class KeywordField:
                         if ok:
                             keyword_tf += count
                             effective += part_weight * count / len(words)
+                            covers = max(covers, part_weight / len(words))
                 if keyword_tf:
-                    matched[doc_id] = (keyword_tf, effective, not whole)
+                    matched[doc_id] = (keyword_tf, effective, covers)
             ids, weights = self._term(term)
             for doc_id, text_weight in zip(ids, weights):
                 scores[doc_id] = get(doc_id, 0.0) + qtf * (idf * text_weight)
-            for doc_id, (keyword_tf, effective, in_part) in matched.items():
+            for doc_id, (keyword_tf, effective, covers) in matched.items():
                 tf = self.tf(term, doc_id)
                 part = qtf * self.contribution(idf, tf + weight * effective, doc_id)
-                via_keywords.setdefault(doc_id, {})[term] = (tf, keyword_tf, part, in_part)
+                via_keywords.setdefault(doc_id, {})[term] = (tf, keyword_tf, part, covers)
                 if tf:  # replace the text-only contribution added above by the combined one
                     scores[doc_id] += part - qtf * self.contribution(idf, tf, doc_id)
                 else:
@@ -137,7 +140,7 @@ class KeywordField:
         for doc_id, parts in keyword_only.items():
             parts.sort(key=lambda pair: -pair[0])
             for part, term in parts[cap:]:
-                tf, keyword_tf, _, in_part = via_keywords[doc_id][term]
-                via_keywords[doc_id][term] = (tf, keyword_tf, 0.0, in_part)
+                tf, keyword_tf, _, covers = via_keywords[doc_id][term]
+                via_keywords[doc_id][term] = (tf, keyword_tf, 0.0, covers)
             scores[doc_id] = get(doc_id, 0.0) + sum(part for part, _ in parts[:cap])
         return scores, via_keywords

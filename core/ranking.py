@@ -541,7 +541,7 @@ class Gate:
                  "required", "all_weak", "weak", "_coverage", "_shared")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
-                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float, bool]]] | None = None,
+                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float, float]]] | None = None,
                  general: Collection[str] = (), shared: dict | None = None) -> None:
         self.index = index
         self.via_keywords = via_keywords or {}
@@ -597,16 +597,26 @@ class Gate:
             # bounds the score, not what the entry is about).
             held = 0.0
             for term, qtf in self.terms.items():
-                if term in self.idf and self._holds(doc_id, term):
-                    held += qtf * self.idf[term]
+                if term in self.idf:
+                    held += qtf * self.idf[term] * self._share(doc_id, term)
         self._coverage[doc_id] = held / self.mass
         return self._coverage[doc_id]
 
     def _holds(self, doc_id: int, term: str) -> bool:
+        return self._share(doc_id, term) > 0.0
+
+    def _share(self, doc_id: int, term: str) -> float:
+        """How much of `term` the entry holds for coverage: 1 in its text or a keyword matched
+        whole; a keyword matched only in part counts as `KeywordField.part_covers` says."""
         if doc_id in self._holders(term):
-            return True
+            return 1.0
         matched = self.via_keywords.get(doc_id, {}).get(term)
-        return matched is not None and (self.index.part_covers or not matched[3])
+        if matched is None:
+            return 0.0
+        share = matched[3]
+        if share >= 1.0 or self.index.part_covers == "full":
+            return 1.0
+        return share if self.index.part_covers == "scaled" else 0.0
 
     def _holders(self, term: str) -> frozenset[int]:
         """The documents whose text holds `term`: made once per query term (and shared by the
@@ -705,7 +715,7 @@ def _gated(
     k: int,
     min_coverage: float,
     relative_floor: float,
-    via_keywords: dict[int, dict[str, tuple[int, int, float, bool]]],
+    via_keywords: dict[int, dict[str, tuple[int, int, float, float]]],
     exhaustive: bool,
     general: Collection[str] = (),
     shared: dict | None = None,
