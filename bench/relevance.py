@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="keyword matching rules (part matches of several-word keywords) on A-D (bench/relevance_keywords.py)")
     parser.add_argument("--keywords-check", metavar="SETTING",
                         help="the sets chosen with --sets (default: E) with and without a keyword rule "
-                             "('W,each|rarest,credit|nocredit|scaled,ONLY')")
+                             "('W,each|rarest|cjk,credit|nocredit|scaled,ONLY')")
     parser.add_argument("--set-file", action="append", default=[], metavar="PATH",
                         help="also evaluate this set (JSON of relevance_set_b.json's shape); repeatable")
     parser.add_argument("--sets", metavar="NAMES", help="the built-in sets to evaluate, e.g. 'A,E' or 'none' "

@@ -25,6 +25,7 @@ class KeywordField:
 
     # What bench/relevance_keywords.py varies when it replays part matches; the engine keeps these.
     part_rarest_only = False  # a part match only on the keyword's rarest word
+    part_cjk_only = False  # a part match only on a CJK token (a bigram of a Chinese compound)
     # How a part match counts in the gate's coverage: "full" (as a whole match does), "scaled" (its
     # share of a whole match: keyword_part_weight / the keyword's distinct tokens) or "none".
     part_covers = "full"
@@ -78,6 +79,8 @@ class KeywordField:
         matches on `term` (one of its words): part matches are on, the term is not weak (a general
         word, a number, a kind's name...) and, under `part_rarest_only`, no word of the keyword is
         held by fewer entries."""
+        if self.part_cjk_only and term[0] < "\u3000":
+            return False
         if self.part_rarest_only:
             df = self.df(term)  # type: ignore[attr-defined]
             if any(self.df(word) < df for word in words if word != term):  # type: ignore[attr-defined]
