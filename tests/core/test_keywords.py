@@ -223,6 +223,11 @@ def test_the_replay_can_hold_part_matches_out_of_the_coverage(tmp_path):
         assert [hit.entry.id for hit in MemoryStore(store.dir, Limits(keyword_part_weight=1.0)).search(MONDAY)] == [
             entry.id]
     assert [hit.entry.id for hit in MemoryStore(store.dir, Limits(keyword_part_weight=1.0)).search(MONDAY)] == [entry.id]
+    commit = store.remember("lesson", "Write commit messages in English", keywords=["提交信息"]).entry
+    with applied(Setting(1.0, "cjk", "credit", 1)):  # part matches on CJK tokens only
+        replay = MemoryStore(store.dir, Limits(keyword_part_weight=1.0))
+        assert replay.search(MONDAY) == []
+        assert [hit.entry.id for hit in replay.search("帮我写一下提交说明")] == [commit.id]
 
 
 def test_nanohermes_ignores_keywords(tmp_path):
