@@ -1,8 +1,10 @@
 """The keywords as a second BM25 field (BM25F): what Index scores through an entry's keywords.
 
 A keyword occurrence counts `keyword_weight` of a text occurrence inside the same saturation; a
-keyword of several words counts only when the query holds most of them; of the terms an entry
-holds only in its keywords, the best `keyword_only_terms` count (docs/ranking.md, "Keywords").
+keyword of several words counts only when the query holds most of them (or, when
+`keyword_part_weight` is above 0, opt-in, in part on each of its non-weak words the query holds);
+of the terms an entry holds only in its keywords, the best `keyword_only_terms` count
+(docs/ranking.md, "Keywords").
 `Index` (ranking.py) is a `KeywordField`: this class holds no state of its own.
 """
 
