@@ -21,6 +21,7 @@ shape of relevance_set_b.json (named by its file's stem); `--sets A,E` (or `none
 `--sweep-semantic` prints the semantic floor over a grid of floors on A-D (bench/relevance_semantic.py).
 `--sweep-common` and `--common-check T` replay the common-word experiment (bench/relevance_common.py).
 `--sweep-recall` and `--recall-check SETTING` replay the semantic recall experiment (bench/relevance_recall.py).
+`--sweep-keywords` and `--keywords-check SETTING` replay the keyword matching rules (bench/relevance_keywords.py).
 """
 
 from __future__ import annotations
@@ -214,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the memories the words miss stand by cosine, on A-D (why recall gains little)")
     parser.add_argument("--recall-cost", action="store_true",
                         help="what recall would pay in a new process: every entry's vector (36 and 500 entries)")
+    parser.add_argument("--sweep-keywords", action="store_true",
+                        help="keyword matching rules (part matches of several-word keywords) on A-D (bench/relevance_keywords.py)")
+    parser.add_argument("--keywords-check", metavar="SETTING",
+                        help="the sets chosen with --sets (default: E) with and without a keyword rule "
+                             "('W,each|rarest|cjk,credit|nocredit|scaled,ONLY')")
     parser.add_argument("--set-file", action="append", default=[], metavar="PATH",
                         help="also evaluate this set (JSON of relevance_set_b.json's shape); repeatable")
     parser.add_argument("--sets", metavar="NAMES", help="the built-in sets to evaluate, e.g. 'A,E' or 'none' "
@@ -242,6 +248,17 @@ def main(argv: list[str] | None = None) -> int:
         from bench import relevance_recall
 
         print(relevance_recall.cost())
+        return 0
+    if args.sweep_keywords:
+        from bench import relevance_keywords
+
+        print(relevance_keywords.sweep())
+        return 0
+    if args.keywords_check:
+        from bench import relevance_keywords
+
+        chosen = ("E",) if args.sets is None else tuple(n.strip().upper() for n in args.sets.split(",") if n.strip())
+        print(relevance_keywords.check(relevance_keywords.Setting.parse(args.keywords_check), chosen))
         return 0
     if args.recall_check:
         from bench import relevance_recall

@@ -26,7 +26,7 @@ def explain(
     scored_terms = query_terms(kept)
     n = index.n if index else 0
     avg_len = index.avg_len if index else 0.0
-    via_keywords: dict[int, dict[str, tuple[int, int, float]]] = {}
+    via_keywords: dict[int, dict[str, tuple[int, int, float, float]]] = {}
     if index and index.has_keywords:
         scores, via_keywords = index.term_scores(scored_terms)
     else:
@@ -97,7 +97,7 @@ def explain(
                 tf = counts.get(term, 0)
                 keyword_tf = 0
                 if term in matched:
-                    tf, keyword_tf, contribution = matched[term]
+                    tf, keyword_tf, contribution, _share = matched[term]
                 elif tf:
                     contribution = qtf * index.contribution(term_stats[term][1], tf, doc_id)  # type: ignore[union-attr]
                 else:

@@ -45,6 +45,10 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
                                    "0 ignores keywords"),
     "keyword_only_terms": (int, 1, "of the query terms an entry holds only in its keywords, this many count: "
                                    "keywords bridge a synonym or a language, they cannot claim every topic"),
+    "keyword_part_weight": (float, 0.0, "a keyword of several words the message does not hold mostly still matches on "
+                                        "each of its words the message holds that is not a weak word, an occurrence "
+                                        "counting this share, split over the keyword's words, of a whole match; 0 "
+                                        "matches such keywords only whole"),
     "min_coverage": (float, 0.3, "an entry is injected only if the query terms it holds carry this share of the "
                                  "query's idf mass (ignored terms excluded); 0 turns the gate off"),
     "relative_floor": (float, 0.3, "an entry scoring below this share of the best hit's score is held back: a "
@@ -58,10 +62,10 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
-_ZERO_OK = frozenset({"b", "fold_inflections", "keyword_weight", "min_coverage", "relative_floor", "semantic_floor",
+_ZERO_OK = frozenset({"b", "fold_inflections", "keyword_weight", "keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor",
                       "injection_log", "injection_queries"})
 # Shares of something: at most 1.
-_SHARES = frozenset({"min_coverage", "relative_floor", "semantic_floor"})
+_SHARES = frozenset({"keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor"})
 
 
 class Limits:
@@ -96,6 +100,7 @@ class Limits:
     fold_inflections: int
     keyword_weight: float
     keyword_only_terms: int
+    keyword_part_weight: float
     min_coverage: float
     relative_floor: float
     semantic_floor: float
@@ -190,7 +195,7 @@ def _words(name: str, value: object) -> frozenset[str]:
 
 # The relevance settings of the original ranking: no stopwords, no gate, no keywords.
 NANOHERMES_RELEVANCE: dict[str, object] = {
-    "stopwords": frozenset(), "general_words": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
+    "stopwords": frozenset(), "general_words": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "keyword_part_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
     "semantic_floor": 0.0,
 }
 # The default profile plus the semantic floor, chosen on sets A-D (docs/ranking.md, "The semantic floor").

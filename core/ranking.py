@@ -206,7 +206,8 @@ class Index(KeywordField):
     keywords of each document (a list of keywords, each a list of tokens)."""
 
     __slots__ = (
-        "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms",
+        "n", "avg_len", "doc_lens", "k1", "b", "keyword_weight", "keyword_only_terms", "keyword_part_weight",
+        "_general",
         "_slot", "_starts", "_ids", "_want_vectors", "_vectorized", "_served", "_served_key", "_keywords",
         "_keyword_postings", "_postings", "_norm", "_tfn", "_vectors", "_vocabulary",
         "_df", "_keyword_matches", "_last_scores", "_np", "_recent",
@@ -222,6 +223,8 @@ class Index(KeywordField):
         keyword_weight: float = 0.0,
         keyword_only_terms: int = 1,
         parts: tuple[list[str], array, array, Sequence[int]] | None = None,
+        keyword_part_weight: float = 0.0,
+        general_words: Collection[str] = (),
     ) -> None:
         terms, starts, ids, lengths = build_parts(docs) if parts is None else parts
         # The full inverted index (see `build_parts`): a term's slot, where its ids start in `_ids`.
@@ -232,6 +235,8 @@ class Index(KeywordField):
         doc_lens: list[float] = list(lengths)
         self.keyword_weight = keyword_weight
         self.keyword_only_terms = keyword_only_terms
+        self.keyword_part_weight = keyword_part_weight
+        self._general = general_words  # weak terms, which never make a part match (`_part_weak`)
         # Per document, its keywords as (distinct tokens, token counts); None when keywords are ignored.
         self._keywords: list[list[tuple[frozenset[str], Counter[str]]]] | None = None
         self._keyword_postings: dict[str, list[int]] = {}
@@ -358,6 +363,10 @@ class Index(KeywordField):
         if not tf:
             return 0.0
         return idf * (tf * (self.k1 + 1.0) / (tf + self._norm[doc_id]))
+
+    def _part_weak(self, term: str) -> bool:
+        """A term too weak to match a keyword of several words on its own (see `_weak`)."""
+        return _weak(term, self._general)
 
     def holders(self, term: str) -> list[int]:
         """The documents whose text (or kind) holds `term`, in store order."""
@@ -532,7 +541,7 @@ class Gate:
                  "required", "all_weak", "weak", "_coverage", "_shared")
 
     def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
-                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float]]] | None = None,
+                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float, float]]] | None = None,
                  general: Collection[str] = (), shared: dict | None = None) -> None:
         self.index = index
         self.via_keywords = via_keywords or {}
@@ -588,13 +597,26 @@ class Gate:
             # bounds the score, not what the entry is about).
             held = 0.0
             for term, qtf in self.terms.items():
-                if term in self.idf and self._holds(doc_id, term):
-                    held += qtf * self.idf[term]
+                if term in self.idf:
+                    held += qtf * self.idf[term] * self._share(doc_id, term)
         self._coverage[doc_id] = held / self.mass
         return self._coverage[doc_id]
 
     def _holds(self, doc_id: int, term: str) -> bool:
-        return doc_id in self._holders(term) or term in self.via_keywords.get(doc_id, {})
+        return self._share(doc_id, term) > 0.0
+
+    def _share(self, doc_id: int, term: str) -> float:
+        """How much of `term` the entry holds for coverage: 1 in its text or a keyword matched
+        whole; a keyword matched only in part counts as `KeywordField.part_covers` says."""
+        if doc_id in self._holders(term):
+            return 1.0
+        matched = self.via_keywords.get(doc_id, {}).get(term)
+        if matched is None:
+            return 0.0
+        share = matched[3]
+        if share >= 1.0 or self.index.part_covers == "full":
+            return 1.0
+        return share if self.index.part_covers == "scaled" else 0.0
 
     def _holders(self, term: str) -> frozenset[int]:
         """The documents whose text holds `term`: made once per query term (and shared by the
@@ -693,7 +715,7 @@ def _gated(
     k: int,
     min_coverage: float,
     relative_floor: float,
-    via_keywords: dict[int, dict[str, tuple[int, int, float]]],
+    via_keywords: dict[int, dict[str, tuple[int, int, float, float]]],
     exhaustive: bool,
     general: Collection[str] = (),
     shared: dict | None = None,

@@ -124,6 +124,8 @@ class _Snapshot:
                 keyword_weight=weight,
                 keyword_only_terms=self.limits.keyword_only_terms,
                 parts=parts,
+                keyword_part_weight=self.limits.keyword_part_weight,
+                general_words=self.limits.general_words,
             )
         return self._index
 

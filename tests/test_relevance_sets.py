@@ -128,3 +128,16 @@ def test_unknown_built_in_sets_are_refused(capsys):
     with pytest.raises(SystemExit):
         relevance.main(["--sets", "A,Q"])
     assert "unknown set(s) Q" in capsys.readouterr().err
+
+
+def test_the_keyword_replay_with_part_matches_off_is_the_default_profile():
+    from bench.relevance_keywords import Setting, measure_sets, pooled
+    from memtui_core import Limits
+
+    default = relevance.evaluate([("default, keywords", Limits(), True)], sets=("B",))["default, keywords"]["B"]
+    replay = measure_sets(Setting(), ("B",))["B"]
+    assert replay == default
+    assert pooled({"B": replay}, ("B",))["hit@4"] == default["hit@4"]
+    assert Setting.parse("0.5,rarest,scaled,2") == Setting(0.5, "rarest", "scaled", 2)
+    with pytest.raises(SystemExit):
+        Setting.parse("0.5,sometimes,credit,1")

@@ -131,8 +131,17 @@ def test_malformed_keywords_in_the_file_read_as_none_and_are_kept(tmp_path):
     assert raw_entries(store)[0]["keywords"] == "oops"  # kept as it was until keywords are set
 
 
-def test_stuffed_keywords_do_not_hijack_unrelated_queries(tmp_path):
-    store = MemoryStore(tmp_path / "s")
+# The stuffed entry's keywords: popular one-word ones, and popular words inside keywords of several
+# words, which match in part when `keyword_part_weight` is above 0.
+POPULAR = ["code", "python", "test", "deploy", "server", "database", "config", "error", "build", "project",
+           "代码", "部署"]
+POPULAR_PHRASES = ["python code", "test server", "database config", "build error", "deploy project", "部署代码"]
+
+
+@pytest.mark.parametrize("part_weight, keywords", [(0.0, POPULAR), (1.0, POPULAR), (1.0, POPULAR_PHRASES),
+                                                   (0.5, POPULAR[:6] + POPULAR_PHRASES)])
+def test_stuffed_keywords_do_not_hijack_unrelated_queries(tmp_path, part_weight, keywords):
+    store = MemoryStore(tmp_path / "s", Limits(keyword_part_weight=part_weight))
     texts = [
         ("preference", "回复一律用中文"), ("fact", "前端用 Vite 构建，包管理器是 pnpm"),
         ("lesson", "部署前先跑 make test"), ("fact", "The API server listens on port 8080"),
@@ -142,9 +151,7 @@ def test_stuffed_keywords_do_not_hijack_unrelated_queries(tmp_path):
     ]
     for kind, text in texts:
         store.remember(kind, text)
-    popular = ["code", "python", "test", "deploy", "server", "database", "config", "error", "build", "project",
-               "代码", "部署"]
-    stuffed = store.remember("fact", "The office plant is watered on Mondays", keywords=popular).entry
+    stuffed = store.remember("fact", "The office plant is watered on Mondays", keywords=keywords).entry
     # Each query has an entry whose text answers it; the stuffed entry holds every query's popular
     # words in its keywords, and must not push the answer down.
     queries = {
@@ -160,6 +167,67 @@ def test_stuffed_keywords_do_not_hijack_unrelated_queries(tmp_path):
         # Of the query terms only its keywords hold, one counts: it never scores for two topics.
         row = store.explain(query).for_id(stuffed.id)
         assert len([term for term in row.terms if term.contribution > 0]) <= 1, query
+
+
+def bakery(store):
+    store.remember("fact", "The team's favourite bakery sells rye bread and croissants")
+    store.remember("fact", "Stand-up is every morning at 9:30")
+    return store.remember("fact", "街角那家面包店每周一不开门", keywords=["bakery", "closed Monday"]).entry
+
+
+MONDAY = "can they swing by Monday for a loaf?"
+
+
+def test_by_default_a_keyword_of_several_words_never_matches_on_one_word(tmp_path):
+    store = MemoryStore(tmp_path / "s")
+    assert Limits().keyword_part_weight == 0.0 and Limits.nanohermes().keyword_part_weight == 0.0
+    entry = bakery(store)
+    assert entry.id not in [hit.entry.id for hit in store.search(MONDAY)]
+    row = store.explain(MONDAY).for_id(entry.id)
+    assert row.score == 0.0 and row.status.value == "zero_score"
+
+
+def test_part_matches_let_one_word_of_a_longer_keyword_find_the_entry(tmp_path):
+    store = MemoryStore(tmp_path / "s", Limits(keyword_part_weight=1.0))
+    entry = bakery(store)
+    assert [hit.entry.id for hit in store.search(MONDAY)] == [entry.id]
+    monday = {term.term: term for term in store.explain(MONDAY).for_id(entry.id).terms}["monday"]
+    assert monday.from_keywords and monday.keyword_tf == 1 and monday.tf == 0
+    # An occurrence matched in part counts keyword_part_weight / 2 (two words) of a whole match.
+    both = Limits(keyword_part_weight=1.0, keyword_only_terms=2)  # both words of the keyword count
+    whole = MemoryStore(store.dir, both).explain("closed monday").for_id(entry.id)
+    whole_monday = {term.term: term for term in whole.terms}["monday"]
+    assert 0.0 < monday.contribution < whole_monday.contribution
+    half = MemoryStore(store.dir, Limits(keyword_part_weight=0.5)).explain(MONDAY).for_id(entry.id)
+    assert 0.0 < {t.term: t for t in half.terms}["monday"].contribution < monday.contribution
+
+
+def test_a_weak_word_never_matches_a_longer_keyword_in_part(tmp_path):
+    # `work` is a general word, `15` a number: neither alone says which memory is meant.
+    store = MemoryStore(tmp_path / "s", Limits(keyword_part_weight=1.0))
+    entry = store.remember("fact", "周报每周五下午交", keywords=["weekly report", "work summary", "report 15"]).entry
+    store.remember("fact", "The build server runs Ubuntu 22.04")
+    for query in ("how was work today", "what is 15 times 3"):
+        assert store.explain(query).for_id(entry.id).score == 0.0, query
+    assert store.search("the summary of last week")[0].entry.id == entry.id
+
+
+def test_the_replay_can_hold_part_matches_out_of_the_coverage(tmp_path):
+    from bench.relevance_keywords import Setting, applied
+
+    store = MemoryStore(tmp_path / "s", Limits(keyword_part_weight=1.0))
+    entry = bakery(store)
+    with applied(Setting(1.0, "each", "nocredit", 1)):
+        assert MemoryStore(store.dir, Limits(keyword_part_weight=1.0)).search(MONDAY) == []
+    with applied(Setting(1.0, "rarest", "credit", 1)):  # fewer entries hold `closed` than `monday`? neither: a tie
+        assert [hit.entry.id for hit in MemoryStore(store.dir, Limits(keyword_part_weight=1.0)).search(MONDAY)] == [
+            entry.id]
+    assert [hit.entry.id for hit in MemoryStore(store.dir, Limits(keyword_part_weight=1.0)).search(MONDAY)] == [entry.id]
+    commit = store.remember("lesson", "Write commit messages in English", keywords=["提交信息"]).entry
+    with applied(Setting(1.0, "cjk", "credit", 1)):  # part matches on CJK tokens only
+        replay = MemoryStore(store.dir, Limits(keyword_part_weight=1.0))
+        assert replay.search(MONDAY) == []
+        assert [hit.entry.id for hit in replay.search("帮我写一下提交说明")] == [commit.id]
 
 
 def test_nanohermes_ignores_keywords(tmp_path):
