@@ -273,7 +273,7 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
             times = f"×{t.qtf}" if t.qtf > 1 else ""
             via = style.yellow(f"keyword ×{t.keyword_tf}") if t.from_keywords else ""
             if t.from_keywords and not t.tf and not t.contribution:
-                via += style.dim(" (not counted: one keyword-only term per entry)")
+                via += style.dim(" (not counted: over the per-entry limit of keyword-only terms)")
             lines.append(
                 f"        {pad(t.term, term_width)} {pad(times, 3)} tf {t.tf:<2} df {t.df:<3} idf {t.idf:5.2f}  "
                 f"{pad(f'+{t.contribution:.2f}', 7, '>')}  {style.blue(_bar(t.contribution, top))}"

@@ -54,7 +54,7 @@ def breakdown(row: EntryExplanation, explanation: Explanation) -> RenderableType
             if term.from_keywords:
                 note.append(f" keyword ×{term.keyword_tf}", style=P.pin)
                 if not term.tf and not term.contribution:
-                    note.append(" (not counted: one keyword-only term per entry)", style=P.muted)
+                    note.append(" (not counted: over the per-entry limit of keyword-only terms)", style=P.muted)
         table.add_row(
             Text(term.term, style="bold" if not faint else style),
             Text(str(term.qtf), style=style),

@@ -94,7 +94,7 @@ def test_explain_says_when_a_keyword_only_term_is_not_counted(tmp_path):
     add(store, "lesson", "Playwright e2e runs time out in CI", "flaky", "tests")
     add(store, "fact", "unrelated note about coffee")
     human = run_memtui("explain", "flaky tests", store=store).out
-    assert "keyword ×1" in human and "not counted: one keyword-only term per entry" in human
+    assert "keyword ×1" in human and "not counted: over the per-entry limit of keyword-only terms" in human
 
 
 def test_the_semantic_profile_vetoes_a_coincidental_hit_through_the_real_command(tmp_path):
