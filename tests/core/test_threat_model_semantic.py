@@ -129,13 +129,22 @@ def test_the_shipped_model_computes_the_trainers_probabilities():
 
 def test_the_embedder_gives_the_pinned_rows_their_vectors(embedder):
     """The trainer's vectors came from the same embedder: a few pinned rows embedded again land on
-    them (within the float noise of the engine's threads), and so on the same probabilities."""
+    them, and so on nearly the same probabilities and the same verdicts.
+
+    The 4-bit engine's float arithmetic differs between CPUs (its SIMD path, its threads): on an
+    AMD EPYC the vectors agree to cosine 0.99995 and the probabilities still move by up to 0.014,
+    since the regression's weights are large. So the vectors are held tight, the probabilities to
+    a few hundredths, and the verdict exactly for rows not within that distance of the threshold."""
     pins = json.loads(PINS.read_text("utf-8"))["rows"][::5]
     model = threat_model_semantic.load()
     fresh = semantic.passages([row["input"] for row in pins])
     pinned = np.array([row["vector"] for row in pins], dtype=np.float32)
     assert (np.sum(fresh * pinned, axis=1) > 0.999).all()
-    assert model.hostile(fresh).tolist() == pytest.approx([row["hostile"] for row in pins], abs=5e-3)
+    now = model.hostile(fresh).tolist()
+    assert now == pytest.approx([row["hostile"] for row in pins], abs=0.03)
+    for mine, row in zip(now, pins):
+        if abs(row["hostile"] - model.threshold) > 0.03:
+            assert (mine >= model.threshold) == (row["hostile"] >= model.threshold)
 
 
 def test_the_rules_and_the_character_model_come_first(monkeypatch, fake_embedder):
