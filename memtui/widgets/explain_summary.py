@@ -43,17 +43,20 @@ class ExplainSummary(Static):
             text.append(" — only words of 2+ letters/digits and CJK characters count; nothing is injected.",
                         style=P.warning)
         else:
-            _append_terms(text, explanation)
+            # The counts first: they are what a glance needs, and a two-word badge such as "no match"
+            # placed after a long row of terms was split across the two lines of a narrow terminal.
             counts: dict[Status, int] = {}
             for row in explanation.entries:
                 counts[row.status] = counts.get(row.status, 0) + 1
-            text.append(f"│ n={explanation.n} avg_len={explanation.avg_len:.1f} │ ", style=P.muted)
-            if explanation.profile != "default":
-                text.append(f"profile {explanation.profile} │ ", style=f"bold {P.pin}")
             for status in Status:
                 if counts.get(status):
                     text.append_text(status_badge(status))
                     text.append(f"{counts[status]} ", style="bold")
+            if explanation.profile != "default":
+                text.append(f"│ profile {explanation.profile} ", style=f"bold {P.pin}")
+            text.append("│ ", style=P.muted)
+            _append_terms(text, explanation)
+            text.append(f"│ n={explanation.n} avg_len={explanation.avg_len:.1f}", style=P.muted)
         if core_seconds is not None:
             text.append(f" │ {core_seconds * 1000:.1f} ms", style=P.muted)
         if hidden:
