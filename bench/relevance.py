@@ -158,6 +158,37 @@ def table(results: dict[str, dict[str, dict]], sets=SETS) -> str:
     return "\n".join(lines)
 
 
+def why_missed(sets=SETS) -> str:
+    """Why each relevant message misses its memory, by the expected entry's status in `explain`
+    (default profile, with keywords and texts alone): whether any term is shared at all tells
+    whether a lexical rule could ever find it."""
+    from memtui_core import Limits
+
+    labels = {"zero_score": "no term shared", "below_threshold": "held back by the gate",
+              "cut_top_k": "ranked below top-k", "cut_budget": "cut by the budget", "blocked": "blocked by the scan"}
+    lines = [f"{'run':<22} {'set':<11} {'misses':>6}  why (the expected entry's status)"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for set_name in sets:
+            memories, messages = load(set_name)
+            relevant = [m for m in messages if m["expect"]]
+            for with_keywords in (True, False):
+                store, ids = build(Path(tmp) / f"{set_name}{with_keywords}", memories, with_keywords, Limits())
+                ours = {theirs: mine for mine, theirs in ids.items()}
+                counts: dict[str, int] = {}
+                for message in relevant:
+                    explanation = store.explain(message["text"])
+                    statuses = [explanation.for_id(ours[i]).status.value for i in message["expect"]]
+                    if "injected" in statuses:
+                        continue
+                    # the closest any expected entry came: shared a term beats sharing none
+                    status = min(statuses, key=lambda st: st == "zero_score")
+                    counts[status] = counts.get(status, 0) + 1
+                run = "default, keywords" if with_keywords else "default, texts alone"
+                why = ", ".join(f"{labels.get(k, k)} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+                lines.append(f"{run:<22} {set_name:<11} {sum(counts.values()):>6}  {why}")
+    return "\n".join(lines)
+
+
 SWEEP = {
     "keyword_weight": (0.3, 0.6, 1.0),
     "keyword_only_terms": (1, 2),
@@ -225,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", metavar="NAMES", help="the built-in sets to evaluate, e.g. 'A,E' or 'none' "
                                                        "(default: all)")
     parser.add_argument("--misses", action="store_true", help="also list the misses and false recalls")
+    parser.add_argument("--why-missed", action="store_true",
+                        help="per set, why the misses miss: no term shared, held back by the gate, below top-k")
     args = parser.parse_args(argv)
     if args.sweep:
         print(sweep())
@@ -283,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         from bench import relevance_common
 
         print(relevance_common.sweep() if args.sweep_common else relevance_common.check(args.common_check))
+        return 0
+    if args.why_missed:
+        print(why_missed(sets))
         return 0
     results = evaluate(sets=sets)
     if args.json:

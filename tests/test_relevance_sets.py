@@ -141,3 +141,29 @@ def test_the_keyword_replay_with_part_matches_off_is_the_default_profile():
     assert Setting.parse("0.5,rarest,scaled,2") == Setting(0.5, "rarest", "scaled", 2)
     with pytest.raises(SystemExit):
         Setting.parse("0.5,sometimes,credit,1")
+
+
+def test_why_missed_sorts_every_miss_by_the_expected_entrys_status(tmp_path, capsys):
+    """--why-missed counts each miss once, under the expected entry's status, and no hit: the
+    keyword 汉语 turns one miss of the texts-alone run into a hit."""
+    import json
+
+    path = tmp_path / "relevance_set_w.json"
+    path.write_text(json.dumps({
+        "memories": [
+            {"id": "w1", "kind": "preference", "text": "Reply in Chinese to every message", "keywords": ["汉语"]},
+            {"id": "w2", "kind": "fact", "text": "The cat is allergic to chicken", "keywords": ["猫"]},
+        ],
+        "relevant": [
+            {"text": "Reply to my message in Chinese please", "expect": ["w1"], "lexical": True},
+            {"text": "what should I feed my pet", "expect": ["w2"], "lexical": False},
+            {"text": "请用汉语跟我交流", "expect": ["w1"], "lexical": False},
+        ],
+        "none": ["What is the capital of Australia?"],
+    }, ensure_ascii=False), "utf-8")
+    assert relevance.main(["--sets", "none", "--set-file", str(path), "--why-missed"]) == 0
+    keywords, texts = capsys.readouterr().out.splitlines()[1:]
+    assert keywords.startswith("default, keywords") and keywords.split()[3] == "1"
+    assert keywords.endswith("no term shared 1")  # the pet message; 汉语 is found through its keyword
+    assert texts.startswith("default, texts alone") and texts.split()[4] == "2"
+    assert texts.endswith("no term shared 2")
