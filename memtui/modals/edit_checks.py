@@ -246,15 +246,18 @@ class EditChecks(AppNode, Vertical):
             if self.entry is None:
                 line.append(" (its time is refreshed instead)", style=P.warning)
             lines.append(line)
+        # One line per category, each reason once: several rules often share a reason, and a line
+        # per finding pushed the dialog's buttons off an 80x24 terminal.
+        reasons: dict[str, dict[str, None]] = {}
         for finding in check.findings:
             category = finding.get("category", "")
-            reason = finding.get("reason") or finding.get("rule") or category
-            if category == "secret":
-                lines.append(Text(f"🔑 secret: {reason} — it will be stored as [REDACTED]", style=P.warning))
-            else:
-                lines.append(
-                    Text(f"⛔ {category}: {reason} — saved but blocked until a person approves it", style=P.error)
-                )
+            reasons.setdefault(category, {})[finding.get("reason") or finding.get("rule") or category] = None
+        secret = reasons.pop("secret", None)
+        if secret:
+            lines.append(Text(f"🔑 secret: {'; '.join(secret)} — it will be stored as [REDACTED]", style=P.warning))
+        if reasons:
+            lines.append(Text("⛔ saved but blocked until a person approves it:", style=f"bold {P.error}"))
+            lines.extend(Text(f"   {category}: {'; '.join(why)}", style=P.error) for category, why in reasons.items())
         return lines
 
     def _keyword_lines(self) -> list[Text]:

@@ -45,7 +45,7 @@ class BrowseScreen(ModeScreen):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="browse.filter", tooltip="Filter entries by text, id or source"),
         Binding("n", "add", "Add", id="browse.add", tooltip="Write a new memory"),
-        Binding("e", "edit", "Edit", id="browse.edit", tooltip="Edit the selected entry's text (and kind)"),
+        Binding("e", "edit", "Edit", id="browse.edit", tooltip="Edit the selected entry's text, kind and keywords"),
         Binding("k", "reclassify", "Kind", id="browse.reclassify", tooltip="Move the selected entry to another kind"),
         Binding("d", "delete", "Delete", id="browse.delete", tooltip="Delete the selected entry (asks first)"),
         Binding("A", "approve", "Approve", id="browse.approve", tooltip="Let a blocked entry be injected (asks first)"),
