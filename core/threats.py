@@ -2597,18 +2597,24 @@ def _second_opinion(read: str, text: str) -> list[Finding]:
 def _third_opinion(read: str, text: str) -> list[Finding]:
     """The semantic model's finding about `read` (core/threat_model_semantic.py) when neither the
     rules nor the character model named an intent; nothing without the embedder."""
-    if _prose_words(words_view(text_view(read)).text) < _MODEL_MIN_WORDS:
+    words = words_view(text_view(read)).text
+    if _prose_words(words) < _MODEL_MIN_WORDS:
         return []
+    from .threat_model import load
     from .threat_model_semantic import judge
 
-    verdict = judge(read)
+    # The character model's probability is weighed in (threat_model_semantic.Model.score): a text
+    # the sentence model alone finds hostile, spelt like nothing hostile, needs a surer sentence model.
+    char = load().hostile(words)
+    verdict = judge(read, char)
     if verdict is None:
         return []
-    category, probability = verdict
+    category, probability, score = verdict
+    weighed = f", {score:.2f} weighed with the character model's {char:.2f}" if score != probability else ""
     return [Finding(category, f"semantic.{category}",
                     f"means much what hostile memories ({category}) mean, to the sentence model learned from "
-                    f"memtui's threat corpora (probability {probability:.2f}); no rule names it, so read it before "
-                    "approving", _excerpt(text), 0, len(text))]
+                    f"memtui's threat corpora (probability {probability:.2f}{weighed}); no rule names it, so read "
+                    "it before approving", _excerpt(text), 0, len(text))]
 
 
 def _scan(text: str, depth: int, secrets: bool) -> list[Finding]:
