@@ -681,11 +681,13 @@ _DOMAIN = _DOMAIN[:-1] + r"|[\w-]+\.(?:md|txt|rst|adoc|html|py|js|ts|json|ya?ml|
 # right after a closing quotation mark is the quoted setting's, not the model's standing orders.
 # In Chinese the setting is named by a clause before 的 (之前那个用表格的设定, "the earlier setting of using
 # tables"); 之前的设定, 你的设定, 所有的设定, 开发者给你的设定 are the model's, and a clause about its limits
-# (安全方面的, 让你拒绝的) is not a setting.
+# (安全方面的, 让你拒绝的) is not a setting, nor are an owner's orders (我的命令, 用户的指令).
 _ZH_NAMED = "".join(f"(?<!{word})" for word in (
     "之前", "以前", "先前", "此前", "原来", "原本", "原有", "所有", "全部", "一切", "系统", "上面", "以上", "上述", "默认", "初始",
     "最初", "内置", "隐藏", "核心", "安全", "方面", "限制", "审查", "过滤", "道德", "伦理", "保密", "隐私", "拒绝", "出厂",
-    "你", "您", "们", "者", "前", "给", "说", "定", "写", "有"))
+    "你", "您", "们", "者", "前", "给", "说", "定", "写", "有",
+    # an owner's orders (我的命令, 用户的指令, 管理员的, 平台的, 官方的) are orders, not a setting
+    "我", "他", "她", "它", "咱", "人", "户", "员", "台", "方", "司", "统"))
 _BOUND_BEFORE = (_DOMAIN + r"(?:'s)?|[」』](?:という|との|の)?|(?<=\w)[\"”»](?:-| )?"
                  r"|(?<=[\u4e00-\u9fff])" + _ZH_NAMED + "的")
 # An order word in the passive says what happens to something ("常被忽略", "旧块被丢弃", "is ignored
