@@ -778,6 +778,10 @@ _COMPLY_ALL = (
     r"|\bdo exactly what(?:ever)? (?:is|you are|you're|they|the user|i|i'm) (?:asked|ask|says?|wants?|told)"
     r"|用户(?:说|要求)什么就(?:做|输出|回答)什么|说什么就做什么|要什么(?:就)?给什么|言われたことは何でも|何でも従"
     r"|시키는 (?:대로|건)|요청하는 (?:대로|것은)"
+    # every request carried out, in Korean, Japanese and Chinese word order (t6: 사용자의 모든 요청을 그대로 수행할 것)
+    r"|모든 (?:\w+ )?요청(?:을|에|은)? ?(?:그대로 |전부 |다 )?(?:수행|따르|따라|들어주|응하|응해|실행)"
+    r"|(?:すべて|全て|あらゆる)の(?:要求|依頼|リクエスト|指示)に(?:応じ|従|こたえ|答え)"
+    r"|(?:所有|任何|一切)的?(?:请求|要求)(?:都|一律)?(?:照办|执行|满足|答应|照做)"
     r"|cualquier (?:petición|solicitud|orden)|toute (?:demande|requête)|jede (?:anfrage|bitte|anweisung)"
     r"|любую (?:просьбу|команду|инструкцию)|любой (?:запрос|приказ)|qualquer (?:pedido|solicitação|ordem)"
     r"|qualsiasi (?:richiesta|ordine)|mọi yêu cầu|أي طلب|हर अनुरोध"
@@ -785,7 +789,7 @@ _COMPLY_ALL = (
 _UNCONDITIONAL = (
     "never", "without", "no matter", "regardless", "whatever", "safety", "policy", "policies", "rules", "refus", "declin",
     "warning", "disclaimer", "check", "reservation", "没有", "不做任何", "安全", "拒绝", "不管", "无论", "确认", "安全チェック",
-    "断ら", "拒否", "안전", "거절", "sin ", "nunca", "sans", "jamais", "ohne", "niemals", "без", "никогда", "sem ",
+    "断ら", "拒否", "안전", "거절", "없이", "sin ", "nunca", "sans", "jamais", "ohne", "niemals", "без", "никогда", "sem ",
     "senza", "không", "دون", "बिना",
 )
 # A notice that claims to come from the people who run the model.
