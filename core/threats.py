@@ -1949,8 +1949,8 @@ RULES: tuple[Rule, ...] = (
                                               "メモここまで", "记忆到此结束", "備忘錄結束"),
          # then, after blank lines, code fences or a rule of box characters, a line that speaks as a role;
          # "end of memory leak" names something else: the marker's words end there, or go on to a block
-         then=r"(?![\x20\t]+(?!(?:block|section|blocks|sections|here|now)\b)[a-z\u00e0-\u024f\u0430-\u044f])[^\n]{0,40}\n(?:[ \t]*(?:```[^\n]*|[━─=*\-]*)[ \t]*\n)*[ \t]*[#>*\[(]*[ \t]*"
-              rf"(?:{_ROLE}|developer|admin|operator|運営|运营)[^\n:：]{{0,30}}[:：\])]"),
+         then=r"(?![\x20\t]+(?!(?:block|section|blocks|sections|here|now)\b)[a-z\u00e0-\u024f\u0430-\u044f])[^\n]{0,40}\n(?:[ \t]*(?:```[^\n]*|[━─=*\-]*)[ \t]*\n)*[ \t]*[#>*\[(【〔［]*[ \t]*"
+              rf"(?:{_ROLE}|developer|admin|operator|運営|运营)[^\n:：]{{0,30}}[:：\])】〕］]"),
     Rule("fence.role-switch", "fence", "closes one role's tag and opens another's", view="text",
          triggers=("</system>", "</assistant>", "</user>", "</memory>"),
          then=r"(?=[^<]{0,200}<(?:system|assistant|user)>)"),
