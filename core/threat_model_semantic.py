@@ -69,7 +69,8 @@ def model_input(read: str, view: str) -> str:
 class Model:
     """The learned weights for one embedder: P(hostile) and P(category) from one embedding."""
 
-    __slots__ = ("classes", "benign", "threshold", "view", "hostile_coef", "hostile_bias", "coef", "intercept")
+    __slots__ = ("classes", "benign", "threshold", "view", "hostile_coef", "hostile_bias", "coef", "intercept",
+                 "char_weight")
 
     def __init__(self, data: dict, width: int) -> None:
         import numpy
@@ -78,6 +79,12 @@ class Model:
         self.benign = self.classes.index("benign")
         self.threshold = float(data["threshold"])
         self.view = str(data["view"])
+        # The weight of the character model's P(hostile) in the score held against the threshold:
+        # score = P_semantic^(1 - w) * P_char^w (0: the semantic probability alone). Chosen
+        # leave-one-batch-out by the trainer (docs/threat-scan.md, "Round 7").
+        self.char_weight = float(data.get("char_weight", 0.0))
+        if not 0.0 <= self.char_weight < 1.0:
+            raise ValueError(f"semantic threat model char_weight {self.char_weight!r} is outside [0, 1)")
         if self.view not in ("raw", "cut", "text", "words"):
             raise ValueError(f"semantic threat model reads an unknown view {self.view!r}")
         self.hostile_coef = numpy.asarray(data["hostile_coef"], dtype=numpy.float64)
@@ -104,15 +111,24 @@ class Model:
         exps = numpy.exp(logits)
         return exps / exps.sum(axis=1, keepdims=True)
 
-    def verdict(self, vector: "numpy.ndarray") -> tuple[str, float] | None:
-        """(likeliest hostile category, P(hostile)) when P(hostile) reaches the threshold."""
+    def score(self, hostile: float, char: float | None) -> float:
+        """What is held against the threshold: P(hostile), weighed with the character model's
+        P(hostile) `char` when the model has a `char_weight` (a geometric mean), else P(hostile)."""
+        if not self.char_weight or char is None:
+            return hostile
+        return hostile ** (1.0 - self.char_weight) * max(char, 1e-6) ** self.char_weight
+
+    def verdict(self, vector: "numpy.ndarray", char: float | None = None) -> tuple[str, float, float] | None:
+        """(likeliest hostile category, P(hostile), score) when the score (`score`, with the
+        character model's P(hostile) `char`) reaches the threshold."""
         row = vector.reshape(1, -1)
         hostile = float(self.hostile(row)[0])
-        if hostile < self.threshold:
+        score = self.score(hostile, char)
+        if score < self.threshold:
             return None
         probabilities = self.probabilities(row)[0]
         best = max((float(p), name) for i, (p, name) in enumerate(zip(probabilities, self.classes)) if i != self.benign)
-        return best[1], hostile
+        return best[1], hostile, score
 
 
 _lock = threading.Lock()
@@ -246,14 +262,15 @@ def _vector(model_text: str) -> "numpy.ndarray | None":
     return None if found is None or len(found) != 1 else found[0]
 
 
-def judge(read: str) -> tuple[str, float] | None:
-    """(category, P(hostile)) when the model finds `read` hostile; None when it does not, or when
-    there is no model (no embedder, `MEMTUI_SEMANTIC=off`, no weights for this embedder)."""
+def judge(read: str, char: float | None = None) -> tuple[str, float, float] | None:
+    """(category, P(hostile), score) when the model finds `read` hostile (`char`: the character
+    model's P(hostile) for it, see `Model.score`); None when it does not, or when there is no model
+    (no embedder, `MEMTUI_SEMANTIC=off`, no weights for this embedder)."""
     model = load()
     if model is None:
         return None
     vector = _vector(model_input(read, model.view))
-    return None if vector is None else model.verdict(vector)
+    return None if vector is None else model.verdict(vector, char)
 
 
 def _reset_for_tests() -> None:

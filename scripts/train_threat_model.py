@@ -2,7 +2,10 @@
 
     pip install scikit-learn && python scripts/train_threat_model.py [--check]
 
-Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch. The script:
+Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch; a benign file with
+no hostile file beside it (`lookalikes_benign.jsonl`, `plain_benign.jsonl`: ordinary memories
+shaped like instructions) is a batch of its own, held out like any other, so its rows count for the
+threshold and the leave-one-batch-out figures (they only ever add benign rows). The script:
 
 1. measures the hostile-or-benign model honestly, leave-one-batch-out: for each batch written
    after the first one, a model trained on every other batch scores it, as a new batch of unseen
@@ -15,7 +18,8 @@ Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch.
 
 Then the same for the semantic third opinion (core/threat_model_semantic.json): logistic
 regressions over each row's sentence embedding (core/semantic.py), measured leave-one-batch-out,
-its threshold picked the same way, its arithmetic checked, some rows pinned with their embeddings
+its threshold picked the same way for its probability weighed with the character model's unseen
+one (`SEMANTIC_CHAR_WEIGHT`), its arithmetic checked, some rows pinned with their embeddings
 in tests/core/threat_model_semantic_pins.json. Embeddings are cached outside the repository
 (`SEMANTIC_CACHE`), so only rows not seen before are embedded. `--semantic-only` trains only it;
 `--explore` prints the options it was chosen from (the input view, C, a stacked model, which model
@@ -193,6 +197,18 @@ SEMANTIC_C = 8.0
 SEMANTIC_CATEGORY_C = 8.0
 SEMANTIC_GRID = {"view": list(VIEWS), "C": [1.0, 4.0, 8.0, 32.0]}
 SEMANTIC_PINNED_ROWS = 16
+# The weight of the character model's P(hostile) in the semantic score (score = P_sem^(1-w) * P_char^w,
+# threat_model_semantic.Model.score), chosen leave-one-batch-out with t7 and plain (docs/threat-scan.md,
+# "Round 7"): the middle of the plateau where the write path catches the most at the same benign rate.
+SEMANTIC_CHAR_WEIGHT = 0.2
+SEMANTIC_CHAR_WEIGHTS = [0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5]  # the table printed beside the choice
+
+
+def weighed(semantic_scores, char_scores, weight: float):
+    """The semantic leave-one-batch-out scores weighed with the character model's unseen ones."""
+    blend = lambda p, c: p if not weight else p ** (1 - weight) * max(c, 1e-6) ** weight
+    return {name: ([blend(p, c) for p, c in zip(h, char_scores[name][0])], [blend(p, c) for p, c in zip(b, char_scores[name][1])])
+            for name, (h, b) in semantic_scores.items()}
 
 
 def semantic_data(raw, view: str) -> dict:
@@ -348,23 +364,42 @@ def pinned_drift(pins_path: Path, model_path: Path, pins: list[dict]) -> float:
     return worst
 
 
-def semantic_train(raw, check: bool) -> None:
-    """Measure, train and write (or with `check`, verify) the semantic third opinion."""
+def semantic_train(raw, check: bool, char_scores=None) -> None:
+    """Measure, train and write (or with `check`, verify) the semantic third opinion. `char_scores`:
+    the character model's leave-one-batch-out scores (computed here when not given), weighed in."""
     import numpy
 
     from memtui_core.semantic import DIMENSIONS, MODEL_ID
     from memtui_core.threat_model_semantic import FORMAT, Model
 
+    if char_scores is None:
+        char_scores = leave_one_batch_out(batches())
+    char_threshold = pick_threshold(char_scores)
     sdata = semantic_data(raw, SEMANTIC_VIEW)
-    scores, _ = semantic_lobo(sdata)
+    plain, _ = semantic_lobo(sdata)
+    print(f"\nsemantic third opinion ({MODEL_ID}, {SEMANTIC_VIEW} text, C={SEMANTIC_C:g}), its probability weighed "
+          f"with the character model's (weight w), leave-one-batch-out; 'either': the semantic score or the character "
+          f"model at {char_threshold}, as the write path asks them:")
+    print(f"{'w':>5}  {'threshold':>9}  {'semantic hostile':>16}  {'benign':>7}  {'either hostile':>14}  {'benign':>7}")
+    for weight in SEMANTIC_CHAR_WEIGHTS:
+        trial = weighed(plain, char_scores, weight)
+        t = pick_threshold(trial)
+        h, b = caught(trial, t)
+        either = {name: ([max(p, 1.0 if c >= char_threshold else 0.0) for p, c in zip(hs, char_scores[name][0])],
+                         [max(p, 1.0 if c >= char_threshold else 0.0) for p, c in zip(bs, char_scores[name][1])])
+                  for name, (hs, bs) in trial.items()}
+        eh, eb = caught(either, t)
+        mark = "  <- chosen" if weight == SEMANTIC_CHAR_WEIGHT else ""
+        print(f"{weight:>5g}  {t:>9.3f}  {h:>16.1%}  {b:>7.2%}  {eh:>14.1%}  {eb:>7.2%}{mark}")
+    scores = weighed(plain, char_scores, SEMANTIC_CHAR_WEIGHT)
     threshold = pick_threshold(scores)
-    print(f"\nsemantic third opinion ({MODEL_ID}, {SEMANTIC_VIEW} text, C={SEMANTIC_C:g}):")
     report(scores, threshold)
-    print(f"threshold: {threshold}")
+    print(f"threshold: {threshold} (for the score with the character model weighed at {SEMANTIC_CHAR_WEIGHT})")
     gate, model, matrix, labels = semantic_fit(sdata, list(sdata))
     if len(model.classes_) == 2:
         raise SystemExit("the corpora must hold at least two hostile categories")
-    entry = {"view": SEMANTIC_VIEW, "threshold": threshold, "C": SEMANTIC_C, "rows": len(labels),
+    entry = {"view": SEMANTIC_VIEW, "threshold": threshold, "char_weight": SEMANTIC_CHAR_WEIGHT, "C": SEMANTIC_C,
+             "rows": len(labels),
              "classes": model.classes_.tolist(), "hostile_coef": _numbers(gate.coef_[0]),
              "hostile_bias": _numbers([gate.intercept_[0]])[0], "coef": _numbers(model.coef_),
              "intercept": _numbers(model.intercept_)}
@@ -391,7 +426,7 @@ def semantic_train(raw, check: bool) -> None:
     if check:
         shipped = json.loads(SEMANTIC_PATH.read_text("utf-8"))["models"][MODEL_ID]
         if abs(shipped["threshold"] - threshold) > 0.002 or shipped["classes"] != entry["classes"] \
-                or shipped["view"] != SEMANTIC_VIEW:
+                or shipped["view"] != SEMANTIC_VIEW or shipped.get("char_weight", 0.0) != SEMANTIC_CHAR_WEIGHT:
             raise SystemExit(f"{SEMANTIC_PATH.name} is out of date: retrain it")
         worst = pinned_drift(SEMANTIC_PINS, SEMANTIC_PATH, pins)
         print(f"{SEMANTIC_PATH.name} is current (pinned probabilities within {worst:.1e} of a retrain)")
@@ -534,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("core/threat_model.json is out of date: retrain it")
         worst = pinned_drift(PINS, MODEL_PATH, pins)
         print(f"core/threat_model.json is current (pinned probabilities within {worst:.1e} of a retrain)")
-        semantic_train(raw_batches(), check=True)
+        semantic_train(raw_batches(), check=True, char_scores=scores)
         return 0
     target = args.output or MODEL_PATH
     target.write_text(encoded, "utf-8")
@@ -546,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
                                     "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
                                    ensure_ascii=False, indent=0) + "\n", "utf-8")
         print(f"wrote {PINS} ({len(pins)} rows)")
-        semantic_train(raw_batches(), check=False)
+        semantic_train(raw_batches(), check=False, char_scores=scores)
     return 0
 
 

@@ -80,9 +80,28 @@ def test_the_probabilities_are_a_sigmoid_and_a_softmax_over_the_embedding():
     logits = [0.0, 4 * 0.6, 4 * 0.8]
     expected = [math.exp(v) / sum(math.exp(u) for u in logits) for v in logits]
     assert model.probabilities(row)[0].tolist() == pytest.approx(expected, abs=1e-6)
-    category, probability = model.verdict(row[0])
-    assert category == "persona" and probability == pytest.approx(0.731, abs=1e-3)
+    category, probability, score = model.verdict(row[0])
+    assert category == "persona" and probability == pytest.approx(0.731, abs=1e-3) and score == probability
     assert Model(tiny(threshold=0.9), WIDTH).verdict(row[0]) is None
+
+
+def test_the_score_weighs_the_character_models_probability_in():
+    """With a char_weight w the threshold holds P_semantic^(1-w) * P_char^w: a text the sentence
+    model finds hostile but spelt like nothing hostile needs a surer sentence model."""
+    model = Model({**tiny(threshold=0.6), "char_weight": 0.2}, WIDTH)
+    row = np.zeros(WIDTH, dtype=np.float32)
+    row[0], row[1] = 0.6, 0.8  # P_semantic 0.731
+    assert model.score(0.731, None) == 0.731  # no character model asked: the probability alone
+    category, probability, score = model.verdict(row, char=0.5)
+    assert score == pytest.approx(0.731 ** 0.8 * 0.5 ** 0.2, abs=1e-3) and probability == pytest.approx(0.731, abs=1e-3)
+    assert model.verdict(row, char=0.01) is None  # 0.731^0.8 * 0.01^0.2 = 0.31
+    with pytest.raises(ValueError, match="char_weight"):
+        Model({**tiny(), "char_weight": 1.0}, WIDTH)
+
+
+def test_the_shipped_model_weighs_the_character_model_in():
+    entry = json.loads(MODEL_PATH.read_text("utf-8"))["models"][semantic.MODEL_ID]
+    assert 0 < Model(entry, WIDTH).char_weight < 1
 
 
 @pytest.mark.parametrize("change,message", [({"hostile_coef": [1.0] * 3}, "do not match"),
