@@ -189,6 +189,28 @@ def why_missed(sets=SETS) -> str:
     return "\n".join(lines)
 
 
+def distill_keywords() -> str:
+    """Sets D and E with the keywords written under the distiller's old and new keyword instruction
+    (bench/relevance_distill_keywords.json), default profile and semantic profile."""
+    from memtui_core import Limits
+
+    data = json.loads((HERE / "relevance_distill_keywords.json").read_text("utf-8"))
+    lines = [f"{'run':<22} {'set, rule':<11} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13} "
+             f"{'keywords':>9}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, limits in (("default, keywords", Limits()), ("semantic, keywords", Limits.semantic())):
+            for set_name, by_rule in data["sets"].items():
+                memories, messages = load(set_name)
+                for rule, keywords in by_rule.items():
+                    written = [dict(m, keywords=keywords[m["id"]]) for m in memories]
+                    store, ids = build(Path(tmp) / f"{name[:3]}{set_name}{rule}", written, True, limits)
+                    r = measure(store, ids, messages)
+                    lines.append(f"{name:<22} {set_name + ', ' + rule:<11} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
+                                 f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%} "
+                                 f"{sum(map(len, keywords.values())):>9}")
+    return "\n".join(lines)
+
+
 SWEEP = {
     "keyword_weight": (0.3, 0.6, 1.0),
     "keyword_only_terms": (1, 2),
@@ -256,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", metavar="NAMES", help="the built-in sets to evaluate, e.g. 'A,E' or 'none' "
                                                        "(default: all)")
     parser.add_argument("--misses", action="store_true", help="also list the misses and false recalls")
+    parser.add_argument("--distill-keywords", action="store_true",
+                        help="sets D and E with keywords written under the distiller's old and new keyword "
+                             "instruction (bench/relevance_distill_keywords.json)")
     parser.add_argument("--why-missed", action="store_true",
                         help="per set, why the misses miss: no term shared, held back by the gate, below top-k")
     args = parser.parse_args(argv)
@@ -298,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
 
         chosen = ("E",) if args.sets is None else tuple(n.strip().upper() for n in args.sets.split(",") if n.strip())
         print(relevance_recall.check(relevance_recall.Setting.parse(args.recall_check), chosen))
+        return 0
+    if args.distill_keywords:
+        print(distill_keywords())
         return 0
     if args.semantic_cost:
         from bench import relevance_semantic
