@@ -190,7 +190,7 @@ def why_missed(sets=SETS) -> str:
 
 
 def distill_keywords() -> str:
-    """Sets D and E with the keywords written under the distiller's old and new keyword instruction
+    """Sets C, D and E with the keywords written under the distiller's old and new keyword instruction
     (bench/relevance_distill_keywords.json), default profile and semantic profile."""
     from memtui_core import Limits
 
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                                                        "(default: all)")
     parser.add_argument("--misses", action="store_true", help="also list the misses and false recalls")
     parser.add_argument("--distill-keywords", action="store_true",
-                        help="sets D and E with keywords written under the distiller's old and new keyword "
+                        help="sets C, D and E with keywords written under the distiller's old and new keyword "
                              "instruction (bench/relevance_distill_keywords.json)")
     parser.add_argument("--why-missed", action="store_true",
                         help="per set, why the misses miss: no term shared, held back by the gate, below top-k")
