@@ -132,3 +132,22 @@ async def test_explain_follows_outside_writes(seeded):
         await wait_until(pilot, lambda: screen.explanation.entries[0].status == "injected", timeout=3,
                          what="the new entry to be ranked")
         assert "Production runs on Kubernetes" in screen_text(app)
+
+
+async def test_the_summary_leads_with_the_counts_so_a_badge_is_never_split_at_80_columns(seeded):
+    """A long query's terms come after the status counts: at 80 columns "no match" and its count
+    stay on one line, in front of the terms, instead of breaking after a row of chips."""
+    query = "what is the capital of Australia and how do the deploy scripts handle a dry run"
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, query)
+        summary = screen.query_one("#explain-summary")
+        await wait_until(pilot, lambda: "no match" in screen_text(app), what="the summary's counts")
+        lines = [line for line in screen_text(app).splitlines() if "no match" in line and "terms" in line]
+        assert lines, "the counts and the terms start on one line"
+        line = lines[0]
+        assert line.index("no match") < line.index("terms")
+        count = line.split("no match", 1)[1].split()[0]
+        assert count.isdigit()
+        assert summary.region.width <= 80
