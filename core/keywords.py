@@ -22,6 +22,30 @@ def _short(keyword: str) -> str:
     return keyword if len(keyword) <= 24 else keyword[:23] + "…"
 
 
+SPLIT_WINDOW = 6
+"""An instruction split across keywords is looked for in up to this many consecutive keywords.
+
+Keywords are never rendered into the prompt, so what the scan of the list guards is the list
+itself: an order spelt out piece by piece ("ignore", "all", "previous", "instructions"). Read as
+one text, a long list of unrelated terms can also meet a rule by coincidence: `风速过滤` (a
+wind-speed filter) near `remove records` reads as "remove the filters" across ten keywords. So a
+flag of the whole list counts only when some run of at most this many consecutive keywords
+carries it too; the scan of the windows runs only after the whole list was flagged."""
+
+
+def _split_instruction(kept: list[str]):
+    """The finding of an instruction spread over consecutive keywords, or None."""
+    found = [f for f in scan_text("\n".join(kept)) if f.category != "secret"]
+    if not found or len(kept) <= SPLIT_WINDOW:
+        return found[0] if found else None
+    for size in range(2, SPLIT_WINDOW + 1):
+        for start in range(len(kept) - size + 1):
+            window = [f for f in scan_text("\n".join(kept[start : start + size])) if f.category != "secret"]
+            if window:
+                return window[0]
+    return None
+
+
 def clean_keywords(value: object, limits: Limits, strict: bool = True) -> tuple[list[str], list[str]]:
     """The keywords to store, and a one-line reason for each one dropped (non-strict only)."""
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
@@ -68,9 +92,9 @@ def clean_keywords(value: object, limits: Limits, strict: bool = True) -> tuple[
             continue  # nothing searchable, or only function words: it would match every message
         seen.add(folded)
         kept.append(keyword)
-    joined = [f for f in scan_text("\n".join(kept)) if f.category != "secret"]
-    if joined:
-        refuse(f"the keywords together were flagged by the threat scan ({joined[0].category}: {joined[0].reason})")
+    joined = _split_instruction(kept)
+    if joined is not None:
+        refuse(f"the keywords together were flagged by the threat scan ({joined.category}: {joined.reason})")
         return [], dropped
     if len(kept) > limits.max_keywords:
         refuse(f"{len(kept)} keywords; at most {limits.max_keywords}")
