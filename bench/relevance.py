@@ -190,12 +190,13 @@ def why_missed(sets=SETS) -> str:
 
 
 def distill_keywords() -> str:
-    """Sets C, D and E with the keywords written under the distiller's old and new keyword instruction
-    (bench/relevance_distill_keywords.json), default profile and semantic profile."""
+    """Sets C, D and E with the keywords written under each version of the distiller's keyword
+    instruction (bench/relevance_distill_keywords.json; `shipped` is today's), default profile and
+    semantic profile."""
     from memtui_core import Limits
 
     data = json.loads((HERE / "relevance_distill_keywords.json").read_text("utf-8"))
-    lines = [f"{'run':<22} {'set, rule':<11} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13} "
+    lines = [f"{'run':<22} {'set, rule':<16} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13} "
              f"{'keywords':>9}"]
     with tempfile.TemporaryDirectory() as tmp:
         for name, limits in (("default, keywords", Limits()), ("semantic, keywords", Limits.semantic())):
@@ -205,7 +206,8 @@ def distill_keywords() -> str:
                     written = [dict(m, keywords=keywords[m["id"]]) for m in memories]
                     store, ids = build(Path(tmp) / f"{name[:3]}{set_name}{rule}", written, True, limits)
                     r = measure(store, ids, messages)
-                    lines.append(f"{name:<22} {set_name + ', ' + rule:<11} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
+                    label = f"{set_name}, {rule}" + ("*" if rule == data["shipped"] else "")
+                    lines.append(f"{name:<22} {label:<16} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
                                  f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%} "
                                  f"{sum(map(len, keywords.values())):>9}")
     return "\n".join(lines)
@@ -279,8 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                                                        "(default: all)")
     parser.add_argument("--misses", action="store_true", help="also list the misses and false recalls")
     parser.add_argument("--distill-keywords", action="store_true",
-                        help="sets C, D and E with keywords written under the distiller's old and new keyword "
-                             "instruction (bench/relevance_distill_keywords.json)")
+                        help="sets C, D and E with keywords written under each version of the distiller's "
+                             "keyword instruction (bench/relevance_distill_keywords.json; * marks today's)")
     parser.add_argument("--why-missed", action="store_true",
                         help="per set, why the misses miss: no term shared, held back by the gate, below top-k")
     args = parser.parse_args(argv)

@@ -70,13 +70,12 @@ Rules:
 - Keep only what will still hold and help in future, unrelated sessions. Leave out task progress,
   one-off details (today's branch, a file's current state, a temporary decision) and anything
   that can be read directly from the code.
-- keywords: up to 10 short search terms (one to three words each) that a later user message might
+- keywords: up to 12 short search terms (one to three words each) that a later user message might
   contain when this memory should come to mind, without repeating the memory's own words: synonyms
-  of its key words; the same words in the other language (English for a Chinese text, Chinese for an
-  English one); and the everyday things, situations and activities where it applies, which a user
-  would name without restating the memory (for a fear of heights: rooftop bar, glass bridge, ski lift;
-  for a collection of vinyl records: turntable, record shop, LP). No generic words (help, question,
-  thing, issue, use).
+  of its key words, and the everyday things, situations and activities where it applies, which a
+  user would name without restating the memory (for a fear of heights: rooftop bar, glass bridge, ski
+  lift; for a collection of vinyl records: turntable, record shop, LP); give them in both English and
+  Chinese, since the user writes in either. No generic words (help, question, thing, issue, use).
 - Merge near-duplicates into one item.
 - Never include secrets: no passwords, API keys, tokens, private keys or credentials.
 - If nothing is durable, return [] — an empty array is better than a weak memory.

@@ -171,9 +171,8 @@ def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool
             "existing memory are not added twice.",
             {"kind": kind, "text": text, "keywords": _nullable({"type": "array", "items": {"type": "string"}, "description": (
                 f"Retrieval keywords, never shown to anyone: up to {(limits or DEFAULT_LIMITS).max_keywords} short "
-                "terms a later message might contain when this memory matters, without its own words: synonyms, "
-                "the same words in the other language (English or Chinese), and the things or situations where "
-                "it applies; null for none.")})},
+                "terms a later message might contain when this memory matters, without its own words: synonyms "
+                "and the things or situations where it applies, in both English and Chinese; null for none.")})},
             idempotent=True,
         ),
         ToolDef(

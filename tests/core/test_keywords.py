@@ -262,7 +262,7 @@ def test_cleaning_any_keywords_never_breaks_a_rule(values):
 def test_distillation_asks_for_keywords_and_stores_them_tolerantly(tmp_path):
     from memtui_core.distill import DISTILL_SYSTEM, distill_memories
 
-    assert "keywords" in DISTILL_SYSTEM and "other language" in DISTILL_SYSTEM
+    assert "keywords" in DISTILL_SYSTEM and "both English and Chinese" in " ".join(DISTILL_SYSTEM.split())
     store = MemoryStore(tmp_path / "s")
     reply = orjson.dumps([
         {"kind": "preference", "text": "回复一律用中文", "keywords": ["Chinese", "language", 7, "the",
