@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .errors import InvalidInput
 from .limits import Limits
-from .threats import redact, scan_text, strip_controls
+from .threats import Finding, redact, scan_text, strip_controls
 from .tokenize import tokenize
 
 __all__ = ["clean_keywords", "merge_keywords"]
@@ -33,14 +33,19 @@ flag of the whole list counts only when some run of at most this many consecutiv
 carries it too; the scan of the windows runs only after the whole list was flagged."""
 
 
-def _split_instruction(kept: list[str]):
+def _threats(text: str) -> list[Finding]:
+    """What the threat scan finds in `text`, secrets aside (they are redacted, not refused)."""
+    return [f for f in scan_text(text) if f.category != "secret"]
+
+
+def _split_instruction(kept: list[str]) -> Finding | None:
     """The finding of an instruction spread over consecutive keywords, or None."""
-    found = [f for f in scan_text("\n".join(kept)) if f.category != "secret"]
+    found = _threats("\n".join(kept))
     if not found or len(kept) <= SPLIT_WINDOW:
         return found[0] if found else None
     for size in range(2, SPLIT_WINDOW + 1):
         for start in range(len(kept) - size + 1):
-            window = [f for f in scan_text("\n".join(kept[start : start + size])) if f.category != "secret"]
+            window = _threats("\n".join(kept[start : start + size]))
             if window:
                 return window[0]
     return None
@@ -79,7 +84,7 @@ def clean_keywords(value: object, limits: Limits, strict: bool = True) -> tuple[
         if len(keyword) > limits.max_keyword_chars:
             refuse(f"keyword {_short(keyword)!r} is {len(keyword)} characters; at most {limits.max_keyword_chars}")
             continue
-        threats = [f for f in scan_text(keyword) if f.category != "secret"]
+        threats = _threats(keyword)
         if threats:
             refuse(f"keyword {_short(keyword)!r} was flagged by the threat scan ({threats[0].category}: "
                    f"{threats[0].reason})")

@@ -66,6 +66,13 @@ def model_input(read: str, view: str) -> str:
     return viewed.text if view == "text" else words_view(viewed).text
 
 
+def blend(hostile: float, char: float, weight: float) -> float:
+    """The score held against the threshold: P(hostile) weighed with the character model's
+    P(hostile) `char` as a geometric mean of weight `weight` (0: P(hostile) alone). The trainer
+    (scripts/train_threat_model.py) scores its leave-one-batch-out rows with this very function."""
+    return hostile if not weight else hostile ** (1.0 - weight) * max(char, 1e-6) ** weight
+
+
 class Model:
     """The learned weights for one embedder: P(hostile) and P(category) from one embedding."""
 
@@ -114,9 +121,7 @@ class Model:
     def score(self, hostile: float, char: float | None) -> float:
         """What is held against the threshold: P(hostile), weighed with the character model's
         P(hostile) `char` when the model has a `char_weight` (a geometric mean), else P(hostile)."""
-        if not self.char_weight or char is None:
-            return hostile
-        return hostile ** (1.0 - self.char_weight) * max(char, 1e-6) ** self.char_weight
+        return hostile if char is None else blend(hostile, char, self.char_weight)
 
     def verdict(self, vector: "numpy.ndarray", char: float | None = None) -> tuple[str, float, float] | None:
         """(likeliest hostile category, P(hostile), score) when the score (`score`, with the

@@ -205,9 +205,12 @@ SEMANTIC_CHAR_WEIGHTS = [0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5]  # the table print
 
 
 def weighed(semantic_scores, char_scores, weight: float):
-    """The semantic leave-one-batch-out scores weighed with the character model's unseen ones."""
-    blend = lambda p, c: p if not weight else p ** (1 - weight) * max(c, 1e-6) ** weight
-    return {name: ([blend(p, c) for p, c in zip(h, char_scores[name][0])], [blend(p, c) for p, c in zip(b, char_scores[name][1])])
+    """The semantic leave-one-batch-out scores weighed with the character model's unseen ones, by
+    the runtime's own formula (threat_model_semantic.blend)."""
+    from memtui_core.threat_model_semantic import blend
+
+    return {name: ([blend(p, c, weight) for p, c in zip(h, char_scores[name][0])],
+                   [blend(p, c, weight) for p, c in zip(b, char_scores[name][1])])
             for name, (h, b) in semantic_scores.items()}
 
 
