@@ -658,14 +658,28 @@ class Gate:
                     return (f"it shares only {', '.join(shared)} with the message: numbers, kinds' names and "
                             f"general words alone are a coincidence, not a match")
             if share < self.required - 1e-12:
-                needed = (f"at least {self.required:.0%} is needed" if self.required >= self.min_coverage else
-                          f"no entry reaches {self.min_coverage:.0%} and the best hold {self.required:.0%}")
-                return (f"the query terms it holds carry {share:.0%} of the query's weight (idf); "
+                held, bar = _shares(share, self.required)
+                needed = (f"at least {bar} is needed" if self.required >= self.min_coverage else
+                          f"no entry reaches {self.min_coverage:.0%} and the best hold {bar}")
+                return (f"the query terms it holds carry {held} of the query's weight (idf); "
                         f"{needed}, so it is too weak a match to inject")
         if self.relative_floor > 0.0 and score < self.relative_floor * self.best:
             return (f"its score {score:.2f} is below {self.relative_floor:.0%} of the best hit's {self.best:.2f}, "
                     f"so it is a weak tail beside a much better match")
         return None
+
+
+def _shares(share: float, bar: float) -> tuple[str, str]:
+    """`share` and `bar` as percentages, rounded down, with as many decimals as it takes for a
+    share below the bar to read below it: 29.96% against a 30% bar is "29%", never "30%", and
+    18.01% against a best of 18.05% is "18.01%" against "18.05%"."""
+    for digits in range(4):
+        scale = 10 ** digits
+        low = math.floor(share * 100 * scale + 1e-9) / scale
+        high = math.floor(bar * 100 * scale + 1e-9) / scale
+        if low < high or share >= bar or digits == 3:
+            return f"{low:.{digits}f}%", f"{high:.{digits}f}%"
+    raise AssertionError("unreachable")
 
 
 def pick(

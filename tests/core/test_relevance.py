@@ -181,6 +181,38 @@ def test_coverage_gate_holds_back_an_entry_matching_a_minor_term(tmp_path):
     assert len(ungated.search("kubernetes readiness probe yaml")) == 4
 
 
+def _percents(reason):
+    import re
+
+    return [float(number) for number in re.findall(r"(\d+(?:\.\d+)?)%", reason)]
+
+
+def test_a_share_just_below_the_bar_never_reads_as_the_bar(tmp_path):
+    # an entry whose share is a hair under min_coverage: rounded, both would print the same percent
+    write(tmp_path / "s", [item(1, "fact", "note about yaml files"), item(2, "lesson", "readiness probe for pods")])
+    query = "kubernetes readiness probe yaml"
+    ungated = MemoryStore(tmp_path / "s", Limits(min_coverage=0, relative_floor=0))
+    held_idf = sum(t.idf for t in ungated.explain(query).for_id(f"{1:012x}").terms if t.tf and not t.ignored)
+    total = sum(t.idf for t in ungated.explain(query).entries[0].terms if t.df and not t.ignored)
+    coverage = held_idf / total
+    store = MemoryStore(tmp_path / "s", Limits(min_coverage=coverage + 1e-5, relative_floor=0))
+    share = store.explain(query).for_id(f"{1:012x}")
+    assert share.status == Status.BELOW_THRESHOLD, share.reason
+    held, bar = _percents(share.reason)
+    assert held < bar and held <= coverage * 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0, 1), st.floats(0.0001, 1))
+def test_shares_below_the_bar_always_print_below_it(share, bar):
+    from memtui_core.ranking import _shares
+
+    held, needed = (float(text.rstrip("%")) for text in _shares(share, bar))
+    assert held <= share * 100 + 1e-6  # rounded down: never claims more than the entry holds
+    if share < bar - 1e-9:
+        assert held < needed
+
+
 def test_relative_floor_reason_names_the_best_score(tmp_path):
     write(tmp_path / "s", [item(1, "fact", "alpha beta gamma delta"), item(2, "fact", "gamma and many other words "
                                                                                     "here to make it long enough")])
