@@ -283,6 +283,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--distill-keywords", action="store_true",
                         help="sets C, D and E with keywords written under each version of the distiller's "
                              "keyword instruction (bench/relevance_distill_keywords.json; * marks today's)")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="where lexical ranking stops: the gate's bars against false recall, keywords as text "
+                             "against the keyword field, a learned gate (bench/relevance_ceiling.py); sets A-E and "
+                             "any --set-file")
     parser.add_argument("--why-missed", action="store_true",
                         help="per set, why the misses miss: no term shared, held back by the gate, below top-k")
     args = parser.parse_args(argv)
@@ -350,6 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.why_missed:
         print(why_missed(sets))
         return 0
+    if args.ceiling:
+        from bench import relevance_ceiling
+
+        print(relevance_ceiling.report(name for name in sets if name not in SETS))
+        return 0
     results = evaluate(sets=sets)
     if args.json:
         print(json.dumps(results, ensure_ascii=False, indent=2))
@@ -363,4 +372,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # Run as `python -m bench.relevance`, this module is __main__; the replays import bench.relevance,
+    # which must be this module, or they would not see the sets registered with --set-file.
+    sys.modules.setdefault("bench.relevance", sys.modules[__name__])
     sys.exit(main())

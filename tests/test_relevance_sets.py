@@ -187,3 +187,45 @@ def test_the_distill_keyword_lists_cover_their_sets_and_the_new_rule_is_the_dist
     prompt = " ".join(DISTILL_SYSTEM.split())
     for name, rule in data["rules"].items():
         assert (" ".join(rule.split()) in prompt) == (name == data["shipped"]), name
+
+
+def test_the_ceiling_replay_counts_what_the_default_profile_injects(tmp_path):
+    """bench/relevance_ceiling.py: its figures with every hit kept are the default profile's, and
+    keywords appended to the text are a different store from the keyword field."""
+    import json
+
+    from bench import relevance_ceiling as ceiling
+    from memtui_core import Limits
+
+    path = tmp_path / "relevance_set_k.json"
+    path.write_text(json.dumps({
+        "memories": [
+            {"id": "k1", "kind": "preference", "text": "Reply in Chinese to every message", "keywords": ["汉语", "reply language"]},
+            {"id": "k2", "kind": "fact", "text": "The cat is allergic to chicken", "keywords": ["猫", "pet food"]},
+            {"id": "k3", "kind": "lesson", "text": "Run the migrations before deploying the API", "keywords": ["schema"]},
+        ],
+        "relevant": [
+            {"text": "Reply to my message in Chinese please", "expect": ["k1"], "lexical": True},
+            {"text": "what food should I buy for my pet", "expect": ["k2"], "lexical": False},
+            {"text": "请用汉语跟我交流", "expect": ["k1"], "lexical": False},
+            {"text": "the schema changed, can I deploy?", "expect": ["k3"], "lexical": True},
+        ],
+        "none": ["what is the capital of Australia", "how do cats purr", "food trucks near the station"],
+    }), encoding="utf-8")
+    name = relevance.add_set_file(str(path))
+    memories, messages = relevance.load(name)
+    store, ids = relevance.build(tmp_path / "store", memories, True, Limits())
+    default = relevance.measure(store, ids, messages)
+    rows = ceiling.hits_of(store, ids, messages)
+    assert all(len(r["features"]) == len(ceiling.FEATURES) for r in rows if r["hit"] is not None)
+    hits, relevant, recalls, none, others = ceiling.figures_of({name: rows}, lambda _name, _row: True)
+    assert (hits / relevant, recalls / none, others / relevant) == (
+        default["hit@4"], default["false_recall"], default["others_per_relevant_turn"])
+    # keeping nothing injects nothing
+    assert ceiling.figures_of({name: rows}, lambda _name, _row: False)[::2] == (0, 0, 0)
+    # as text, "pet food" matches on "food" alone (the field needs most of its words): one false
+    # recall more ("food trucks near the station"), beside "how do cats purr", which both make
+    report = ceiling.naive((name,))
+    field, text = (line for line in report.splitlines() if line.startswith(name))
+    assert " 1/3 " in field and " 2/3 " in text
+    relevance.EXTRA.pop(name)
