@@ -5,7 +5,7 @@ from __future__ import annotations
 from .inject import line_for, render_lines
 from .limits import DEFAULT_LIMITS, Limits
 from .model import EntryExplanation, Explanation, Status, TermRow
-from .ranking import Gate, Index, query_terms, split_query
+from .ranking import Gate, Index, general_after_folding, query_terms, split_query
 from .records import Record
 from .tokenize import tokenize
 
@@ -19,7 +19,10 @@ def explain(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Explanation:
     tokens = tokenize(query)
-    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_inflections else None)
+    folded: dict[str, str] = {}
+    kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_inflections else None,
+                                folded)
+    general = general_after_folding(limits.general_words, folded)
     # Every term gets a row, in the order of the query; the ignored ones say so.
     shown = [token if token in ignored else kept_token for token, kept_token in _aligned(tokens, ignored, kept)]
     terms = query_terms(shown)
@@ -37,7 +40,7 @@ def explain(
     held: dict[int, str] = {}
     if index and eligible:
         gate = Gate(index, scored_terms, limits.min_coverage, limits.relative_floor, scores[eligible[0]], via_keywords,
-                    limits.general_words)
+                    general)
         if gate.active:
             gate.settle((doc_id, scores[doc_id]) for doc_id in eligible)
             for doc_id in eligible:

@@ -35,8 +35,8 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     "stopwords": (frozenset, DEFAULT_STOPWORDS,
                   "function words match nearly every message and say nothing about which memory is relevant"),
     "general_words": (frozenset, GENERAL_WORDS,
-                      "general English words ('name', 'way', 'work') count toward a score but are not enough "
-                      "alone: an entry sharing nothing else with a message is held back by the gate"),
+                      "general English and Chinese words ('name', 'way', 'work', '关于') count toward a score but "
+                      "are not enough alone: an entry sharing nothing else with a message is held back by the gate"),
     "fold_inflections": (int, 1, "1 lets an English query word the store lacks match the store's form of the same word "
                                  "('tests' finds 'test', 'cached' finds 'cache'); people do not remember which form a "
                                  "memory used. 0 matches words exactly"),

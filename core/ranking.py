@@ -41,7 +41,8 @@ def document_tokens(text: str, label: str, kind_value: str) -> list[str]:
     return tokens
 
 
-def fold_inflections(tokens: Sequence[str], vocabulary: Collection[str], stopwords: Collection[str] = ()) -> list[str]:
+def fold_inflections(tokens: Sequence[str], vocabulary: Collection[str], stopwords: Collection[str] = (),
+                     folded: dict[str, str] | None = None) -> list[str]:
     """Each English query word the store does not hold, replaced by a word the store does hold
     that has the same Snowball stem: "tests" finds "test", "dependencies" finds "dependency",
     "cached" finds "cache", "deploying" finds "deploy". Only ASCII words of 4+ letters; documents
@@ -49,7 +50,8 @@ def fold_inflections(tokens: Sequence[str], vocabulary: Collection[str], stopwor
 
     The candidates are the stem with common English endings (a lookup each, so the cost does not
     grow with the store); the stemmer (PyStemmer, the Snowball project's) decides which of them
-    are the same word. Among several, the one most entries hold wins."""
+    are the same word. Among several, the one most entries hold wins. `folded`, when given,
+    receives each query word folded and the store's form it became."""
     out = []
     stem = None
     for token in tokens:
@@ -64,6 +66,8 @@ def fold_inflections(tokens: Sequence[str], vocabulary: Collection[str], stopwor
                     if best is None or rank > best[0]:
                         best = (rank, form)
             if best is not None:
+                if folded is not None:
+                    folded[token] = best[1]
                 token = best[1]
         out.append(token)
     return out
@@ -110,17 +114,26 @@ def query_terms(tokens: Sequence[str]) -> dict[str, int]:
 
 
 def split_query(
-    tokens: Sequence[str], stopwords: Collection[str], vocabulary: Collection[str] | None = None
+    tokens: Sequence[str], stopwords: Collection[str], vocabulary: Collection[str] | None = None,
+    folded: dict[str, str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The query tokens that are scored (inflections folded to the store's words when a `vocabulary`
-    is given), and the distinct ones ignored as function words."""
+    is given; `folded` receives what became what), and the distinct ones ignored as function words."""
     if not stopwords:
         kept = list(tokens)
-        return (fold_inflections(kept, vocabulary) if vocabulary is not None else kept), []
+        return (fold_inflections(kept, vocabulary, folded=folded) if vocabulary is not None else kept), []
     dropped = [token in stopwords or _function_bigram(tokens, i, stopwords) for i, token in enumerate(tokens)]
     kept = [token for token, drop in zip(tokens, dropped) if not drop]
     ignored = list(dict.fromkeys(token for token, drop in zip(tokens, dropped) if drop))
-    return (fold_inflections(kept, vocabulary) if vocabulary is not None else kept), ignored
+    return (fold_inflections(kept, vocabulary, folded=folded) if vocabulary is not None else kept), ignored
+
+
+def general_after_folding(general: Collection[str], folded: dict[str, str]) -> Collection[str]:
+    """The general words, plus the store's forms that general words of the message were folded to:
+    "name" folded to the store's "names" is as general as "name" (a good name for a coffee shop is
+    not about the memory of sample names)."""
+    forms = {form for word, form in folded.items() if word in general and form not in general}
+    return general if not forms else frozenset(general) | forms
 
 
 def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str]) -> bool:
@@ -517,8 +530,8 @@ URL_PARTS = frozenset({"http", "https", "www"})
 
 def _weak(term: str, general: Collection[str] = ()) -> bool:
     """A term that alone says nothing about which memory is relevant (see `Gate`)."""
-    if term[:1] >= "\u3000":  # CJK: a lone character, or a bigram across a particle (年的, 里的)
-        return len(term) == 1 or term[0] in PARTICLES or term[1] in PARTICLES or term in KIND_TERMS
+    if term[:1] >= "\u3000":  # CJK: a lone character, a bigram across a particle (年的, 里的), a general word (关于)
+        return len(term) == 1 or term[0] in PARTICLES or term[1] in PARTICLES or term in KIND_TERMS or term in general
     return term.isdigit() or term in KIND_TERMS or term in general or term in URL_PARTS
 
 
@@ -694,7 +707,9 @@ def pick(
     general: Collection[str] = (),
 ) -> list[tuple[int, float]]:
     """The hits to inject: the best `k` not excluded whose match passes the gate."""
-    kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None)
+    folded: dict[str, str] = {}
+    kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None, folded)
+    general = general_after_folding(general, folded)
     if not (min_coverage > 0.0 or relative_floor > 0.0):
         return index.top(kept, k, excluded)
     if k <= 0:

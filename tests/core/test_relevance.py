@@ -430,6 +430,8 @@ def test_general_words_are_the_maintained_list():
     assert GENERAL_WORDS == frozenset(module.words())
     assert {"name", "way", "work", "year"} <= GENERAL_WORDS
     assert not {"py", "sh", "ts", "ci", "pr"} & GENERAL_WORDS  # two-letter entries (country codes) are left out
+    assert {"关于", "对于", "结果", "本地"} <= GENERAL_WORDS  # the Chinese list's two-character words
+    assert not [w for w in GENERAL_WORDS if not w.isascii() and len(w) != 2]  # 上 alone is part of 上海
 
 
 @pytest.fixture
@@ -453,6 +455,32 @@ def test_an_entry_sharing_only_general_words_is_held_back(named_store, query):
                                             ("how old is my cat this year", 3)])
 def test_a_general_word_beside_a_topic_still_counts(named_store, query, expected):
     hits = MemoryStore(named_store).search(query)
+    assert hits and hits[0].entry.id == f"{expected:012x}"
+
+
+@pytest.fixture
+def folded_store(tmp_path):
+    return store_of(tmp_path / "f", ("lesson", "VCF sample names must match the hospital's LIMS IDs exactly"),
+                    ("fact", "正在写的论文是关于 ctDNA 低频变异检测的，目标期刊 Briefings in Bioinformatics"),
+                    ("fact", "The cluster runs Slurm on CentOS 7"))
+
+
+@pytest.mark.parametrize("query,shared", [("What's a good name for a coffee shop? cozy vibe", "names"),
+                                          ("写一首关于秋天的五言绝句", "关于")])
+def test_a_general_word_stays_general_when_folded_and_in_chinese(folded_store, query, shared):
+    """"name" finds the store's "names" by folding, and is still only a general word; 关于 ("about")
+    is a general Chinese word as "about" is an English one. Neither carries a match alone."""
+    store = MemoryStore(folded_store)
+    assert store.search(query) == []
+    held = [row for row in store.explain(query).entries if row.score > 0]
+    assert held and all(f"it shares only {shared} " in row.reason for row in held)
+    assert MemoryStore(folded_store, Limits(general_words=[])).search(query) != []  # the list is what holds them
+
+
+@pytest.mark.parametrize("query,expected", [("which sample name format does the LIMS want?", 1),
+                                            ("ctDNA 那篇论文写到哪了", 2)])
+def test_a_folded_or_chinese_general_word_beside_a_topic_still_counts(folded_store, query, expected):
+    hits = MemoryStore(folded_store).search(query)
     assert hits and hits[0].entry.id == f"{expected:012x}"
 
 
