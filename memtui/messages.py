@@ -94,16 +94,19 @@ class ExplainReady(Message):
     explanation: Explanation
     seconds: float
     select: str | None = None  # the entry to select in this ranking (a probe's expected entry)
+    generation: int = 0  # which request this answers: a screen shows only its newest request's
 
 
 @dataclass
 class ExplainFailed(Message):
     error: str
+    generation: int = 0
 
 
 @dataclass
 class BackupsLoaded(Message):
     backups: list[Backup]
+    generation: int = 0
 
 
 @dataclass
@@ -139,3 +142,4 @@ class ProbesChecked(Message):
 
     key: tuple
     breaks: list
+    generation: int = 0  # which request this answers: only the newest request's is shown

@@ -74,6 +74,7 @@ class EditChecks(AppNode, Vertical):
         self.touched = bool(draft.text)  # say "empty" only once there was text, or on save
         self._check_later = Debounce(self, CHECK_DELAY, lambda: self._run_check(self.draft.text))
         self._probe_check_later = Debounce(self, PROBE_CHECK_DELAY, self._check_probes)
+        self._probe_generation = 0  # the newest probe check: an older thread may report after it
 
     def compose(self) -> ComposeResult:
         yield Static(id="edit-count")
@@ -129,10 +130,11 @@ class EditChecks(AppNode, Vertical):
     def _check_probes(self) -> None:
         key = self._probe_key()
         if key[0]:
-            self._run_probe_check(key)
+            self._probe_generation += 1
+            self._run_probe_check(key, self._probe_generation)
 
     @work(thread=True, exclusive=True, group="edit-probes", exit_on_error=False)
-    def _run_probe_check(self, key: tuple[str, Kind, tuple[str, ...]]) -> None:
+    def _run_probe_check(self, key: tuple[str, Kind, tuple[str, ...]], generation: int) -> None:
         from memtui_core.probes import ProbesUnreadable, load_probes, would_break
 
         store = self.app.store
@@ -143,10 +145,10 @@ class EditChecks(AppNode, Vertical):
         text, kind, keywords = key
         entry_id = self.entry.id if self.entry is not None else None  # None: a new memory would be added
         breaks = would_break(store, entry_id, probes, text=text, kind=kind, fields={"keywords": list(keywords)})
-        self.post_message(ProbesChecked(key, breaks))
+        self.post_message(ProbesChecked(key, breaks, generation))
 
     def on_probes_checked(self, message: ProbesChecked) -> None:
-        if message.key == self._probe_key():
+        if message.generation == self._probe_generation and message.key == self._probe_key():
             self.probe_breaks = list(message.breaks)
             self.show()
 

@@ -39,6 +39,7 @@ class BackupsScreen(ModeScreen):
         super().__init__()
         self.backups: dict[str, Backup] = {}
         self.preview: RestorePreviewReady | None = None
+        self._generation = 0  # the newest listing request (see _load_backups)
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Backups")
@@ -73,15 +74,22 @@ class BackupsScreen(ModeScreen):
     def _snapshot_changed(self, _snapshot: object) -> None:
         self._load_backups()
 
-    @work(thread=True, exclusive=True, group="backups", exit_on_error=False)
     def _load_backups(self) -> None:
+        # a thread worker is not stopped by a newer one: only the newest listing is shown
+        self._generation += 1
+        self._list_backups(self._generation)
+
+    @work(thread=True, exclusive=True, group="backups", exit_on_error=False)
+    def _list_backups(self, generation: int) -> None:
         try:
             backups = self.app.store.backups()
         except Exception:
             backups = []
-        self.post_message(BackupsLoaded(backups))
+        self.post_message(BackupsLoaded(backups, generation))
 
     def on_backups_loaded(self, message: BackupsLoaded) -> None:
+        if message.generation != self._generation:
+            return  # an older listing, overtaken by a newer request
         table = self.backup_list
         selected = self._selected_name()
         self.backups = {b.name: b for b in message.backups}

@@ -70,6 +70,7 @@ class ExplainScreen(ModeScreen):
         self.explanation: Explanation | None = None
         self._rank_later = Debounce(self, EXPLAIN_DELAY, self.refresh_explain)
         self._requested_at = 0.0
+        self._generation = 0  # the newest explain request (see refresh_explain)
         self._select_after: str | None = None  # the entry pinned from Browse, selected when a ranking shows it
         self.show_tokens = False
         self.last_refresh: tuple[float, float] | None = None  # (core seconds, keystroke-to-screen seconds)
@@ -175,24 +176,29 @@ class ExplainScreen(ModeScreen):
             self.block_view.show(None)
             return
         self._requested_at = time.perf_counter()
-        self._explain(query, *limits, select)
+        # Explains are thread workers: a newer one does not stop an older one, which still reports,
+        # maybe last (the same query, asked again because an agent wrote meanwhile). Only the newest
+        # request's answer is shown.
+        self._generation += 1
+        self._explain(query, *limits, select, self._generation)
 
     @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
-    def _explain(self, query: str, top_k: int, budget: int, select: str | None) -> None:
+    def _explain(self, query: str, top_k: int, budget: int, select: str | None, generation: int) -> None:
         started = time.perf_counter()
         try:
             explanation = self.app.store.explain(query, top_k=top_k, budget=budget)
         except Exception as exc:
-            self.post_message(ExplainFailed(one_line(str(exc))))
+            self.post_message(ExplainFailed(one_line(str(exc)), generation))
             return
-        self.post_message(ExplainReady(explanation, time.perf_counter() - started, select))
+        self.post_message(ExplainReady(explanation, time.perf_counter() - started, select, generation))
 
     def on_explain_failed(self, message: ExplainFailed) -> None:
-        self.summary.show_error(message.error)
+        if message.generation == self._generation:
+            self.summary.show_error(message.error)
 
     def on_explain_ready(self, message: ExplainReady) -> None:
-        if message.explanation.query != self.query_input.value:
-            return  # a newer keystroke is on its way
+        if message.generation != self._generation or message.explanation.query != self.query_input.value:
+            return  # overtaken by a newer request, or a newer keystroke is on its way
         self.apply(message.explanation, select=message.select)
         total = time.perf_counter() - self._requested_at
         self.last_refresh = (message.seconds, total)

@@ -42,7 +42,7 @@ EMPTY_ROW = "No probes yet; the detail pane says how to add one."  # one table r
 class ProbesRan(Message):
     run: ProbeRun | None
     error: str | None
-    state: object
+    generation: int  # which request this run answers; an older one is dropped
 
 
 class ProbesScreen(ModeScreen):
@@ -77,6 +77,9 @@ class ProbesScreen(ModeScreen):
         self._file_state: object = None
         self._store: object = None
         self.runs = 0  # how many runs reached the screen (tests wait on it)
+        # Runs are thread workers: a newer one does not stop an older one, which still reports, maybe
+        # last. Each request gets a number, and only the newest request's result is shown.
+        self._generation = 0
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Probes")
@@ -122,22 +125,25 @@ class ProbesScreen(ModeScreen):
     def action_run(self) -> None:
         self._file_state = self._probes_state()
         self._store = self.app.store
-        self._run_probes(self._file_state)
+        self._generation += 1
+        self._run_probes(self._generation)
 
     @work(thread=True, exclusive=True, group="probes", exit_on_error=False)
-    def _run_probes(self, state: object) -> None:
-        from memtui_core.probes import load_probes, run_probes
+    def _run_probes(self, generation: int) -> None:
+        from memtui_core import probes
 
         store = self.app.store
         try:
-            probe_file = load_probes(store)
-            run = run_probes(store, probe_file)
+            probe_file = probes.load_probes(store)
+            run = probes.run_probes(store, probe_file)
         except Exception as exc:
-            self.post_message(ProbesRan(None, one_line(str(exc)) or type(exc).__name__, state))
+            self.post_message(ProbesRan(None, one_line(str(exc)) or type(exc).__name__, generation))
             return
-        self.post_message(ProbesRan(run, None, state))
+        self.post_message(ProbesRan(run, None, generation))
 
     def on_probes_ran(self, message: ProbesRan) -> None:
+        if message.generation != self._generation:
+            return  # an older run, overtaken by a newer request: its counts are stale
         self.runs += 1
         summary = self.query_one("#probes-summary", Static)
         if message.run is None:

@@ -141,3 +141,35 @@ async def test_each_backup_names_the_change_it_was_taken_before(seeded):
         event = change_after(newest, store.audit())
         assert (str(event.op), event.id, event.actor) == ("delete", doomed, "mcp")
         assert f"add {seeded.id_of('部署前')[:4]}… by api" in text  # every backup is labelled
+
+
+async def test_a_slow_older_backup_listing_never_overwrites_a_newer_one(seeded):
+    """The listing runs in a thread worker, which a newer request does not stop: an older listing
+    that reports last must not hide the backup a write made meanwhile."""
+    import threading
+    import time
+
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BackupsScreen))
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.backups, what="the first listing")
+        before = len(screen.backups)
+        real, slowed = app.store.backups, threading.Event()
+
+        def slow_once():
+            listing = real()  # the backups as they are now
+            if not slowed.is_set():
+                slowed.set()
+                time.sleep(1.0)  # and reported late
+            return listing
+
+        app.store.backups = slow_once
+        screen._load_backups()  # the older request, slow
+        await wait_until(pilot, slowed.is_set, what="the slow listing to start")
+        MemoryStore(seeded.dir, actor="api").remember("fact", "The release train leaves every Thursday")
+        await wait_until(pilot, lambda: len(screen.backups) == before + 1, timeout=5, what="the newer listing")
+        await pilot.pause(1.5)  # the older listing has reported by now
+        assert len(screen.backups) == before + 1

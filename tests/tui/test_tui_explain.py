@@ -134,6 +134,37 @@ async def test_explain_follows_outside_writes(seeded):
         assert "Production runs on Kubernetes" in screen_text(app)
 
 
+async def test_a_slow_older_explain_never_overwrites_a_newer_one(seeded):
+    """Explains run in thread workers, which a newer request does not stop: an older one that
+    reports last (an agent wrote meanwhile, so the same query was asked again) must not put the
+    ranking from before the write back on the screen."""
+    import threading
+    import time
+
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, "kubernetes")
+        before = screen.explanation.n
+        real, slowed = app.store.explain, threading.Event()
+
+        def slow_once(*args, **kwargs):
+            result = real(*args, **kwargs)  # computed from the store as it is now
+            if not slowed.is_set():
+                slowed.set()
+                time.sleep(1.0)  # and reported late
+            return result
+
+        app.store.explain = slow_once
+        screen.refresh_explain()  # the older request: before the write, and slow
+        await wait_until(pilot, slowed.is_set, what="the slow explain to start")
+        MemoryStore(seeded.dir, actor="api").remember("fact", "Production runs on Kubernetes 1.29")
+        await wait_until(pilot, lambda: screen.explanation.n == before + 1, timeout=5, what="the newer ranking")
+        await pilot.pause(1.5)  # the older request has reported by now
+        assert screen.explanation.n == before + 1 and screen.explanation.entries[0].status == "injected"
+        assert "Production runs on Kubernetes" in screen_text(app)
+
+
 async def test_the_summary_leads_with_the_counts_so_a_badge_is_never_split_at_80_columns(seeded):
     """A long query's terms come after the status counts: at 80 columns "no match" and its count
     stay on one line, in front of the terms, instead of breaking after a row of chips."""

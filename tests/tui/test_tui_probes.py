@@ -264,3 +264,42 @@ async def test_an_empty_probe_list_says_how_to_add_one_in_full_at_80_columns(tmp
         assert "No probes yet; the detail pane says how to add one." in rows
         why = str(screen.query_one("#probe-why").render())
         assert "memtui probe add QUERY --expect ID" in why.replace("\n", " ")
+
+
+async def test_a_slow_older_run_never_overwrites_a_newer_one(seeded, monkeypatch):
+    """Runs are thread workers; a newer run does not stop an older one, which still reports. The
+    screen shows only the newest run's result: an older, slower run that reports last (probes.json
+    or the memories changed meanwhile) must not put stale counts back on the screen."""
+    import threading
+    import time
+
+    import memtui_core.probes as probes_module
+
+    brief = seeded.id_of(BRIEF)
+    add_probe(seeded.store(), "zebra", None)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("P")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen), what="the probes screen")
+        screen = app.screen
+        await wait_for_text(pilot, "1 of 1 pass")
+
+        real, slowed = probes_module.run_probes, threading.Event()
+
+        def slow_once(store, probe_file=None):
+            if not slowed.is_set():
+                slowed.set()
+                time.sleep(1.0)
+            return real(store, probe_file)
+
+        monkeypatch.setattr(probes_module, "run_probes", slow_once)
+        runs = screen.runs
+        screen.action_run()  # the older run: one probe, and slow
+        await wait_until(pilot, slowed.is_set, what="the slow run to start")
+        add_probe(MemoryStore(seeded.dir), QUERY, [brief])  # a second probe, which fails
+        screen.action_run()  # the newer run reports first
+        await wait_for_text(pilot, "1 of 2 pass")
+        await pilot.pause(1.5)  # the older run has reported by now
+        assert screen.runs == runs + 1  # the newer run reached the screen, the older one was dropped
+        assert "1 of 2 pass" in screen_text(app) and screen.last_run.failed == 1
