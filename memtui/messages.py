@@ -115,12 +115,14 @@ class RestorePreviewReady(Message):
     preview: RestoreResult
     backup_entries: dict[str, Entry]
     current_entries: dict[str, Entry]
+    generation: int = 0  # which request this answers: only the newest request's is shown
 
 
 @dataclass
 class RestorePreviewFailed(Message):
     name: str
     error: str
+    generation: int = 0
 
 
 @dataclass

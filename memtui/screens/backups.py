@@ -40,6 +40,7 @@ class BackupsScreen(ModeScreen):
         self.backups: dict[str, Backup] = {}
         self.preview: RestorePreviewReady | None = None
         self._generation = 0  # the newest listing request (see _load_backups)
+        self._preview_generation = 0  # the newest restore preview request
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Backups")
@@ -136,29 +137,32 @@ class BackupsScreen(ModeScreen):
     def _preview_selected(self) -> None:
         name = self._selected_name()
         if name is not None:
-            self._load_preview(name)
+            self._preview_generation += 1
+            self._load_preview(name, self._preview_generation)
 
     @work(thread=True, exclusive=True, group="restore-preview", exit_on_error=False)
-    def _load_preview(self, name: str) -> None:
+    def _load_preview(self, name: str, generation: int) -> None:
         store = self.app.store
         try:
             preview = store.preview_restore(name)
             then = {entry.id: entry for entry in store.backup_entries(name)}
             now = {entry.id: entry for entry in store.entries()}
         except Exception as exc:
-            self.post_message(RestorePreviewFailed(name, one_line(str(exc))))
+            self.post_message(RestorePreviewFailed(name, one_line(str(exc)), generation))
             return
-        self.post_message(RestorePreviewReady(name, preview, then, now))
+        self.post_message(RestorePreviewReady(name, preview, then, now, generation))
 
     def on_restore_preview_failed(self, message: RestorePreviewFailed) -> None:
+        if message.generation != self._preview_generation:
+            return  # an older preview, overtaken by a newer request
         self.preview = None
         self.preview_body.update(
             Text(f"{message.name} cannot be restored: {message.error}", style=f"bold {P.error}")
         )
 
     def on_restore_preview_ready(self, message: RestorePreviewReady) -> None:
-        if message.name != self._selected_name():
-            return
+        if message.generation != self._preview_generation or message.name != self._selected_name():
+            return  # an older preview, or of a backup no longer selected
         self.preview = message
         self.preview_body.update(render_preview(message, self.backups.get(message.name)))
 
