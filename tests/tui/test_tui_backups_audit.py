@@ -173,3 +173,36 @@ async def test_a_slow_older_backup_listing_never_overwrites_a_newer_one(seeded):
         await wait_until(pilot, lambda: len(screen.backups) == before + 1, timeout=5, what="the newer listing")
         await pilot.pause(1.5)  # the older listing has reported by now
         assert len(screen.backups) == before + 1
+
+
+async def test_a_slow_older_restore_preview_never_overwrites_a_newer_one(seeded):
+    """The same for the restore preview: what a restore would change is shown against the store as
+    it is now, not as it was when an older, slower preview began."""
+    import threading
+    import time
+
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BackupsScreen))
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.preview is not None, what="the first preview")
+        real, slowed = app.store.entries, threading.Event()
+
+        def slow_once():
+            entries = real()  # the store as it is now
+            if not slowed.is_set():
+                slowed.set()
+                time.sleep(1.0)  # and reported late
+            return entries
+
+        app.store.entries = slow_once
+        screen._preview_selected()  # the older request, slow
+        await wait_until(pilot, slowed.is_set, what="the slow preview to start")
+        added = MemoryStore(seeded.dir, actor="api").remember("fact", "The release train leaves every Thursday")
+        new_id = added.entry.id
+        await wait_until(pilot, lambda: screen.preview is not None and new_id in screen.preview.current_entries,
+                         timeout=5, what="the newer preview")
+        await pilot.pause(1.5)  # the older preview has reported by now
+        assert new_id in screen.preview.current_entries
