@@ -542,8 +542,8 @@ class Gate:
     the store knows (df > 0) count, since a word no memory holds says nothing about which one is
     relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
     (`15`, `8080`: versions, counts, ports or dates of anything), the kinds' names (`fact`,
-    `偏好`: every entry of a kind holds them) and general English words (`name`, `way`, `work`,
-    `year`: `Limits.general_words`). So "a fun fact about octopuses" does not inject facts and
+    `偏好`: every entry of a kind holds them) and general words (`name`, `way`, `work`, `year`,
+    `关于`: `Limits.general_words`, and the store's forms that folding turned them into). So "a fun fact about octopuses" does not inject facts and
     "a good name for a cat" does not inject the memory about `__name__`, while a query of just
     `偏好` still lists preferences. A message of nothing but weak terms ("what's 15% of 80")
     passes only an entry that holds every one of them: one shared number is a coincidence.
