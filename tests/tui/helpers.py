@@ -32,6 +32,23 @@ async def wait_until(pilot: Pilot, condition: Callable[[], object], timeout: flo
     await pilot.pause()
 
 
+def reported_late(call: Callable, seconds: float = 1.0):
+    """`call`, whose first call answers at once but reports `seconds` late, and an event set when it
+    has answered: an older worker that finishes after a newer one. The app must show the newer."""
+    import threading
+
+    answered = threading.Event()
+
+    def late(*args, **kwargs):
+        result = call(*args, **kwargs)
+        if not answered.is_set():
+            answered.set()
+            time.sleep(seconds)
+        return result
+
+    return late, answered
+
+
 async def wait_for_text(pilot: Pilot, text: str, timeout: float = 3.0) -> str:
     await wait_until(pilot, lambda: text in screen_text(pilot.app), timeout, what=repr(text))
     return screen_text(pilot.app)

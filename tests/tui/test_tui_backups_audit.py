@@ -14,6 +14,7 @@ from memtui.widgets.virtual_table import VirtualTable
 from .helpers import (
     audit_events,
     file_entry,
+    reported_late,
     screen_text,
     shows,
     type_text,
@@ -143,30 +144,22 @@ async def test_each_backup_names_the_change_it_was_taken_before(seeded):
         assert f"add {seeded.id_of('部署前')[:4]}… by api" in text  # every backup is labelled
 
 
+async def open_backups(pilot, app) -> BackupsScreen:
+    await wait_loaded(pilot)
+    await pilot.press("b")
+    await wait_until(pilot, lambda: isinstance(app.screen, BackupsScreen), what="the backups screen")
+    return app.screen
+
+
 async def test_a_slow_older_backup_listing_never_overwrites_a_newer_one(seeded):
     """The listing runs in a thread worker, which a newer request does not stop: an older listing
     that reports last must not hide the backup a write made meanwhile."""
-    import threading
-    import time
-
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_loaded(pilot)
-        await pilot.press("b")
-        await wait_until(pilot, lambda: isinstance(app.screen, BackupsScreen))
-        screen = app.screen
+        screen = await open_backups(pilot, app)
         await wait_until(pilot, lambda: screen.backups, what="the first listing")
         before = len(screen.backups)
-        real, slowed = app.store.backups, threading.Event()
-
-        def slow_once():
-            listing = real()  # the backups as they are now
-            if not slowed.is_set():
-                slowed.set()
-                time.sleep(1.0)  # and reported late
-            return listing
-
-        app.store.backups = slow_once
+        app.store.backups, slowed = reported_late(app.store.backups)  # the backups as they are now
         screen._load_backups()  # the older request, slow
         await wait_until(pilot, slowed.is_set, what="the slow listing to start")
         MemoryStore(seeded.dir, actor="api").remember("fact", "The release train leaves every Thursday")
@@ -178,26 +171,11 @@ async def test_a_slow_older_backup_listing_never_overwrites_a_newer_one(seeded):
 async def test_a_slow_older_restore_preview_never_overwrites_a_newer_one(seeded):
     """The same for the restore preview: what a restore would change is shown against the store as
     it is now, not as it was when an older, slower preview began."""
-    import threading
-    import time
-
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_loaded(pilot)
-        await pilot.press("b")
-        await wait_until(pilot, lambda: isinstance(app.screen, BackupsScreen))
-        screen = app.screen
+        screen = await open_backups(pilot, app)
         await wait_until(pilot, lambda: screen.preview is not None, what="the first preview")
-        real, slowed = app.store.entries, threading.Event()
-
-        def slow_once():
-            entries = real()  # the store as it is now
-            if not slowed.is_set():
-                slowed.set()
-                time.sleep(1.0)  # and reported late
-            return entries
-
-        app.store.entries = slow_once
+        app.store.entries, slowed = reported_late(app.store.entries)  # the store as it is now
         screen._preview_selected()  # the older request, slow
         await wait_until(pilot, slowed.is_set, what="the slow preview to start")
         added = MemoryStore(seeded.dir, actor="api").remember("fact", "The release train leaves every Thursday")

@@ -9,7 +9,7 @@ from memtui.app import MemtuiApp
 from memtui.screens.explain import ExplainScreen
 from memtui.widgets.virtual_table import VirtualTable
 
-from .helpers import screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
+from .helpers import reported_late, screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
 
 
 async def open_explain(pilot, query: str) -> ExplainScreen:
@@ -138,24 +138,12 @@ async def test_a_slow_older_explain_never_overwrites_a_newer_one(seeded):
     """Explains run in thread workers, which a newer request does not stop: an older one that
     reports last (an agent wrote meanwhile, so the same query was asked again) must not put the
     ranking from before the write back on the screen."""
-    import threading
-    import time
-
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, "kubernetes")
         before = screen.explanation.n
-        real, slowed = app.store.explain, threading.Event()
-
-        def slow_once(*args, **kwargs):
-            result = real(*args, **kwargs)  # computed from the store as it is now
-            if not slowed.is_set():
-                slowed.set()
-                time.sleep(1.0)  # and reported late
-            return result
-
-        app.store.explain = slow_once
+        app.store.explain, slowed = reported_late(app.store.explain)  # from the store as it is now
         screen.refresh_explain()  # the older request: before the write, and slow
         await wait_until(pilot, slowed.is_set, what="the slow explain to start")
         MemoryStore(seeded.dir, actor="api").remember("fact", "Production runs on Kubernetes 1.29")

@@ -15,7 +15,8 @@ from memtui.screens.help import HelpScreen
 from memtui.screens.probes import ProbesScreen
 from memtui.widgets.virtual_table import VirtualTable
 
-from .helpers import audit_events, file_entry, open_editor, screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
+from .helpers import (audit_events, file_entry, open_editor, reported_late, screen_text, shows, type_text, wait_for_text,
+                      wait_loaded, wait_until)
 from .test_tui_explain import open_explain as open_explain_on
 
 BRIEF = "回答尽量简短，先给结论"
@@ -270,9 +271,6 @@ async def test_a_slow_older_run_never_overwrites_a_newer_one(seeded, monkeypatch
     """Runs are thread workers; a newer run does not stop an older one, which still reports. The
     screen shows only the newest run's result: an older, slower run that reports last (probes.json
     or the memories changed meanwhile) must not put stale counts back on the screen."""
-    import threading
-    import time
-
     import memtui_core.probes as probes_module
 
     brief = seeded.id_of(BRIEF)
@@ -285,14 +283,7 @@ async def test_a_slow_older_run_never_overwrites_a_newer_one(seeded, monkeypatch
         screen = app.screen
         await wait_for_text(pilot, "1 of 1 pass")
 
-        real, slowed = probes_module.run_probes, threading.Event()
-
-        def slow_once(store, probe_file=None):
-            if not slowed.is_set():
-                slowed.set()
-                time.sleep(1.0)
-            return real(store, probe_file)
-
+        slow_once, slowed = reported_late(probes_module.run_probes)
         monkeypatch.setattr(probes_module, "run_probes", slow_once)
         runs = screen.runs
         screen.action_run()  # the older run: one probe, and slow
