@@ -39,6 +39,15 @@ async def open_explain(pilot, query: str) -> ExplainScreen:
     return screen
 
 
+async def open_probes(pilot, app) -> ProbesScreen:
+    """The probes screen (P), once its first run has reached it."""
+    await wait_loaded(pilot)
+    await pilot.press("P")
+    await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen) and app.screen.last_run is not None,
+                     what="the probes screen's first run")
+    return app.screen
+
+
 async def select_row(pilot, screen: ExplainScreen, entry_id: str) -> None:
     table = screen.query_one("#ranked", VirtualTable)
     await pilot.press("home")
@@ -133,11 +142,7 @@ async def test_probes_screen_follows_outside_changes_and_deletes(seeded):
     failing, _ = add_probe(store, QUERY, [brief])
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_loaded(pilot)
-        await pilot.press("P")
-        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen), what="the probes screen")
-        screen = app.screen
-        await wait_until(pilot, lambda: screen.last_run is not None)
+        screen = await open_probes(pilot, app)
         text = screen_text(app)
         assert "1 of 2 pass" in text and "pass" in text and "FAIL" in text and "hit rate 1/2 (50%)" in text
         await pilot.press("down")  # the failing probe: its reason is explain's
@@ -172,9 +177,7 @@ async def test_probes_screen_opens_a_failing_query_in_explain(seeded):
     add_probe(seeded.store(), QUERY, [brief])
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_loaded(pilot)
-        await pilot.press("P")
-        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen) and app.screen.last_run is not None)
+        await open_probes(pilot, app)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen), what="explain")
         screen = app.screen
@@ -214,10 +217,7 @@ async def test_probes_screen_reruns_when_the_ranking_profile_changes(seeded):
     probe, _ = add_probe(seeded.store(), "What is the capital of Australia?", None)
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_loaded(pilot)
-        await pilot.press("P")
-        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen) and app.screen.last_run is not None)
-        screen = app.screen
+        screen = await open_probes(pilot, app)
         assert screen.last_run.passed == 1  # "is", "the", "of" are ignored: nothing is injected
         await pilot.press("ctrl+p")
         await type_text(pilot, "Ranking profile nanohermes")
@@ -277,10 +277,7 @@ async def test_a_slow_older_run_never_overwrites_a_newer_one(seeded, monkeypatch
     add_probe(seeded.store(), "zebra", None)
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_loaded(pilot)
-        await pilot.press("P")
-        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen), what="the probes screen")
-        screen = app.screen
+        screen = await open_probes(pilot, app)
         await wait_for_text(pilot, "1 of 1 pass")
 
         slow_once, slowed = reported_late(probes_module.run_probes)
