@@ -267,6 +267,32 @@ async def test_an_empty_probe_list_says_how_to_add_one_in_full_at_80_columns(tmp
         assert "memtui probe add QUERY --expect ID" in why.replace("\n", " ")
 
 
+async def test_the_editors_probe_warning_follows_the_newest_check(seeded, monkeypatch):
+    """The editor's probe check runs in a thread worker too: an older check that reports after a
+    newer one (same draft, the probe since removed) must not bring the warning back."""
+    import memtui_core.probes as probes_module
+    from memtui_core.probes import remove_probe
+
+    deploy = seeded.id_of("部署脚本")
+    probe, _ = add_probe(seeded.store(), "部署 dry-run", [deploy])
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        modal = await open_editor(pilot, "部署脚本")
+        await pilot.press("f7", "backspace")
+        await type_text(pilot, "上线前先跑冒烟测试")  # the change loses every term of the probe's query
+        await wait_for_text(pilot, f"breaks probe {probe.id}", timeout=5)
+        slow_once, slowed = reported_late(probes_module.would_break)
+        monkeypatch.setattr(probes_module, "would_break", slow_once)
+        modal.checks._check_probes()  # the older check: the probe still there, and reported late
+        await wait_until(pilot, slowed.is_set, what="the slow check to answer")
+        remove_probe(seeded.store(), probe.id)  # removed meanwhile (the probes screen, or the CLI)
+        modal.checks._check_probes()  # the newer check: nothing left to break
+        await wait_until(pilot, lambda: not modal.probe_breaks, timeout=5, what="the warning to go")
+        await pilot.pause(1.5)  # the older check has reported by now
+        assert not modal.probe_breaks and f"breaks probe {probe.id}" not in screen_text(app)
+
+
 async def test_a_slow_older_run_never_overwrites_a_newer_one(seeded, monkeypatch):
     """Runs are thread workers; a newer run does not stop an older one, which still reports. The
     screen shows only the newest run's result: an older, slower run that reports last (probes.json
