@@ -189,16 +189,23 @@ async def test_probes_screen_opens_a_failing_query_in_explain(seeded):
         assert app.screen.query_one("#keywords-input", Input).value == "concise"
 
 
+async def break_the_deploy_probe(pilot, probe):
+    """The editor on the deploy lesson, its text changed so that it loses every term of `probe`'s
+    query ("部署 dry-run"), once the editor warns that the change breaks the probe."""
+    await wait_loaded(pilot)
+    modal = await open_editor(pilot, "部署脚本")
+    await pilot.press("f7", "backspace")
+    await type_text(pilot, "上线前先跑冒烟测试")
+    await wait_for_text(pilot, f"breaks probe {probe.id}", timeout=5)
+    return modal
+
+
 async def test_editor_edits_keywords_and_warns_before_breaking_a_probe(seeded):
     deploy = seeded.id_of("部署脚本")
     probe, _ = add_probe(seeded.store(), "部署 dry-run", [deploy])
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_loaded(pilot)
-        modal = await open_editor(pilot, "部署脚本")
-        await pilot.press("f7", "backspace")
-        await type_text(pilot, "上线前先跑冒烟测试")  # the change loses every term of the probe's query
-        await wait_for_text(pilot, f"breaks probe {probe.id}", timeout=5)
+        modal = await break_the_deploy_probe(pilot, probe)
         assert shows(modal.query_one("#edit-warnings"), f"it expects {deploy}, which would be zero_score")
         modal.query_one("#edit-keywords", Input).focus()
         await type_text(pilot, "deploy, 部署, Deploy, the")
@@ -277,11 +284,7 @@ async def test_the_editors_probe_warning_follows_the_newest_check(seeded, monkey
     probe, _ = add_probe(seeded.store(), "部署 dry-run", [deploy])
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_loaded(pilot)
-        modal = await open_editor(pilot, "部署脚本")
-        await pilot.press("f7", "backspace")
-        await type_text(pilot, "上线前先跑冒烟测试")  # the change loses every term of the probe's query
-        await wait_for_text(pilot, f"breaks probe {probe.id}", timeout=5)
+        modal = await break_the_deploy_probe(pilot, probe)
         slow_once, slowed = reported_late(probes_module.would_break)
         monkeypatch.setattr(probes_module, "would_break", slow_once)
         modal.checks._check_probes()  # the older check: the probe still there, and reported late
