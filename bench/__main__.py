@@ -63,9 +63,9 @@ def bench_process(directory: Path, runs: int, query: str) -> dict[str, float]:
     import orjson
 
     from bench import peers
-    from memtui_core.ranking import document_tokens
+    from memtui_core.ranking.index import document_tokens
     from memtui_core.kinds import Kind
-    from memtui_core.tokenize import tokenize
+    from memtui_core.text.tokenize import tokenize
 
     entries = orjson.loads((directory / "memory.json").read_bytes())["entries"]
     docs = [document_tokens(e["text"], Kind(e["kind"]).label, e["kind"]) for e in entries]
@@ -100,8 +100,8 @@ def bench_queries(directory: Path, count: int, repeat: int) -> dict[str, float]:
     """Warm queries in one process: ours (repeated and never-seen terms) and the peers."""
     from bench import peers
     from memtui_core import MemoryStore
-    from memtui_core.ranking import document_tokens
-    from memtui_core.tokenize import tokenize
+    from memtui_core.ranking.index import document_tokens
+    from memtui_core.text.tokenize import tokenize
 
     limits = limits_for(count)
     out: dict[str, float] = {}

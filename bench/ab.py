@@ -30,8 +30,8 @@ def one(directory: Path, count: int, repeat: int, seed: int) -> dict[str, float]
     from bench.__main__ import TOP_K, limits_for, median_ms
     from bench.corpus import QUERIES, fresh_queries
     from memtui_core import MemoryStore
-    from memtui_core.ranking import document_tokens
-    from memtui_core.tokenize import tokenize
+    from memtui_core.ranking.index import document_tokens
+    from memtui_core.text.tokenize import tokenize
 
     store = MemoryStore(directory, limits_for(count))
     entries = store.entries()

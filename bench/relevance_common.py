@@ -69,7 +69,7 @@ class CommonRule:
         return any(row.term not in held and self.word(row.term) for row in content)
 
     def picker(self):
-        from memtui_core.ranking import _weak
+        from memtui_core.ranking.index import _weak
 
         def pick(store, text: str) -> list[str]:
             general = store.limits.general_words

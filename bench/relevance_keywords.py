@@ -93,7 +93,7 @@ class Setting:
 @contextmanager
 def applied(setting: Setting):
     """The setting's mode and credit on the engine's KeywordField for the time of one run."""
-    from memtui_core.keyword_field import KeywordField
+    from memtui_core.ranking.keyword_field import KeywordField
 
     before = (KeywordField.part_rarest_only, KeywordField.part_covers, KeywordField.part_cjk_only)
     KeywordField.part_rarest_only = setting.mode == "rarest"

@@ -122,7 +122,8 @@ def _cosines(store, texts: list[str], with_keywords: bool) -> list[dict[str, flo
     """Each message's cosine with every entry (vectors through the floor's caches, one batch each)."""
     import numpy
 
-    from memtui_core import semantic, semantic_floor
+    from memtui_core.text import semantic
+    from memtui_core.ranking import semantic_floor
 
     entries = store.entries()
     passages = semantic_floor._passage_vectors(
@@ -206,7 +207,7 @@ def _line(label: str, figures: list[dict]) -> str:
 
 
 def sweep(verbose: bool = False) -> str:
-    from memtui_core import semantic
+    from memtui_core.text import semantic
 
     if semantic.status() != "ok":
         return f"recall needs the embedder: {semantic.status()}"
@@ -248,7 +249,7 @@ def check(setting: Setting, sets=("E",)) -> str:
 COST_SCRIPT = """
 import json, sys, time
 start = time.perf_counter()
-from memtui_core import semantic
+from memtui_core.text import semantic
 texts = json.loads(sys.stdin.read())
 semantic.queries(["warm-up query"])
 loaded = time.perf_counter()
@@ -270,7 +271,8 @@ def cost(rounds: int = 3) -> str:
 
     from bench.corpus import make_realistic_entries
     from bench.relevance import load
-    from memtui_core import semantic, semantic_floor
+    from memtui_core.text import semantic
+    from memtui_core.ranking import semantic_floor
 
     if semantic.status() != "ok":
         return f"recall needs the embedder: {semantic.status()}"

@@ -22,7 +22,8 @@ def _runs(sets=SETS, floors=FLOORS) -> dict:
     passes, as many as the floor may look at) and their cosines are worked out once; each setting
     then keeps what `semantic_floor.judge` would keep (the same walk, on the same numbers)."""
     from bench.relevance import build, load, measure
-    from memtui_core import Limits, semantic_floor
+    from memtui_core import Limits
+    from memtui_core.ranking import semantic_floor
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,7 +57,7 @@ def _picker(judged: dict, floor: float, refill: bool, k: int):
 
 def sweep() -> str:
     from bench.relevance_common import _row
-    from memtui_core import semantic
+    from memtui_core.text import semantic
 
     if semantic.status() != "ok":
         return f"the semantic floor needs the embedder: {semantic.status()}"
@@ -83,7 +84,8 @@ def cost(rounds: int = 5) -> str:
     import time
 
     from bench.relevance import build, load
-    from memtui_core import Limits, MemoryStore, semantic
+    from memtui_core import Limits, MemoryStore
+    from memtui_core.text import semantic
 
     if semantic.status() != "ok":
         return f"the semantic floor needs the embedder: {semantic.status()}"

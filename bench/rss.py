@@ -45,9 +45,9 @@ def main() -> None:
         import orjson
 
         from bench import peers
-        from memtui_core.ranking import document_tokens
+        from memtui_core.ranking.index import document_tokens
         from memtui_core.kinds import Kind
-        from memtui_core.tokenize import tokenize
+        from memtui_core.text.tokenize import tokenize
 
         entries = orjson.loads((directory / "memory.json").read_bytes())["entries"]
         docs = []

@@ -36,39 +36,39 @@ _EXPORTS = {
     "Quarantine": "model",
     "TextCheck": "model",
     # the store
-    "MemoryStore": "store",
-    "default_dir": "store",
-    "normalize": "store",
+    "MemoryStore": "memory",
+    "default_dir": "memory",
+    "normalize": "memory",
     # retrieval and injection
-    "tokenize": "tokenize",
-    "render_block": "inject",
-    "set_block": "inject",
-    "BLOCK_START": "inject",
-    "BLOCK_END": "inject",
+    "tokenize": "text.tokenize",
+    "render_block": "ranking.inject",
+    "set_block": "ranking.inject",
+    "BLOCK_START": "ranking.inject",
+    "BLOCK_END": "ranking.inject",
     # distillation
-    "worth_distilling": "distill",
-    "excerpt_from": "distill",
-    "parse_distill": "distill",
-    "DISTILL_SYSTEM": "distill",
-    "distill_memories": "distill",
-    "DistillResult": "distill",
-    "Dropped": "distill",
-    "parse_reply": "distill",
+    "worth_distilling": "agents.distill",
+    "excerpt_from": "agents.distill",
+    "parse_distill": "agents.distill",
+    "DISTILL_SYSTEM": "agents.distill",
+    "distill_memories": "agents.distill",
+    "DistillResult": "agents.distill",
+    "Dropped": "agents.distill",
+    "parse_reply": "agents.distill",
     # agent tools
-    "tool_schemas": "tools",
-    "save_tool": "tools",
-    "search_tool": "tools",
-    "run_tool": "tools",
-    "call_tool": "tools",
-    "update_tool": "tools",
-    "forget_tool": "tools",
-    "ToolAnswer": "tools",
+    "tool_schemas": "agents.tools",
+    "save_tool": "agents.tools",
+    "search_tool": "agents.tools",
+    "run_tool": "agents.tools",
+    "call_tool": "agents.tools",
+    "update_tool": "agents.tools",
+    "forget_tool": "agents.tools",
+    "ToolAnswer": "agents.tools",
     # language
     "LANGS": "lang",
     # threat scan
-    "scan_text": "threats",
-    "Finding": "threats",
-    "redact_secrets": "threats",
+    "scan_text": "safety.threats",
+    "Finding": "safety.threats",
+    "redact_secrets": "safety.threats",
     # errors
     "MemtuiError": "errors",
     "EntryNotFound": "errors",
@@ -83,9 +83,9 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 # `tokenize` is both a submodule and a function: bind the function now (stdlib only, cheap), or
-# importing anything that imports memtui_core.tokenize first would make `from memtui_core import tokenize`
+# importing anything that imports memtui_core.text.tokenize first would make `from memtui_core import tokenize`
 # give the module.
-from .tokenize import tokenize  # noqa: E402
+from .text.tokenize import tokenize  # noqa: E402
 
 
 def __getattr__(name: str) -> object:
@@ -102,18 +102,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .distill import (DISTILL_SYSTEM, DistillResult, Dropped, distill_memories, excerpt_from, parse_distill,
+    from .agents.distill import (DISTILL_SYSTEM, DistillResult, Dropped, distill_memories, excerpt_from, parse_distill,
                           parse_reply, worth_distilling)
     from .errors import (BackupNotFound, ConflictError, EntryNotFound, InvalidInput, InvalidKind, LockTimeout,
                          MemtuiError, StoreUnwritable)
-    from .inject import BLOCK_END, BLOCK_START, render_block, set_block
+    from .ranking.inject import BLOCK_END, BLOCK_START, render_block, set_block
     from .kinds import KIND_NAMES, Kind
     from .limits import Limits
     from .model import (AuditEvent, AuditOp, Backup, Entry, EntryExplanation, Explanation, Health, Hit,
                         InvalidEntry, Quarantine, RememberResult, RestoreResult, Status, TermRow, TextCheck)
-    from .store import MemoryStore, default_dir, normalize
-    from .threats import Finding, redact_secrets, scan_text
-    from .tokenize import tokenize
+    from .memory import MemoryStore, default_dir, normalize
+    from .safety.threats import Finding, redact_secrets, scan_text
+    from .text.tokenize import tokenize
     from .lang import LANGS
-    from .tools import (ToolAnswer, call_tool, forget_tool, run_tool, save_tool, search_tool, tool_schemas,
+    from .agents.tools import (ToolAnswer, call_tool, forget_tool, run_tool, save_tool, search_tool, tool_schemas,
                         update_tool)

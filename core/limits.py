@@ -6,8 +6,8 @@ A plain slotted class rather than a pydantic model: it sits on the agent's hot p
 
 from __future__ import annotations
 
-from .general_words import GENERAL_WORDS
-from .stopwords import DEFAULT_STOPWORDS
+from .text.general_words import GENERAL_WORDS
+from .text.stopwords import DEFAULT_STOPWORDS
 
 _FIELDS: dict[str, tuple[type, object, str]] = {
     # name: (type, default, why)

@@ -1,6 +1,6 @@
 """The pydantic models at the edge of the core: what the API returns and the CLI prints as JSON.
 
-Inside, the engine works on light records (`memtui_core.records`) so the agent's hot path never imports
+Inside, the engine works on light records (`memtui_core.store.records`) so the agent's hot path never imports
 pydantic; these models are built from them on demand.
 
 Every model defers building its validator and serializer (`defer_build`) to its first validation or

@@ -22,7 +22,7 @@ from textual.screen import Screen
 
 from memtui_core.errors import ConflictError, MemtuiError
 from memtui_core.model import AuditEvent, Entry
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 from .messages import (
     HistoryLoaded,
@@ -201,7 +201,7 @@ class MemtuiApp(App[None]):
             state = store.state()
             entries = store.entries()
             eviction = {entry.id: position for position, entry in enumerate(store.eviction_order(), start=1)}
-            from memtui_core.injections import usage
+            from memtui_core.store.injections import usage
 
             log = store.injection_log
             snapshot = StoreSnapshot(

@@ -436,7 +436,7 @@ def _silence_stdout() -> None:
 
 def _open(args: argparse.Namespace, actor: str = "cli"):
     """The store the command works on (remembered on `args` for the warnings after it)."""
-    from memtui_core.store import MemoryStore
+    from memtui_core.memory import MemoryStore
 
     limits = None
     profile = getattr(args, "profile", None)
@@ -454,8 +454,8 @@ def _open(args: argparse.Namespace, actor: str = "cli"):
 
 
 def _store_warnings(store) -> list[str]:
-    """What the store has to say after a command (see `memtui_core.health.recent_warnings`)."""
-    from memtui_core.health import recent_warnings
+    """What the store has to say after a command (see `memtui_core.store.health.recent_warnings`)."""
+    from memtui_core.store.health import recent_warnings
 
     warnings = [f"{w.text}; run `{w.fix}`" if w.fix else w.text for w in recent_warnings(store.storage)]
     if store._injection_log is not None:  # written now, so a failure is told before the process ends
@@ -891,7 +891,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from memtui_core.tokenize import tokenize
+    from memtui_core.text.tokenize import tokenize
 
     store = _open(args)
     query = _query(args.query)
@@ -909,7 +909,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from memtui_core.mcp_server import run_stdio
+    from memtui_core.agents.mcp_server import run_stdio
 
     store = _open(args, actor="mcp")
     for warning in _store_warnings(store):

@@ -76,7 +76,7 @@ def _quoted(query: str, width: int = 60) -> str:
 
 def cmd_probe_add(args: argparse.Namespace) -> int:
     from memtui.cli import _emit_json, _echo, _open, _query, _text
-    from memtui_core.probes import add_probe, evaluate, load_probes
+    from memtui_core.agents.probes import add_probe, evaluate, load_probes
 
     query = _query(args.query)
     expect = None if args.expect_nothing else [_text(value, "ID") for value in args.expect]
@@ -117,7 +117,7 @@ def _ratio(part: int, whole: int) -> str:
 
 def cmd_probe_run(args: argparse.Namespace) -> int:
     from memtui.cli import _emit_json, _echo, _open
-    from memtui_core.probes import load_probes, run_probes
+    from memtui_core.agents.probes import load_probes, run_probes
 
     store = _open(args)
     probe_file = load_probes(store)
@@ -149,7 +149,7 @@ def cmd_probe_run(args: argparse.Namespace) -> int:
 
 def cmd_probe_list(args: argparse.Namespace) -> int:
     from memtui.cli import _emit_json, _echo, _open
-    from memtui_core.probes import load_probes
+    from memtui_core.agents.probes import load_probes
 
     store = _open(args)
     probe_file = load_probes(store)
@@ -170,7 +170,7 @@ def cmd_probe_list(args: argparse.Namespace) -> int:
 def cmd_probe_rm(args: argparse.Namespace) -> int:
     from memtui.cli import _emit_json, _echo, _open, _text
 
-    from memtui_core.probes import load_probes, remove_probe
+    from memtui_core.agents.probes import load_probes, remove_probe
 
     store = _open(args)
     _warn_about(args, load_probes(store))

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def register(command, as_json) -> None:
     """Add the three commands to the parser (`command` makes a subparser, as in build_parser)."""
-    from memtui_core.transfer import EXPORT_FORMATS, IMPORT_FORMATS
+    from memtui_core.agents.transfer import EXPORT_FORMATS, IMPORT_FORMATS
 
     p = command("injections", "past injections from the injection log: what was injected, and replays", as_json)
     p.add_argument("--id", dest="entry_id", metavar="ID", help="only injections that included this entry")
@@ -66,7 +66,7 @@ def parse_since(value: str, now: float) -> float:
 def cmd_injections(args: argparse.Namespace) -> int:
     import time
 
-    from memtui_core.injections import explain_line, replay
+    from memtui_core.store.injections import explain_line, replay
 
     store = _open(args)
     log = store.injection_log
@@ -172,7 +172,7 @@ def _print_replay(result) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from memtui_core.transfer import export_bytes, write_export
+    from memtui_core.agents.transfer import export_bytes, write_export
 
     store = _open(args)
     kind = _text(args.kind, "KIND") if args.kind else None
@@ -189,7 +189,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from memtui_core.transfer import import_file
+    from memtui_core.agents.transfer import import_file
 
     store = _open(args)
     kind = _text(args.kind, "KIND") if args.kind else None

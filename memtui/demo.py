@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from unittest import mock
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 __all__ = ["create_demo_store", "DEMO_MEMORIES"]
 

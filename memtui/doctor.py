@@ -108,8 +108,8 @@ def near_duplicates(entries, threshold: float = DUPLICATE_SIMILARITY, limit: int
     n * MAX_CANDIDATES comparisons, not n * n. Equal dedupe keys are always found."""
     import heapq
 
-    from memtui_core.records import normalize
-    from memtui_core.tokenize import tokenize
+    from memtui_core.store.records import normalize
+    from memtui_core.text.tokenize import tokenize
 
     sets = [frozenset(tokenize(entry.text)) for entry in entries]
     sizes = [len(tokens) for tokens in sets]
@@ -264,8 +264,8 @@ def diagnose(store, cmd: str = "memtui") -> Report:
 def threat_scan_status() -> str:
     """One line: what a write's threat scan runs with, and why the semantic third opinion is off
     when it is (no embedder on this platform, MEMTUI_SEMANTIC=off, no weights for the embedder)."""
-    from memtui_core import threat_model_semantic
-    from memtui_core.semantic import MODEL_ID
+    from memtui_core.safety import threat_model_semantic
+    from memtui_core.text.semantic import MODEL_ID
 
     state = threat_model_semantic.readiness()  # without loading the embedder: doctor stays fast
     if state == "ok":

@@ -86,6 +86,6 @@ def _write_atomic(target: Path, data: bytes) -> None:
     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     if target.is_symlink():
         raise OSError(f"{target} is a symlink; not writing through it")
-    from memtui_core.fileio import atomic_write
+    from memtui_core.store.fileio import atomic_write
 
     atomic_write(target, data)

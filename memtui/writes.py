@@ -18,7 +18,7 @@ from typing import ClassVar
 from memtui_core.errors import ConflictError
 from memtui_core.kinds import Kind
 from memtui_core.model import AuditEvent, Entry, RestoreResult
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 from .widgets.fmt import kind_name, one_line
 
@@ -281,7 +281,7 @@ class Import(Write):
     title: ClassVar[str] = "Import"
 
     def run(self, store: MemoryStore) -> Outcome:
-        from memtui_core.transfer import import_file
+        from memtui_core.agents.transfer import import_file
 
         return Outcome("Imported " + import_file(store, self.path, allow_evict=True).summary)
 

@@ -1,4 +1,4 @@
-"""Regenerate core/general_words.py from the stopwords-iso English and Chinese lists.
+"""Regenerate core/text/general_words.py from the stopwords-iso English and Chinese lists.
 
     pip install stopwordsiso && python scripts/gen_general_words.py
 

@@ -25,7 +25,7 @@ mode, directory, count, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3]), int
 if mode == "pure":
     sys.modules["numpy"] = None  # import numpy now raises ImportError, as when it is not installed
 from memtui_core import Limits, MemoryStore
-from memtui_core import ranking
+from memtui_core.ranking import index as ranking
 from bench.corpus import QUERIES
 if mode == "numpy":
     ranking.VECTOR_MIN_DOCS = 0

@@ -11,8 +11,8 @@ import shutil
 import tempfile
 import time
 
-from memtui_core.probes import add_probe, load_probes, run_probes, would_break
-from memtui_core.store import MemoryStore
+from memtui_core.agents.probes import add_probe, load_probes, run_probes, would_break
+from memtui_core.memory import MemoryStore
 
 WORDS = ("deploy build test cache vite react postgres index query backup restore audit lint format commit "
          "branch merge review release docker image pipeline token config python rust node").split()

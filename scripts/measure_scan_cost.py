@@ -12,7 +12,7 @@ machine slows both alike.
     .venv/bin/python scripts/measure_scan_cost.py --writes       # the write path, semantic third opinion on/off
 
 `--writes` measures what a write pays for the threat scan, with the semantic third opinion
-(core/threat_model_semantic.py) on and with `MEMTUI_SEMANTIC=off`, on the benign notes of
+(core/safety/threat_model_semantic.py) on and with `MEMTUI_SEMANTIC=off`, on the benign notes of
 tests/core/data (real developer notes; each made unique): the median `remember` in a warm process,
 the median fresh `memtui add` process, and one import of 1,000 entries (embedded together, 64 a
 model call), beside 200 of them written one `remember` at a time.
@@ -71,7 +71,7 @@ def build(directory: Path, varied: bool) -> None:
 _WRITES_CHILD = """
 import json, statistics, sys, time
 from memtui_core import Limits, MemoryStore
-from memtui_core.transfer import import_file
+from memtui_core.agents.transfer import import_file
 limits = Limits(max_entries=2000)
 texts = json.loads(open(sys.argv[2], encoding="utf-8").read())
 store = MemoryStore(sys.argv[1] + "/warm")

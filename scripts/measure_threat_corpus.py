@@ -29,7 +29,7 @@ ALIASES = {"template": "fence", "jailbreak": "persona", "consent": "authority", 
 
 def _scanner(core: str | None, second_opinion: bool, model: Path | None):
     if core is None:
-        from memtui_core import threats
+        from memtui_core.safety import threats
     else:
         path = Path(core).resolve()
         sys.path.insert(0, str(path.parent))

@@ -57,7 +57,7 @@ CHILD = r"""
 import asyncio, sys, time
 sys.path.insert(0, {repo!r})
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.widgets.entry_table import EntryTable
 
@@ -85,7 +85,7 @@ def cold_start(directory: Path, n: int) -> float:
 
 async def warm_start(directory: Path, n: int) -> float:
     from memtui_core.limits import Limits
-    from memtui_core.store import MemoryStore
+    from memtui_core.memory import MemoryStore
     from memtui.app import MemtuiApp
 
     app = MemtuiApp(MemoryStore(directory, Limits(max_entries=max(n, 500))))
@@ -102,7 +102,7 @@ async def explain_refresh(directory: Path, keystrokes: int = 20) -> tuple[list[f
     """Per keystroke: core explain time, debounce-fire → table and panes updated, key → screen updated."""
     from memtui.app import MemtuiApp
     from memtui.screens.explain import ExplainScreen
-    from memtui_core.store import MemoryStore
+    from memtui_core.memory import MemoryStore
 
     app = MemtuiApp(MemoryStore(directory))
     core_s, refresh_s, key_s = [], [], []

@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from rich.cells import cell_len  # noqa: E402
 
-from memtui_core.store import MemoryStore  # noqa: E402
+from memtui_core.memory import MemoryStore  # noqa: E402
 from memtui.app import MemtuiApp  # noqa: E402
 from memtui.demo import create_demo_store  # noqa: E402
 from memtui.widgets.entry_table import EntryTable  # noqa: E402
@@ -118,7 +118,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
 
     # probes a person keeps (one passes; one expects a memory the query misses), and a few turns
     # an agent took, so the probes and injections screens have something to show
-    from memtui_core.probes import add_probe
+    from memtui_core.agents.probes import add_probe
 
     add_probe(store, "部署脚本怎么跑", [entry_with(store, "部署脚本默认先")])
     add_probe(store, "What is the capital of Australia?", None)

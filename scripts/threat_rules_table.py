@@ -7,7 +7,7 @@ tests/core/test_threats.py checks that every rule id and reason appears in the d
 
 from __future__ import annotations
 
-from memtui_core.threats import RULES
+from memtui_core.safety.threats import RULES
 
 
 def main() -> None:

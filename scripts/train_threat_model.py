@@ -1,4 +1,4 @@
-"""Train the threat scan's second opinion (core/threat_model.json) from tests/core/data.
+"""Train the threat scan's second opinion (core/safety/threat_model.json) from tests/core/data.
 
     pip install scikit-learn && python scripts/train_threat_model.py [--check]
 
@@ -13,11 +13,11 @@ threshold and the leave-one-batch-out figures (they only ever add benign rows). 
 2. picks the threshold: the lowest (to 0.001) at which those unseen benign rows are flagged at
    most 0.5% of the time;
 3. trains both models (hostile or benign; which category) on every batch, checks that
-   core/threat_model.py computes the same probabilities as scikit-learn on every row, and writes
-   core/threat_model.json.
+   core/safety/threat_model.py computes the same probabilities as scikit-learn on every row, and writes
+   core/safety/threat_model.json.
 
-Then the same for the semantic third opinion (core/threat_model_semantic.json): logistic
-regressions over each row's sentence embedding (core/semantic.py), measured leave-one-batch-out,
+Then the same for the semantic third opinion (core/safety/threat_model_semantic.json): logistic
+regressions over each row's sentence embedding (core/text/semantic.py), measured leave-one-batch-out,
 its threshold picked the same way for its probability weighed with the character model's unseen
 one (`SEMANTIC_CHAR_WEIGHT`), its arithmetic checked, some rows pinned with their embeddings
 in tests/core/threat_model_semantic_pins.json. Embeddings are cached outside the repository
@@ -61,8 +61,8 @@ CATEGORY = {"template": "fence"}  # the corpora's name for chat-template and fen
 def words(text: str) -> str:
     """What the model reads at run time: the words view, of the text without its quoted examples
     of attacks when it frames them so (threats.scan_text)."""
-    from memtui_core.scan_views import text_view, words_view
-    from memtui_core.threats import _without_quoted_examples
+    from memtui_core.safety.scan_views import text_view, words_view
+    from memtui_core.safety.threats import _without_quoted_examples
 
     return words_view(text_view(_without_quoted_examples(text) or text)).text
 
@@ -105,25 +105,25 @@ SEMANTIC_PINS = ROOT / "tests" / "core" / "threat_model_semantic_pins.json"
 def _raw(text: str) -> str:
     """What the third opinion reads: the raw text, without its quoted examples of attacks when it
     frames them so (as threats.scan_text hands it over)."""
-    from memtui_core.threats import _without_quoted_examples
+    from memtui_core.safety.threats import _without_quoted_examples
 
     return _without_quoted_examples(text) or text
 
 
 def _text_view(text: str) -> str:
-    from memtui_core.scan_views import text_view
+    from memtui_core.safety.scan_views import text_view
 
     return text_view(text).text
 
 
 def _words_view(text: str) -> str:
-    from memtui_core.scan_views import text_view, words_view
+    from memtui_core.safety.scan_views import text_view, words_view
 
     return words_view(text_view(text)).text
 
 
 def _cut(text: str) -> str:
-    from memtui_core.threat_model_semantic import model_input
+    from memtui_core.safety.threat_model_semantic import model_input
 
     return model_input(text, "cut")
 
@@ -143,7 +143,7 @@ _CACHE: dict[str, "object"] = {}
 
 
 def _key(text: str) -> str:
-    from memtui_core.semantic import MODEL_ID
+    from memtui_core.text.semantic import MODEL_ID
 
     return hashlib.sha256(f"{MODEL_ID}\0passage\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
@@ -173,7 +173,7 @@ def embed(texts: list[str]):
     """The passage embeddings of `texts` (a len × 384 float32 matrix), from the cache when there."""
     import numpy
 
-    from memtui_core import semantic
+    from memtui_core.text import semantic
 
     _load_cache()
     keys = [_key(text) for text in texts]
@@ -207,7 +207,7 @@ SEMANTIC_CHAR_WEIGHTS = [0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5]  # the table print
 def weighed(semantic_scores, char_scores, weight: float):
     """The semantic leave-one-batch-out scores weighed with the character model's unseen ones, by
     the runtime's own formula (threat_model_semantic.blend)."""
-    from memtui_core.threat_model_semantic import blend
+    from memtui_core.safety.threat_model_semantic import blend
 
     return {name: ([blend(p, c, weight) for p, c in zip(h, char_scores[name][0])],
                    [blend(p, c, weight) for p, c in zip(b, char_scores[name][1])])
@@ -372,8 +372,8 @@ def semantic_train(raw, check: bool, char_scores=None) -> None:
     the character model's leave-one-batch-out scores (computed here when not given), weighed in."""
     import numpy
 
-    from memtui_core.semantic import DIMENSIONS, MODEL_ID
-    from memtui_core.threat_model_semantic import FORMAT, Model
+    from memtui_core.text.semantic import DIMENSIONS, MODEL_ID
+    from memtui_core.safety.threat_model_semantic import FORMAT, Model
 
     if char_scores is None:
         char_scores = leave_one_batch_out(batches())
@@ -411,7 +411,7 @@ def semantic_train(raw, check: bool, char_scores=None) -> None:
     theirs = model.predict_proba(matrix)
     worst = max(float(numpy.abs(mine.hostile(matrix) - theirs_hostile).max()),
                 float(numpy.abs(mine.probabilities(matrix) - theirs).max()))
-    print(f"core/threat_model_semantic.py against scikit-learn on {len(labels)} rows: largest difference {worst:.2e}")
+    print(f"core/safety/threat_model_semantic.py against scikit-learn on {len(labels)} rows: largest difference {worst:.2e}")
     if worst > 1e-4:
         raise SystemExit("the shipped arithmetic does not reproduce the trainer")
     inputs = [t for name in sdata for t in sdata[name][3]]
@@ -439,7 +439,7 @@ def semantic_train(raw, check: bool, char_scores=None) -> None:
     SEMANTIC_PINS.write_text(json.dumps({"about": "scikit-learn's probabilities (and the embeddings) for some training "
                                                   "rows, written by scripts/train_threat_model.py; "
                                                   "tests/core/test_threat_model_semantic.py checks that "
-                                                  "core/threat_model_semantic.py computes the same",
+                                                  "core/safety/threat_model_semantic.py computes the same",
                                          "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
                                         ensure_ascii=False, separators=(",", ":")) + "\n", "utf-8")
     print(f"wrote {SEMANTIC_PINS} ({len(pins)} rows)")
@@ -450,7 +450,7 @@ def fit(data, names, categories: bool = True):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from memtui_core.threat_model import analyze
+    from memtui_core.safety.threat_model import analyze
 
     texts, labels = [], []
     for name in names:
@@ -532,13 +532,13 @@ def export(vectorizer, gate, model, threshold: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="fail if the shipped model's threshold differs")
-    parser.add_argument("--output", type=Path, help="write the model here (and no pins) instead of core/threat_model.json")
+    parser.add_argument("--output", type=Path, help="write the model here (and no pins) instead of core/safety/threat_model.json")
     parser.add_argument("--explore", action="store_true",
                         help="measure the semantic model's options leave-one-batch-out and stop")
     parser.add_argument("--semantic-only", action="store_true", help="train (or check) only the semantic third opinion")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from memtui_core.threat_model import MODEL_PATH, Model
+    from memtui_core.safety.threat_model import MODEL_PATH, Model
 
     if args.explore:
         explore(raw_batches())
@@ -559,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     worst = max(abs(a - b) for row, text in zip(theirs, texts) for a, b in zip(row, mine.probabilities(text)))
     hostile = hostile_probability(vectorizer, gate, texts)
     worst = max(worst, max(abs(p - mine.hostile(text)) for p, text in zip(hostile, texts)))
-    print(f"core/threat_model.py against scikit-learn on {len(texts)} rows: largest difference {worst:.2e}")
+    print(f"core/safety/threat_model.py against scikit-learn on {len(texts)} rows: largest difference {worst:.2e}")
     if worst > 1e-4:
         raise SystemExit("the shipped arithmetic does not reproduce the trainer")
     step = max(1, len(texts) // PINNED_ROWS)
@@ -569,9 +569,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         shipped = json.loads(MODEL_PATH.read_text("utf-8"))
         if abs(shipped["threshold"] - threshold) > 0.002 or shipped["classes"] != exported["classes"]:
-            raise SystemExit("core/threat_model.json is out of date: retrain it")
+            raise SystemExit("core/safety/threat_model.json is out of date: retrain it")
         worst = pinned_drift(PINS, MODEL_PATH, pins)
-        print(f"core/threat_model.json is current (pinned probabilities within {worst:.1e} of a retrain)")
+        print(f"core/safety/threat_model.json is current (pinned probabilities within {worst:.1e} of a retrain)")
         semantic_train(raw_batches(), check=True, char_scores=scores)
         return 0
     target = args.output or MODEL_PATH
@@ -580,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.output is None:
         PINS.write_text(json.dumps({"about": "scikit-learn's probabilities for some training rows, written by "
                                              "scripts/train_threat_model.py; tests/core/test_threat_model.py checks "
-                                             "that core/threat_model.py computes the same",
+                                             "that core/safety/threat_model.py computes the same",
                                     "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
                                    ensure_ascii=False, indent=0) + "\n", "utf-8")
         print(f"wrote {PINS} ({len(pins)} rows)")

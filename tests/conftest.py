@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-import memtui_core.store
-from memtui_core.store import MemoryStore
+import memtui_core.memory
+from memtui_core.memory import MemoryStore
 
 
 @pytest.fixture(autouse=True)
@@ -43,5 +43,5 @@ def store(tmp_path):
 def clock(monkeypatch):
     """Set `clock.now` to choose the Unix time the store stamps on what it writes."""
     fake = SimpleNamespace(now=1_761_200_000)
-    monkeypatch.setattr(memtui_core.store, "time", SimpleNamespace(time=lambda: fake.now))
+    monkeypatch.setattr(memtui_core.memory, "time", SimpleNamespace(time=lambda: fake.now))
     return fake

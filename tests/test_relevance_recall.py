@@ -12,8 +12,10 @@ import zlib
 import pytest
 
 from bench import relevance_recall as recall
-from memtui_core import Limits, MemoryStore, semantic, semantic_floor
-from memtui_core.tokenize import tokenize
+from memtui_core import Limits, MemoryStore
+from memtui_core.ranking import semantic_floor
+from memtui_core.text import semantic
+from memtui_core.text.tokenize import tokenize
 
 numpy = pytest.importorskip("numpy")
 

@@ -171,11 +171,11 @@ def test_why_missed_sorts_every_miss_by_the_expected_entrys_status(tmp_path, cap
 
 def test_the_distill_keyword_lists_cover_their_sets_and_the_new_rule_is_the_distillers():
     """bench/relevance_distill_keywords.json: one list per memory of each set under each rule, and
-    the shipped rule (and no other) is word for word the keyword instruction core/distill.py gives
+    the shipped rule (and no other) is word for word the keyword instruction core/agents/distill.py gives
     the model, so the replay measures what distillation asks for."""
     import json
 
-    from memtui_core.distill import DISTILL_SYSTEM
+    from memtui_core.agents.distill import DISTILL_SYSTEM
 
     data = json.loads((relevance.HERE / "relevance_distill_keywords.json").read_text("utf-8"))
     assert data["shipped"] in data["rules"] and len(data["rules"]) >= 2

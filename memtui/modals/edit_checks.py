@@ -135,7 +135,7 @@ class EditChecks(AppNode, Vertical):
 
     @work(thread=True, exclusive=True, group="edit-probes", exit_on_error=False)
     def _run_probe_check(self, key: tuple[str, Kind, tuple[str, ...]], generation: int) -> None:
-        from memtui_core.probes import ProbesUnreadable, load_probes, would_break
+        from memtui_core.agents.probes import ProbesUnreadable, load_probes, would_break
 
         store = self.app.store
         try:

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from memtui_core.errors import InvalidInput
-from memtui_core.keywords import clean_keywords
+from memtui_core.ranking.keywords import clean_keywords
 from memtui_core.limits import Limits
 from memtui_core.model import Entry
 
@@ -37,7 +37,7 @@ def split_keywords(value: str) -> list[str]:
 def keyword_effects(typed: list[str], limits: Limits) -> tuple[list[str], list[Text], bool]:
     """What saving `typed` would store, a line per guard that changes it, and whether the
     engine would refuse the save (a secret, a threat, an overlong keyword, too many)."""
-    from memtui_core.tokenize import tokenize
+    from memtui_core.text.tokenize import tokenize
 
     try:
         kept, refused = clean_keywords(typed, limits, strict=False)

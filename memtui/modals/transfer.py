@@ -18,7 +18,7 @@ from ..widgets.palette import P
 from ..writes import Import
 
 if TYPE_CHECKING:
-    from memtui_core.transfer import ImportPlan
+    from memtui_core.agents.transfer import ImportPlan
 
 
 def export_format(path: str) -> str:
@@ -79,7 +79,7 @@ class TransferModal(AppNode, ModalScreen[str | None]):
 
     def _export(self, path: str) -> None:
         from memtui_core.errors import MemtuiError
-        from memtui_core.transfer import export_bytes, write_export
+        from memtui_core.agents.transfer import export_bytes, write_export
 
         store = self.app.store
         fmt = export_format(path)
@@ -93,7 +93,7 @@ class TransferModal(AppNode, ModalScreen[str | None]):
 
     def _preview(self, path: str) -> None:
         from memtui_core.errors import MemtuiError
-        from memtui_core.transfer import import_file
+        from memtui_core.agents.transfer import import_file
 
         from memtui.cli_transfer import plan_lines
 

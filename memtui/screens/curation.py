@@ -63,7 +63,7 @@ def save_probe(screen: ModeScreen, row: EntryExplanation | None, explanation: Ex
 
 def _keep_probe(screen: ModeScreen, query: str, expect: list[str] | None) -> None:
     """In a worker thread: add the probe, run it once, and say how it went."""
-    from memtui_core.probes import add_probe, evaluate
+    from memtui_core.agents.probes import add_probe, evaluate
 
     app = screen.app
     store = app.store

@@ -238,7 +238,7 @@ class ExplainScreen(ModeScreen):
             return
         tokens = None
         if self.show_tokens:
-            from memtui_core.tokenize import tokenize
+            from memtui_core.text.tokenize import tokenize
 
             tokens = tokenize(row.text)
         self.why.show(row, explanation, self.ranked_pane.row(self.pinned), tokens)

@@ -104,7 +104,7 @@ class InjectionsScreen(ModeScreen):
             return
         self._key = key
         self.lines = list(reversed(lines))
-        from memtui_core.injections import usage
+        from memtui_core.store.injections import usage
 
         used = usage(lines)
         self.unused = [entry for entry in store.entries() if entry.id not in used]
@@ -168,7 +168,7 @@ class InjectionsScreen(ModeScreen):
         body.update(self._render_line(line))
 
     def _render_line(self, line: dict) -> RenderableType:
-        from memtui_core.injections import explain_line
+        from memtui_core.store.injections import explain_line
 
         store = self.app.store
         head = Text()
@@ -207,7 +207,7 @@ class InjectionsScreen(ModeScreen):
 
     def action_replay(self) -> None:
         from memtui_core.errors import MemtuiError
-        from memtui_core.injections import replay
+        from memtui_core.store.injections import replay
 
         line = self.selected_line()
         if line is None:

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from memtui_core.probes import ProbeResult, ProbeRun
+from memtui_core.agents.probes import ProbeResult, ProbeRun
 
 from ..modals.confirm import ConfirmModal
 from ..widgets.palette import P
@@ -106,7 +106,7 @@ class ProbesScreen(ModeScreen):
     def _probes_state(self) -> object:
         import os
 
-        from memtui_core.probes import probes_path
+        from memtui_core.agents.probes import probes_path
 
         try:
             st = os.lstat(probes_path(self.app.store))
@@ -130,7 +130,7 @@ class ProbesScreen(ModeScreen):
 
     @work(thread=True, exclusive=True, group="probes", exit_on_error=False)
     def _run_probes(self, generation: int) -> None:
-        from memtui_core import probes
+        from memtui_core.agents import probes
 
         store = self.app.store
         try:
@@ -266,7 +266,7 @@ class ProbesScreen(ModeScreen):
 
     @work(thread=True, group="probe-delete", exit_on_error=False)
     def _delete(self, probe_id: str) -> None:
-        from memtui_core.probes import remove_probe
+        from memtui_core.agents.probes import remove_probe
 
         try:
             remove_probe(self.app.store, probe_id)

@@ -126,7 +126,7 @@ def flag_reasons(entry: Entry) -> list[tuple[str, str]]:
     """Each flag with a sentence; threat reasons come from the core's scan of the text."""
     if not entry.flags:
         return []
-    from memtui_core.threats import scan_text
+    from memtui_core.safety.threats import scan_text
 
     findings = [f for f in scan_text(entry.text) if getattr(f, "category", "") != "secret"]
     by_category: dict[str, list] = {}

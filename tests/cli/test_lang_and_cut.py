@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui_core.inject import HEADER, HEADER_EN
+from memtui_core.ranking.inject import HEADER, HEADER_EN
 
 from .conftest import run_memtui
 

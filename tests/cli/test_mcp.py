@@ -8,7 +8,7 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 from .conftest import REPO
 
@@ -94,7 +94,7 @@ def test_mcp_server_round_trip(tmp_path):
 
 
 def test_build_server_lists_the_three_tools_in_process(tmp_path):
-    from memtui_core.mcp_server import build_server
+    from memtui_core.agents.mcp_server import build_server
 
     server = build_server(MemoryStore(tmp_path, actor="mcp"))
     names = anyio.run(server.list_tools)

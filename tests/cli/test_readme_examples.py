@@ -17,7 +17,7 @@ import anyio
 import orjson
 import pytest
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 from .conftest import REPO
 

@@ -98,7 +98,7 @@ def test_explain_says_when_a_keyword_only_term_is_not_counted(tmp_path):
 
 
 def test_the_semantic_profile_vetoes_a_coincidental_hit_through_the_real_command(tmp_path):
-    from memtui_core import semantic
+    from memtui_core.text import semantic
     from memtui_core.limits import SEMANTIC_FLOOR
 
     store = tmp_path / "s"

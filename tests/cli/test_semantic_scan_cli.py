@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui_core import threat_model_semantic
+from memtui_core.safety import threat_model_semantic
 
 from .conftest import run_memtui
 

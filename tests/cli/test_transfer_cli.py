@@ -7,7 +7,7 @@ import stat
 
 import orjson
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 from .conftest import run_memtui
 

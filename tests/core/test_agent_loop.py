@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from memtui_core import MemoryStore, distill_memories, set_block
-from memtui_core.inject import HEADER, HEADER_EN
+from memtui_core.ranking.inject import HEADER, HEADER_EN
 
 TURNS = [
     ("不对，部署脚本应该先 dry-run，确认后再真正执行", "correction", "部署脚本默认先 dry-run，确认后再真正执行"),

@@ -10,11 +10,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import memtui_core.fileio
+import memtui_core.store.fileio
 from memtui_core.errors import BackupNotFound
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
-from memtui_core.storage import utc_stamp
+from memtui_core.memory import MemoryStore
+from memtui_core.store.storage import utc_stamp
 
 
 def mode(path) -> int:
@@ -84,7 +84,7 @@ def test_retention_keeps_the_newest_30_and_one_per_day_for_14_days(tmp_path, mon
             name = f"memory-{utc_stamp(at.timestamp())}.json"
             (backups / name).write_text('{"entries": []}')
             crafted.append((at, name))
-    monkeypatch.setattr(memtui_core.fileio, "now", lambda: now.timestamp())
+    monkeypatch.setattr(memtui_core.store.fileio, "now", lambda: now.timestamp())
     store.remember("fact", "the write that prunes")
 
     newest_first = [name for _, name in sorted(crafted, reverse=True)]

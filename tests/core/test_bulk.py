@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memtui_core.errors import ConflictError, EntryNotFound, InvalidInput
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 TEXTS = ["部署前先跑冒烟测试", "数据库是 PostgreSQL 15", "Prefers pnpm over npm", "CI runs on GitHub Actions"]
 

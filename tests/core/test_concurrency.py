@@ -10,12 +10,12 @@ import textwrap
 
 import pytest
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 WRITER = textwrap.dedent(
     """
     import os, sys, time
-    from memtui_core.store import MemoryStore
+    from memtui_core.memory import MemoryStore
 
     directory, worker, count, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     store = MemoryStore(directory, actor=f"worker-{worker}")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui_core.distill import (
+from memtui_core.agents.distill import (
     DISTILL_SYSTEM,
     DISTILL_USER_TEMPLATE,
     TRIGGER_WORDS,
@@ -25,7 +25,7 @@ from memtui_core.distill import (
 )
 from memtui_core.kinds import Kind
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 OMITTED = re.compile(r"^\[… (\d+) messages omitted …\]$", re.M)
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memtui_core.distill import distill_memories, parse_distill, parse_reply
+from memtui_core.agents.distill import distill_memories, parse_distill, parse_reply
 from memtui_core.kinds import Kind
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 TURN = [{"role": "user", "content": "部署脚本不对，应该先 dry-run 再执行"},
         {"role": "assistant", "content": "好的，以后先 dry-run。"}]

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 from pydantic import TypeAdapter
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
 FENCE = re.compile(r"^### (.+?)\n.*?^```python\n(.*?)^```", re.S | re.M)

@@ -1,6 +1,6 @@
 """A single CJK character in the query: the reason says the entry's terms are bigrams."""
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 
 def test_a_single_cjk_character_is_explained_as_inside_bigrams(tmp_path):

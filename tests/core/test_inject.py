@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui_core.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN, render_block, set_block
+from memtui_core.ranking.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN, render_block, set_block
 from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
@@ -281,8 +281,8 @@ def test_the_checks_that_skip_the_expressions_change_nothing(text):
     expressions; every text comes out as the expressions alone make it."""
     import re
 
-    from memtui_core.inject import _one_line
-    from memtui_core.scan_views import control_chars, strip_controls
+    from memtui_core.ranking.inject import _one_line
+    from memtui_core.safety.scan_views import control_chars, strip_controls
 
     assert _one_line(text) == re.sub("[\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e]+", " ", text)
     assert strip_controls(text) == re.sub(f"[{re.escape(control_chars())}]", "", text)

@@ -14,8 +14,8 @@ import pytest
 
 from memtui_core import Limits, MemoryStore
 from memtui_core.errors import InvalidInput
-from memtui_core.inject import render_lines
-from memtui_core.injections import LOG_NAME, ROTATED_NAME, explain_line, replay, text_hash, usage
+from memtui_core.ranking.inject import render_lines
+from memtui_core.store.injections import LOG_NAME, ROTATED_NAME, explain_line, replay, text_hash, usage
 
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
@@ -264,7 +264,7 @@ def test_stores_made_per_turn_are_not_kept_alive_by_the_log(tmp_path):
     import gc
     import weakref
 
-    from memtui_core.injections import flush_pending
+    from memtui_core.store.injections import flush_pending
 
     make_store(tmp_path)
     refs = []

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtui_core.errors import InvalidInput
-from memtui_core.keywords import clean_keywords
+from memtui_core.ranking.keywords import clean_keywords
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 
 @pytest.fixture
@@ -260,7 +260,7 @@ def test_cleaning_any_keywords_never_breaks_a_rule(values):
 
 
 def test_distillation_asks_for_keywords_and_stores_them_tolerantly(tmp_path):
-    from memtui_core.distill import DISTILL_SYSTEM, distill_memories
+    from memtui_core.agents.distill import DISTILL_SYSTEM, distill_memories
 
     assert "keywords" in DISTILL_SYSTEM and "both English and Chinese" in " ".join(DISTILL_SYSTEM.split())
     store = MemoryStore(tmp_path / "s")
@@ -281,7 +281,7 @@ def test_distillation_asks_for_keywords_and_stores_them_tolerantly(tmp_path):
 
 
 def test_memory_save_accepts_keywords(tmp_path):
-    from memtui_core.tools import SAVE_TOOL, run_tool, tool_schemas
+    from memtui_core.agents.tools import SAVE_TOOL, run_tool, tool_schemas
 
     schema = next(t for t in tool_schemas() if t["function"]["name"] == SAVE_TOOL)["function"]["parameters"]
     # strict mode: every property is required, and null stands for "no keywords"
@@ -324,7 +324,7 @@ def test_unrelated_keywords_that_meet_a_rule_only_across_a_long_list_are_kept(st
     keywords says it, so the list is a coincidence, not an instruction."""
     keywords = ["低风速", "low wind", "启动风速", "风速过滤", "数据清洗", "data cleaning", "异常值", "outlier",
                 "去除记录", "remove records", "数据质量", "data quality"]
-    from memtui_core.threats import scan_text
+    from memtui_core.safety.threats import scan_text
 
     assert [f.rule for f in scan_text("\n".join(keywords)) if f.category != "secret"]  # the whole list meets a rule
     assert clean_keywords(keywords, Limits()) == (keywords, [])

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memtui_core.errors import InvalidInput
-from memtui_core.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN
+from memtui_core.ranking.inject import BLOCK_END, BLOCK_START, HEADER, HEADER_EN
 from memtui_core.lang import configured_lang, detect_lang
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 # The original block, byte for byte: markers, the Chinese header, one "- [标签] text" line.
 ORIGINAL_BLOCK = (

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtui_core.errors import InvalidInput
-from memtui_core.probes import (
+from memtui_core.agents.probes import (
     PROBES_BROKEN_PREFIX,
     ProbeNotFound,
     ProbesUnreadable,
@@ -23,7 +23,7 @@ from memtui_core.probes import (
     would_break,
 )
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 TEXTS = [
     ("correction", "部署脚本默认先 dry-run，确认后再真正执行"),
@@ -219,7 +219,7 @@ def test_would_break_a_new_entry_that_would_be_injected(store):
 def test_the_cheap_check_agrees_with_explain_and_the_block(tmp_path):
     import random
 
-    from memtui_core.probes import Probe, evaluate, injected_ids
+    from memtui_core.agents.probes import Probe, evaluate, injected_ids
 
     rng = random.Random(7)
     words = ["部署", "dry-run", "数据库", "缓存", "测试", "release", "notes", "the", "of", "构建", "vite", "索引"]
@@ -239,7 +239,7 @@ def test_the_cheap_check_agrees_with_explain_and_the_block(tmp_path):
 
 
 def check_passes(store, probe) -> bool:
-    from memtui_core.probes import check
+    from memtui_core.agents.probes import check
 
     return check(store, probe).passed
 

@@ -8,11 +8,11 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui_core.inject import BLOCK_END, BLOCK_START, render_lines
+from memtui_core.ranking.inject import BLOCK_END, BLOCK_START, render_lines
 from memtui_core.kinds import Kind
 from memtui_core.limits import DEFAULT_LIMITS
-from memtui_core.records import Corrupt, Record, _check, parse_document
-from memtui_core.store import MemoryStore, normalize
+from memtui_core.store.records import Corrupt, Record, _check, parse_document
+from memtui_core.memory import MemoryStore, normalize
 
 PUNCTUATION = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
 ALPHABET = st.sampled_from(list("abcXYZ019 前端构建部署好あア가é_\n\t") + list(PUNCTUATION))

@@ -22,8 +22,8 @@ from filelock import FileLock
 
 from memtui_core.errors import StoreUnwritable
 from memtui_core.limits import Limits
-from memtui_core.records import parse_document
-from memtui_core.store import MemoryStore
+from memtui_core.store.records import parse_document
+from memtui_core.memory import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
 A = "回复用中文，代码注释用英文"
@@ -209,7 +209,7 @@ def test_a_corrupt_file_in_a_read_only_store_is_shown_from_backup_and_left_alone
 READER = r"""
 import json, sys, time
 from pathlib import Path
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 directory, go = sys.argv[1], Path(sys.argv[2])
 store = MemoryStore(directory)
 while not go.exists():

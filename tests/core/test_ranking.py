@@ -17,10 +17,10 @@ from rank_bm25 import BM25Okapi
 
 from memtui_core.kinds import Kind
 from memtui_core.limits import Limits
-from memtui_core.stopwords import DEFAULT_STOPWORDS
-from memtui_core.ranking import Index, document_tokens, query_terms, split_query
-from memtui_core.store import MemoryStore
-from memtui_core.tokenize import tokenize
+from memtui_core.text.stopwords import DEFAULT_STOPWORDS
+from memtui_core.ranking.index import Index, document_tokens, query_terms, split_query
+from memtui_core.memory import MemoryStore
+from memtui_core.text.tokenize import tokenize
 
 # ---------------------------------------------------------------- a deterministic mixed corpus
 
@@ -480,7 +480,7 @@ def test_ranks_in_explain_count_only_the_hits_that_can_be_injected(blocked_store
 
 
 def test_big_store_scores_equal_bm25s(tmp_path):
-    from memtui_core.ranking import VECTOR_MIN_DOCS
+    from memtui_core.ranking.index import VECTOR_MIN_DOCS
 
     corpus = make_corpus(VECTOR_MIN_DOCS + 50, seed=99)
     write_store_file(tmp_path / "big", corpus_items(corpus))
@@ -501,7 +501,7 @@ def test_big_store_scores_equal_bm25s(tmp_path):
 def test_gate_coverage_is_the_same_whether_the_index_is_vectorized(docs, queries):
     # A vectorized index judges hits from one array of held mass per query; the sums must be the
     # very ones the pure-Python judgement adds up, so the gate lets the same hits through.
-    from memtui_core.ranking import Gate
+    from memtui_core.ranking.index import Gate
 
     plain, vector = Index(docs, vectorized=False), Index(docs, vectorized=True)
     assert vector.vectorized and not plain.vectorized
@@ -519,7 +519,7 @@ def test_gate_coverage_is_the_same_whether_the_index_is_vectorized(docs, queries
 def test_a_gate_looking_further_is_still_the_first_query_and_stays_off_numpy():
     # A one-shot `memtui inject` answers its query in pure Python. When the gate asks `top` for more
     # hits of that same query, that is not a second query: numpy is not even looked for.
-    from memtui_core.ranking import VECTOR_MIN_DOCS, pick
+    from memtui_core.ranking.index import VECTOR_MIN_DOCS, pick
 
     words = ["alpha", "beta", "gamma"]
     docs = [[words[i % 3], f"filler{i % 97}", "fact"] for i in range(VECTOR_MIN_DOCS + 300)]

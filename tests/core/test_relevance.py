@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from memtui_core.kinds import Kind
 from memtui_core.limits import DEFAULT_LIMITS, Limits
 from memtui_core.model import Status
-from memtui_core.ranking import document_tokens, fold_inflections, split_query
-from memtui_core.stopwords import DEFAULT_STOPWORDS
-from memtui_core.store import MemoryStore
-from memtui_core.tokenize import tokenize
+from memtui_core.ranking.index import document_tokens, fold_inflections, split_query
+from memtui_core.text.stopwords import DEFAULT_STOPWORDS
+from memtui_core.memory import MemoryStore
+from memtui_core.text.tokenize import tokenize
 
 
 def write(directory, items):
@@ -205,7 +205,7 @@ def test_a_share_just_below_the_bar_never_reads_as_the_bar(tmp_path):
 @settings(max_examples=300, deadline=None)
 @given(st.floats(0, 1), st.floats(0.0001, 1))
 def test_shares_below_the_bar_always_print_below_it(share, bar):
-    from memtui_core.ranking import _shares
+    from memtui_core.ranking.index import _shares
 
     held, needed = (float(text.rstrip("%")) for text in _shares(share, bar))
     assert held <= share * 100 + 1e-6  # rounded down: never claims more than the entry holds
@@ -239,7 +239,7 @@ def test_plural_folding_finds_the_stores_form():
 
 def test_plural_folding_never_lands_on_a_function_word_or_a_bare_stem():
     """"notes" is not "not", "bus" has no singular "bu", and only sibilant endings take -es."""
-    from memtui_core.stopwords import DEFAULT_STOPWORDS
+    from memtui_core.text.stopwords import DEFAULT_STOPWORDS
 
     vocabulary = {"not", "bu", "note", "match", "box", "class", "tim"}
     assert fold_inflections(["notes", "bus", "matches", "boxes", "classes", "times"], vocabulary, DEFAULT_STOPWORDS) == [
@@ -415,12 +415,12 @@ def test_a_message_of_numbers_an_entry_holds_all_of_finds_it(store_dir, query, e
 
 
 def test_general_words_are_the_maintained_list():
-    """core/general_words.py is generated from stopwords-iso; regenerate it when the package moves."""
+    """core/text/general_words.py is generated from stopwords-iso; regenerate it when the package moves."""
     import importlib.util
     import sys
     from pathlib import Path
 
-    from memtui_core.general_words import GENERAL_WORDS
+    from memtui_core.text.general_words import GENERAL_WORDS
 
     script = Path(__file__).resolve().parents[2] / "scripts" / "gen_general_words.py"
     spec = importlib.util.spec_from_file_location("gen_general_words", script)
@@ -523,7 +523,7 @@ def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
 def test_a_big_store_picks_what_explain_would_inject(tmp_path):
     # Past VECTOR_MIN_DOCS the gate looks at the best few hits first and more only when needed;
     # explain judges every hit. They must agree.
-    from memtui_core.ranking import VECTOR_MIN_DOCS
+    from memtui_core.ranking.index import VECTOR_MIN_DOCS
 
     rng = random.Random(5)
     words = ZH + EN + ["kafka", "grafana", "helm", "rollout", "v2"]

@@ -21,10 +21,10 @@ import pytest
 from filelock import FileLock
 
 from memtui_core.errors import ConflictError, EntryNotFound, LockTimeout, StoreUnwritable
-from memtui_core.fileio import atomic_write
+from memtui_core.store.fileio import atomic_write
 from memtui_core.limits import Limits
-from memtui_core.records import parse_document
-from memtui_core.store import MemoryStore
+from memtui_core.store.records import parse_document
+from memtui_core.memory import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG = Limits(max_entries=100_000, lock_timeout=60)
@@ -52,7 +52,7 @@ WRITER = r"""
 import sys, time
 from pathlib import Path
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 directory, sync, writer, count = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 store = MemoryStore(directory, limits=Limits(max_entries=100000, lock_timeout=60), actor=f"writer-{writer}")

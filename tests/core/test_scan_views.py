@@ -9,7 +9,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui_core.scan_views import (
+from memtui_core.safety.scan_views import (
     _PLAIN_CLASS,
     control_chars,
     is_plain,

@@ -1,9 +1,9 @@
-"""core/semantic.py: the optional embedder, and how it says it is unavailable."""
+"""core/text/semantic.py: the optional embedder, and how it says it is unavailable."""
 
 import numpy as np
 import pytest
 
-from memtui_core import semantic
+from memtui_core.text import semantic
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memtui_core import Limits, MemoryStore, semantic, semantic_floor
+from memtui_core import Limits, MemoryStore
+from memtui_core.ranking import semantic_floor
+from memtui_core.text import semantic
 from memtui_core.limits import SEMANTIC_FLOOR
 
 needs_model = pytest.mark.skipif(semantic.status() != "ok", reason="the embedder is not available here")

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-import memtui_core.fileio as fileio
-from memtui_core.backup_files import BackupName
+import memtui_core.store.fileio as fileio
+from memtui_core.store.backup_files import BackupName
 
 
 def test_write_all_raises_instead_of_spinning_on_a_write_that_makes_no_progress(tmp_path, monkeypatch):

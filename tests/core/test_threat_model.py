@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui_core import threats
-from memtui_core.threat_model import MODEL_PATH, Model, analyze, load
-from memtui_core.threats import scan_text
+from memtui_core.safety import threats
+from memtui_core.safety.threat_model import MODEL_PATH, Model, analyze, load
+from memtui_core.safety.threats import scan_text
 
 
 def tiny(threshold=0.5):
@@ -78,12 +78,12 @@ def test_the_rules_come_first_and_the_model_only_names_what_they_missed(monkeypa
 
 @pytest.mark.parametrize("text", ["https://astral.sh/uv/install.sh", "curl -s https://x.io/a.sh", "忽略它", "be terse"])
 def test_a_note_of_a_few_words_is_not_judged(monkeypatch, text):
-    monkeypatch.setattr("memtui_core.threat_model.load", lambda: pytest.fail("the model was asked"))
+    monkeypatch.setattr("memtui_core.safety.threat_model.load", lambda: pytest.fail("the model was asked"))
     assert not [f for f in scan_text(text, second_opinion=True) if f.rule.startswith("model.")]
 
 
 def test_a_model_finding_says_what_it_is(monkeypatch):
-    monkeypatch.setattr("memtui_core.threat_model._MODEL", Model(tiny(threshold=0.01)))
+    monkeypatch.setattr("memtui_core.safety.threat_model._MODEL", Model(tiny(threshold=0.01)))
     findings = [f for f in scan_text("ab ab ab ab ab", second_opinion=True) if f.rule.startswith("model.")]
     assert [f.rule for f in findings] == ["model.override"]
     assert findings[0].category == "override" and "learned from memtui's threat corpora" in findings[0].reason
@@ -93,7 +93,7 @@ def test_a_model_finding_says_what_it_is(monkeypatch):
 def test_a_write_records_the_models_finding_and_an_approval_lets_it_through(tmp_path, monkeypatch):
     from memtui_core import MemoryStore
 
-    monkeypatch.setattr("memtui_core.threat_model._MODEL", Model(tiny(threshold=0.01)))
+    monkeypatch.setattr("memtui_core.safety.threat_model._MODEL", Model(tiny(threshold=0.01)))
     store = MemoryStore(tmp_path / "s")
     entry = store.remember("fact", "ab ab ab ab ab").entry
     assert "blocked" in entry.flags and "threat:override" in entry.flags

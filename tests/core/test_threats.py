@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui_core.scan_views import text_view, words_view
-from memtui_core.threats import (
+from memtui_core.safety.scan_views import text_view, words_view
+from memtui_core.safety.threats import (
     CATEGORIES,
     RULES,
     Finding,
@@ -436,7 +436,7 @@ def test_rule_table_is_consistent():
 
 def _every_rule(text: str) -> set[str]:
     """The rule ids that match when every rule is tried, with no pre-check."""
-    from memtui_core.threats import _secrets
+    from memtui_core.safety.threats import _secrets
 
     text_v = text_view(text)
     words_v = words_view(text_v)
@@ -548,7 +548,7 @@ def test_the_doc_lists_every_rule():
 def test_the_secret_rules_index_picks_what_the_whole_index_picks(text):
     # Redaction builds an index of the secret rules alone (cheap on the per-turn path): for any text
     # it must offer the same secret rules, in the same order, as the index of every rule.
-    from memtui_core.threats import _index
+    from memtui_core.safety.threats import _index
 
     lowered = text.lower()
     whole = [rule.id for rule in _index("views").candidates(lowered) if rule.category == "secret"]
@@ -560,7 +560,7 @@ def test_the_secret_rules_index_picks_what_the_whole_index_picks(text):
     "token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig'", "nothing secret here 部署脚本",
 ])
 def test_the_secret_rules_index_picks_the_whole_index_rules_on_real_secrets(text):
-    from memtui_core.threats import _index
+    from memtui_core.safety.threats import _index
 
     whole = [rule.id for rule in _index("views").candidates(text.lower()) if rule.category == "secret"]
     assert [rule.id for rule in _index("secrets").candidates(text.lower())] == whole
@@ -744,7 +744,7 @@ def test_a_process_redacting_one_text_normalises_only_the_secret_rules():
     import subprocess
     import sys
 
-    code = ("import memtui_core.threats as T; T.redact('OPENAI_API_KEY=sk-proj-' + 'a1B2' * 12); "
+    code = ("import memtui_core.safety.threats as T; T.redact('OPENAI_API_KEY=sk-proj-' + 'a1B2' * 12); "
             "print(sum(r._raw is None for r in T.RULES), len(T.RULES), "
             "all(r._raw is None for r in T.RULES if r.category == 'secret'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

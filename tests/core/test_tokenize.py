@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memtui_core.tokenize import SHORT_TEXT, regex_runs, short_runs, tokenize
+from memtui_core.text.tokenize import SHORT_TEXT, regex_runs, short_runs, tokenize
 
 # ---------------------------------------------------------------- a reference, straight from the prose
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
-from memtui_core.tools import FORMATS, call_tool, run_tool, tool_defs, tool_schemas
+from memtui_core.memory import MemoryStore
+from memtui_core.agents.tools import FORMATS, call_tool, run_tool, tool_defs, tool_schemas
 
 openai_chat = pytest.importorskip("openai.types.chat")
 openai_responses = pytest.importorskip("openai.types.responses")

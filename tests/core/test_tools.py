@@ -10,8 +10,8 @@ import pytest
 from memtui_core.kinds import Kind
 from memtui_core.limits import Limits
 from memtui_core.model import Entry, Hit, RememberResult
-from memtui_core.store import MemoryStore
-from memtui_core.tools import run_tool, save_tool, search_tool, tool_schemas
+from memtui_core.memory import MemoryStore
+from memtui_core.agents.tools import run_tool, save_tool, search_tool, tool_schemas
 
 HIT_LINE = re.compile(r"^[0-9a-f]{12} \[(偏好|纠正|经验|事实)\] \((\d+\.\d{2})\) (.+)$")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memtui_core.errors import ConflictError, InvalidInput
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 
 def last(store: MemoryStore, op: str):

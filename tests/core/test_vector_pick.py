@@ -1,4 +1,4 @@
-"""The hits picked over numpy arrays (core/vector_pick.py) are the very hits the pure-Python path
+"""The hits picked over numpy arrays (core/ranking/vector_pick.py) are the very hits the pure-Python path
 and explain pick: same ids, same order, the same floats, on random stores and queries."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui_core import ranking
-from memtui_core.explain import explain
+from memtui_core.ranking import index as ranking
+from memtui_core.ranking.explain import explain
 from memtui_core.limits import Limits
 from memtui_core.model import Status
-from memtui_core.ranking import Gate, Index, pick, query_terms
-from memtui_core.store import MemoryStore
-from memtui_core.tokenize import tokenize
+from memtui_core.ranking.index import Gate, Index, pick, query_terms
+from memtui_core.memory import MemoryStore
+from memtui_core.text.tokenize import tokenize
 
 # Strong terms, weak ones (numbers, kinds' names, general words, lone CJK characters) and terms
 # holding a particle: every branch of the gate gets its turn.
@@ -49,7 +49,7 @@ class Excluded:
 
 
 def explain_picks(index: Index, tokens, k, blocked, min_coverage, relative_floor, general):
-    """What explain injects (core/explain.py): the gate judges every eligible hit."""
+    """What explain injects (core/ranking/explain.py): the gate judges every eligible hit."""
     terms = query_terms(tokens)
     scores = index.scores(tokens)
     ranked = sorted((i for i, s in scores.items() if s > 0.0), key=lambda i: (-scores[i], i))
@@ -154,7 +154,7 @@ def test_a_long_running_store_injects_what_explain_injects(big_store, words):
 
 
 def test_an_index_keeps_the_arrays_of_its_last_eight_queries_only():
-    from memtui_core.vector_pick import recent_query
+    from memtui_core.ranking.vector_pick import recent_query
 
     docs = [[f"w{i % 13}", f"w{i % 7}", "common"] for i in range(300)]
     index = Index(docs, vectorized=True)

@@ -7,7 +7,7 @@ import random
 import orjson
 
 from memtui_core import Limits, MemoryStore
-from memtui_core.ranking import VECTOR_MIN_DOCS
+from memtui_core.ranking.index import VECTOR_MIN_DOCS
 
 from test_import_hygiene import run_python
 

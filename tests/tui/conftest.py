@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 SEED = [
     ("preference", "回答尽量简短，先给结论", "auto"),

@@ -14,7 +14,7 @@ LATER = {
     "memtui.screens.explain", "memtui.screens.curation", "memtui.screens.audit", "memtui.screens.backups",
     "memtui.screens.injections", "memtui.screens.probes", "memtui.screens.help",
     "memtui.modals.edit", "memtui.modals.edit_checks", "memtui.modals.keywords", "memtui.modals.conflict",
-    "memtui.modals.transfer", "memtui_core.probes", "textual.widgets._text_area", "tree_sitter",
+    "memtui.modals.transfer", "memtui_core.agents.probes", "textual.widgets._text_area", "tree_sitter",
 }
 
 

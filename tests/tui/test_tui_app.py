@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from memtui_core.kinds import Kind
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.demo import create_demo_store
 from memtui.screens.explain import ExplainScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Select
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.screens.audit import AuditScreen
 from memtui.screens.backups import BackupsScreen

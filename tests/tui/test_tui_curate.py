@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.modals.conflict import ConflictModal
 from memtui.modals.edit import EditModal

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.screens.explain import ExplainScreen
 from memtui.widgets.virtual_table import VirtualTable

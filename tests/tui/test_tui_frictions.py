@@ -95,7 +95,7 @@ async def test_find_narrows_the_ranked_list_keeping_ranks(seeded):
 async def test_audit_searches_text_and_filters_by_actor_and_time(seeded):
     import time as _time
 
-    from memtui_core.store import MemoryStore
+    from memtui_core.memory import MemoryStore
     from memtui.screens.audit import AuditScreen
     from textual.widgets import Select
 
@@ -133,7 +133,7 @@ async def test_audit_searches_text_and_filters_by_actor_and_time(seeded):
 
 
 async def test_undo_one_change_from_an_entrys_history(seeded):
-    from memtui_core.store import MemoryStore
+    from memtui_core.memory import MemoryStore
     from memtui.modals.confirm import ConfirmModal
     from memtui.screens.audit import AuditScreen
 
@@ -165,7 +165,7 @@ async def test_undo_one_change_from_an_entrys_history(seeded):
 
 
 async def test_mark_several_entries_then_delete_and_reclassify_them_at_once(seeded):
-    from memtui_core.store import MemoryStore
+    from memtui_core.memory import MemoryStore
     from memtui.modals.confirm import ConfirmModal
     from memtui.modals.reclassify import ReclassifyModal
 

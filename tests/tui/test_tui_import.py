@@ -3,7 +3,7 @@ the app, and refused whole with a clear line when the file changed after its pre
 
 from __future__ import annotations
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.modals.transfer import TransferModal
 

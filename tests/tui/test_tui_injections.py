@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.screens.injections import InjectionsScreen
 from memtui.widgets.virtual_table import VirtualTable

@@ -11,7 +11,7 @@ from memtui.widgets.entry_table import EntryTable
 
 from .helpers import screen_text, type_text, wait_loaded, wait_until
 
-REMEMBER = "from memtui_core.store import MemoryStore; import sys; MemoryStore(sys.argv[1]).remember('fact', sys.argv[2])"
+REMEMBER = "from memtui_core.memory import MemoryStore; import sys; MemoryStore(sys.argv[1]).remember('fact', sys.argv[2])"
 
 
 async def test_a_write_from_another_process_shows_within_two_seconds(seeded):

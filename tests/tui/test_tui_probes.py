@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 from textual.widgets import Input
 
-from memtui_core.probes import add_probe, load_probes, probes_path, run_probes
-from memtui_core.store import MemoryStore
+from memtui_core.agents.probes import add_probe, load_probes, probes_path, run_probes
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.modals.confirm import ConfirmModal
 from memtui.modals.keywords import KeywordsModal
@@ -277,8 +277,8 @@ async def test_an_empty_probe_list_says_how_to_add_one_in_full_at_80_columns(tmp
 async def test_the_editors_probe_warning_follows_the_newest_check(seeded, monkeypatch):
     """The editor's probe check runs in a thread worker too: an older check that reports after a
     newer one (same draft, the probe since removed) must not bring the warning back."""
-    import memtui_core.probes as probes_module
-    from memtui_core.probes import remove_probe
+    import memtui_core.agents.probes as probes_module
+    from memtui_core.agents.probes import remove_probe
 
     deploy = seeded.id_of("部署脚本")
     probe, _ = add_probe(seeded.store(), "部署 dry-run", [deploy])
@@ -300,7 +300,7 @@ async def test_a_slow_older_run_never_overwrites_a_newer_one(seeded, monkeypatch
     """Runs are thread workers; a newer run does not stop an older one, which still reports. The
     screen shows only the newest run's result: an older, slower run that reports last (probes.json
     or the memories changed meanwhile) must not put stale counts back on the screen."""
-    import memtui_core.probes as probes_module
+    import memtui_core.agents.probes as probes_module
 
     brief = seeded.id_of(BRIEF)
     add_probe(seeded.store(), "zebra", None)

@@ -4,7 +4,7 @@ status, and the nanohermes profile switched on from the command palette."""
 from __future__ import annotations
 
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.screens.explain import ExplainScreen
 from memtui.widgets.virtual_table import VirtualTable
@@ -89,7 +89,7 @@ async def test_command_palette_switches_to_the_nanohermes_profile(tmp_path):
 async def test_command_palette_switches_to_the_semantic_profile_and_explain_shows_the_cosine(tmp_path):
     import pytest
 
-    from memtui_core import semantic
+    from memtui_core.text import semantic
     from memtui_core.limits import SEMANTIC_FLOOR
 
     if semantic.status() != "ok":
@@ -119,7 +119,7 @@ async def test_command_palette_switches_to_the_semantic_profile_and_explain_show
 
 
 async def test_the_semantic_profile_without_the_embedder_says_so_in_explain(tmp_path, monkeypatch):
-    from memtui_core import semantic
+    from memtui_core.text import semantic
 
     monkeypatch.setenv(semantic.ENV, "off")
     semantic._reset_for_tests()

@@ -10,7 +10,7 @@ import pytest
 from memtui_core.errors import BackupNotFound, ConflictError, EntryNotFound, MemtuiError
 from memtui_core.kinds import Kind
 from memtui_core.limits import Limits
-from memtui_core.store import MemoryStore
+from memtui_core.memory import MemoryStore
 
 from memtui.widgets.fmt import kind_name
 from memtui.writes import (Add, Approve, BatchApprove, BatchDelete, BatchReclassify, Delete, Draft, Edit,

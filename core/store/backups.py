@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import orjson
 
-from .errors import BackupNotFound
+from ..errors import BackupNotFound
 from .fileio import read_file
-from .model import Backup, RestoreResult
+from ..model import Backup, RestoreResult
 from .records import Corrupt, Document, _check, parse_document
 from .storage import Change, Storage
 

@@ -34,7 +34,7 @@ import re
 import unicodedata
 from functools import cache
 
-from .lazy_re import lazy_pattern
+from ..lazy_re import lazy_pattern
 
 __all__ = ["View", "control_chars", "fold_marks", "is_plain", "prototypes", "strip_controls", "strip_hidden", "text_view",
            "words_view"]

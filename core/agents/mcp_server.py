@@ -4,7 +4,7 @@
 
 Tools: `memory_save`, `memory_search`, `memory_inject`, and with `destructive=True`
 `memory_update` and `memory_forget`. Their names, titles, descriptions, input schemas and hints
-come from the one definition in `memtui_core.tools`, and they answer exactly what the agent tools
+come from the one definition in `memtui_core.agents.tools`, and they answer exactly what the agent tools
 answer; a failure (unknown kind, missing or mistyped argument, a store that cannot be written)
 comes back as a one-line tool error (`isError`), never as a crash of the server.
 
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from .model import Explanation
-    from .store import MemoryStore
+    from ..model import Explanation
+    from ..memory import MemoryStore
 
 __all__ = ["INJECT_TOOL", "SERVER_NAME", "ENTRIES_URI", "build_server", "run_stdio", "explanation_text"]
 
@@ -78,8 +78,8 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
     from mcp_types import CallToolResult, TextContent, ToolAnnotations
     from pydantic import ValidationError
 
-    from . import __version__
-    from .inject import clean_for_block
+    from .. import __version__
+    from ..ranking.inject import clean_for_block
     from .tools import call_tool, tool_defs, type_error
 
     # Tool calls run in worker threads; one at a time keeps the store's caches simple.

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 from .audit_log import AUDIT_NAME
-from .errors import NotAStore, StoreUnwritable
+from ..errors import NotAStore, StoreUnwritable
 from .fileio import fsync_dir, read_file, write_all
-from .lazy_re import lazy_pattern
+from ..lazy_re import lazy_pattern
 from .records import Corrupt, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME
 

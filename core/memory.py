@@ -12,16 +12,16 @@ import time
 from pathlib import Path
 TYPE_CHECKING = False
 
-from . import derived
+from .store import derived
 from .errors import EntryNotFound, InvalidInput
-from .inject import render_lines
+from .ranking.inject import render_lines
 from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
-from .ranking import Index, document_tokens, pick
-from .records import Document, Record, normalize
-from .storage import Storage
-from .tokenize import tokenize
-from .writing import Writing, _entry, _eviction_order
+from .ranking.index import Index, document_tokens, pick
+from .store.records import Document, Record, normalize
+from .store.storage import Storage
+from .text.tokenize import tokenize
+from .store.writing import Writing, _entry, _eviction_order
 
 if TYPE_CHECKING:
     from typing import Any
@@ -132,7 +132,7 @@ class _Snapshot:
 
 def _floor_candidates(k: int) -> int:
     """How many of the gate's hits the semantic floor may look at (semantic_floor.pool_size)."""
-    from .semantic_floor import pool_size
+    from .ranking.semantic_floor import pool_size
 
     return pool_size(k)
 
@@ -140,7 +140,7 @@ def _floor_candidates(k: int) -> int:
 def _semantic_floor(snap: _Snapshot, query: str, hits: list[tuple[int, float]], k: int,
                     limits: Limits) -> list[tuple[int, float]]:
     """The hits the semantic floor keeps (`semantic_floor.judge`); the words' hits when it cannot judge."""
-    from .semantic_floor import judge_records
+    from .ranking.semantic_floor import judge_records
 
     scores = dict(hits)
     return [(doc_id, scores[doc_id]) for doc_id in
@@ -258,7 +258,7 @@ class MemoryStore(Writing):
             hits = _semantic_floor(snap, query, hits, k, limits)
         learnt = blocked.judged
         if render:
-            from .inject import clean_text
+            from .ranking.inject import clean_text
 
             for doc_id, _score in hits:
                 record = snap.records[doc_id]
@@ -319,7 +319,7 @@ class MemoryStore(Writing):
     @property
     def injection_log(self):
         if self._injection_log is None:
-            from .injections import InjectionLog
+            from .store.injections import InjectionLog
 
             self._injection_log = InjectionLog(self.dir, self.limits, self.actor)
         return self._injection_log
@@ -327,7 +327,7 @@ class MemoryStore(Writing):
     def explain(
         self, query: str, top_k: int | None = None, budget: int | None = None, lang: str | None = None
     ) -> Explanation:
-        from .explain import explain
+        from .ranking.explain import explain
 
         if not isinstance(query, str):
             raise InvalidInput("query must be a string")
@@ -348,22 +348,22 @@ class MemoryStore(Writing):
     # ------------------------------------------------------------------ backups, audit, health
 
     def backups(self) -> list[Backup]:
-        from .backups import list_backups
+        from .store.backups import list_backups
 
         return list_backups(self._storage)
 
     def backup_entries(self, name: str) -> list[Entry]:
-        from .backups import read_backup
+        from .store.backups import read_backup
 
         return [_entry(r) for r in read_backup(self._storage, name).records]
 
     def preview_restore(self, name: str) -> RestoreResult:
-        from .backups import diff_documents, read_backup
+        from .store.backups import diff_documents, read_backup
 
         return diff_documents(name, self._storage.load(), read_backup(self._storage, name))
 
     def restore(self, name: str) -> RestoreResult:
-        from .backups import restore
+        from .store.backups import restore
 
         return restore(self._storage, name, self.actor)
 
@@ -381,6 +381,6 @@ class MemoryStore(Writing):
         return events
 
     def health(self) -> Health:
-        from .health import health
+        from .store.health import health
 
         return health(self._storage, self.limits, self.injection_log)

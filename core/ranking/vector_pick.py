@@ -26,7 +26,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from .ranking import Gate, _gated
+from .index import Gate, _gated
 
 __all__ = ["QueryArrays", "pick_arrays", "recent_query"]
 

@@ -1,6 +1,6 @@
 """The threat scan's second opinion: linear models learned from the project's own corpora.
 
-The rules (core/threats.py) catch what they describe; a memory phrased in a way no rule describes
+The rules (core/safety/threats.py) catch what they describe; a memory phrased in a way no rule describes
 slips past them. This model reads character n-grams of the same normalised words view the rules
 read (NFKC, case folding, confusables, de-spacing, de-leet), weighs them by tf-idf, and scores
 hostile against benign with a logistic regression. When the rules name no intent and that model

@@ -21,11 +21,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from collections import namedtuple
 
-from .errors import BackupNotFound
+from ..errors import BackupNotFound
 from . import fileio
 from .fileio import TEMP_RE, atomic_write, read_file, stamp_time, utc_stamp
-from .lazy_re import lazy_pattern
-from .limits import Limits
+from ..lazy_re import lazy_pattern
+from ..limits import Limits
 
 __all__ = ["BACKUP_RE", "BackupName", "Backups"]
 

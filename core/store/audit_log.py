@@ -14,7 +14,7 @@ import orjson
 
 from . import fileio
 from .fileio import read_file, digest, write_all
-from .limits import Limits
+from ..limits import Limits
 from .records import dumps
 
 __all__ = ["AUDIT_NAME", "AuditLog", "Event"]

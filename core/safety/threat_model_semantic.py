@@ -1,9 +1,9 @@
 """The threat scan's third opinion: a linear model over the sentence embedding of a memory.
 
-The rules (core/threats.py) catch what they describe and the character model (threat_model.py)
+The rules (core/safety/threats.py) catch what they describe and the character model (threat_model.py)
 what is spelt like the corpora's attacks. A memory that says the same thing in other words, or in a
 language the corpora hold little of, can slip past both. This model reads the text's embedding
-from the multilingual sentence model (core/semantic.py: 384 numbers, one meaning-space for ~100
+from the multilingual sentence model (core/text/semantic.py: 384 numbers, one meaning-space for ~100
 languages) and scores hostile against benign with a logistic regression; when that reaches
 `threshold`, a second, multinomial regression over the same embedding names the likeliest
 category. threats.scan_text asks it on the write path only, and only when neither the rules nor
@@ -159,7 +159,7 @@ def load() -> Model | None:
     with _lock:
         if _status is not None:
             return _MODEL
-        from . import semantic
+        from ..text import semantic
 
         if not semantic.available():
             _status = f"embedder {semantic.status()}"
@@ -195,7 +195,7 @@ def readiness() -> str:
         return _turned_off() or _status
     import importlib.util
 
-    from . import semantic
+    from ..text import semantic
 
     if semantic.turned_off():
         return f"embedder turned off by {semantic.ENV}"
@@ -244,7 +244,7 @@ def batch(texts: Iterable[str]) -> Iterator[None]:
 
 
 def _embed(inputs: list[str]) -> None:
-    from . import semantic
+    from ..text import semantic
 
     for start in range(0, len(inputs), _CHUNK):
         chunk = inputs[start:start + _CHUNK]
@@ -258,7 +258,7 @@ def _vector(model_text: str) -> "numpy.ndarray | None":
     vectors = _batch.vectors
     if vectors is not None and model_text in vectors:
         return vectors[model_text]
-    from . import semantic
+    from ..text import semantic
 
     try:
         found = semantic.passages([model_text])

@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import EntryNotFound
-from .keywords import clean_keywords
-from .kinds import KIND_NAMES, Kind
-from .lang import DEFAULT_LANG, resolve_lang
-from .limits import DEFAULT_LIMITS, Limits
+from ..errors import EntryNotFound
+from ..ranking.keywords import clean_keywords
+from ..kinds import KIND_NAMES, Kind
+from ..lang import DEFAULT_LANG, resolve_lang
+from ..limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from ..memory import MemoryStore
 
 __all__ = [
     "SAVE_TOOL",
@@ -437,7 +437,7 @@ def search_tool(args: object, store: MemoryStore, lang: str | None = None) -> st
 
 
 def _search(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
-    from .inject import clean_for_block
+    from ..ranking.inject import clean_for_block
 
     def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
         query = _text_arg(parsed, "query")
@@ -472,7 +472,7 @@ def update_tool(args: object, store: MemoryStore, lang: str | None = None) -> st
 
 
 def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
-    from .inject import clean_for_block
+    from ..ranking.inject import clean_for_block
 
     def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
         entry_id = _entry_id(parsed)
@@ -510,7 +510,7 @@ def forget_tool(args: object, store: MemoryStore, lang: str | None = None) -> st
 
 
 def _forget(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
-    from .inject import clean_for_block
+    from ..ranking.inject import clean_for_block
 
     def body(parsed: Mapping[str, Any], store: MemoryStore, language: str) -> ToolAnswer:
         entry_id = _entry_id(parsed)

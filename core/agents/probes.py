@@ -30,12 +30,12 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, Field
 
-from .errors import InvalidInput, MemtuiError
-from .model import EntryExplanation, Explanation, Status
-from .records import Corrupt, Document, dumps, parse_document
-from .fileio import SymlinkRefused, atomic_write, free_name, fsync_dir, read_file, utc_stamp
-from .store import MemoryStore, _Snapshot
-from .threats import redact
+from ..errors import InvalidInput, MemtuiError
+from ..model import EntryExplanation, Explanation, Status
+from ..store.records import Corrupt, Document, dumps, parse_document
+from ..store.fileio import SymlinkRefused, atomic_write, free_name, fsync_dir, read_file, utc_stamp
+from ..memory import MemoryStore, _Snapshot
+from ..safety.threats import redact
 
 __all__ = [
     "NOTHING", "PROBES_NAME", "PROBES_BROKEN_PREFIX", "MAX_QUERY", "Probe", "ProbeFile", "ProbeMiss",
@@ -311,7 +311,7 @@ def _with_lock(store: MemoryStore, work):
     """Run `work` holding the store's lock (the one memory.json writers take)."""
     from filelock import Timeout
 
-    from .errors import LockTimeout, StoreUnwritable
+    from ..errors import LockTimeout, StoreUnwritable
 
     storage = store.storage
     storage.ensure_dir()
@@ -455,7 +455,7 @@ def evaluate(probe: Probe, explanation: Explanation, gone: dict[str, str] | None
 def injected_ids(store: MemoryStore, query: str) -> list[str]:
     """The entries `query` injects, as `retrieve_block` picks them (top-k, gate, then the budget):
     the cheap question. Only a probe that fails pays for `explain`, to say why."""
-    from .inject import render_lines
+    from ..ranking.inject import render_lines
 
     picked = [record for record, _score in store._top(query, None)]
     fitted = render_lines(picked, store.limits.char_budget, store.language(query)).fitted
@@ -569,8 +569,8 @@ def would_break(
 
 def _changed_document(store: MemoryStore, entry_id: str, text: str | None, kind: object,
                       fields: dict) -> Document | None:
-    from .kinds import Kind
-    from .records import new_id
+    from ..kinds import Kind
+    from ..store.records import new_id
 
     doc = store.storage.load()
     if entry_id is None:

@@ -12,7 +12,7 @@ from _thread import get_ident  # threading itself is an import a turn does not n
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .lazy_re import lazy_pattern
+from ..lazy_re import lazy_pattern
 
 __all__ = [
     "TEMP_RE", "atomic_write", "digest", "free_name", "fsync_dir", "now", "remove_stale_temps",

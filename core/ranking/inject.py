@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .kinds import Kind
-from .lazy_re import lazy_pattern
-from .threats import redact, strip_controls, strip_invisible
+from ..kinds import Kind
+from ..lazy_re import lazy_pattern
+from ..safety.threats import redact, strip_controls, strip_invisible
 
 __all__ = [
     "BLOCK_START",

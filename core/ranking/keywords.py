@@ -10,10 +10,10 @@ is dropped and the rest are kept.
 
 from __future__ import annotations
 
-from .errors import InvalidInput
-from .limits import Limits
-from .threats import Finding, redact, scan_text, strip_controls
-from .tokenize import tokenize
+from ..errors import InvalidInput
+from ..limits import Limits
+from ..safety.threats import Finding, redact, scan_text, strip_controls
+from ..text.tokenize import tokenize
 
 __all__ = ["clean_keywords", "merge_keywords"]
 

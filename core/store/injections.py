@@ -205,7 +205,7 @@ class InjectionLog:
             self.error = None
 
     def _line(self, at: float, query: object, lang: str, profile: str, hits: list, block: str) -> bytes:
-        from .threats import redact
+        from ..safety.threats import redact
 
         text = query if isinstance(query, str) else ""
         text, _found = redact(text)
@@ -465,8 +465,8 @@ class Replay:
 def replay(store, line: dict) -> Replay:
     """Run the logged query against today's store, without logging it again. A query kept only as
     its hash cannot be replayed (`InvalidInput`); a query cut in the log is replayed as cut."""
-    from .errors import InvalidInput
-    from .inject import render_lines
+    from ..errors import InvalidInput
+    from ..ranking.inject import render_lines
 
     query = line.get("q")
     if not isinstance(query, str):

@@ -11,9 +11,9 @@ import re
 
 import orjson
 
-from .kinds import _BY_VALUE, Kind
-from .lazy_re import lazy_pattern
-from .threats import scan_text, threat_flags
+from ..kinds import _BY_VALUE, Kind
+from ..lazy_re import lazy_pattern
+from ..safety.threats import scan_text, threat_flags
 
 __all__ = [
     "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "normalize",

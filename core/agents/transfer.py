@@ -27,12 +27,12 @@ from pathlib import Path
 
 import orjson
 
-from .errors import InvalidInput, MemtuiError
-from .keywords import clean_keywords
-from .kinds import Kind
-from .records import Corrupt, Document, Record, _check, approval_flag, dumps, new_id, parse_document
-from .threat_model_semantic import batch as semantic_batch
-from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
+from ..errors import InvalidInput, MemtuiError
+from ..ranking.keywords import clean_keywords
+from ..kinds import Kind
+from ..store.records import Corrupt, Document, Record, _check, approval_flag, dumps, new_id, parse_document
+from ..safety.threat_model_semantic import batch as semantic_batch
+from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 
 __all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "ImportPlan", "ImportRefused", "detect_format", "export_bytes",
            "import_file", "parse_import", "plan_import", "write_export"]
@@ -224,7 +224,7 @@ def _cleaned_keywords(extra: dict, limits) -> dict:
 
 def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) -> tuple[ImportPlan, list[dict]]:
     """Apply `items` to `doc` by the write rules; returns the plan and the audit events."""
-    from .store import _eviction_order, normalize
+    from ..memory import _eviction_order, normalize
 
     limits = store.limits
     plan = ImportPlan(file, fmt)
@@ -305,7 +305,7 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
         raise ImportRefused(f"{file} holds {len(items):,} entries, more than {most:,} ({MAX_IMPORT_FACTOR} times the "
                             f"store's limit of {store.limits.max_entries}); nothing was imported: split the file")
     # The threat scan's semantic third opinion embeds the texts together, before the lock is taken,
-    # rather than one model call per entry inside it (core/threat_model_semantic.py).
+    # rather than one model call per entry inside it (core/safety/threat_model_semantic.py).
     with semantic_batch(store._clean_text(item.text)[0] for item in items):
         return _import_items(store, items, file, fmt, dry_run, allow_evict)
 
@@ -315,7 +315,7 @@ def _import_items(store, items: list[Item], file: str, fmt: str, dry_run: bool, 
         doc = parse_document(store.storage.load().to_bytes())  # a copy: planning changes it
         plan, _events = plan_import(store, doc, items, file, fmt)
         return plan
-    from .storage import Change
+    from ..store.storage import Change
 
     def mutate(doc: Document) -> Change:
         plan, events = plan_import(store, doc, items, file, fmt)
@@ -388,7 +388,7 @@ def write_export(store, data: bytes, target: str | os.PathLike[str]) -> Path:
     if not parent.is_dir():
         raise InvalidInput(f"cannot write {path}: no directory {parent}")
     try:
-        from .fileio import atomic_write
+        from ..store.fileio import atomic_write
 
         atomic_write(path, data)
     except OSError as exc:

@@ -98,14 +98,15 @@ def _hash(data: bytes | memoryview) -> str:
     return blake2b(data, digest_size=20).hexdigest()
 
 
-_CODE = ("threats", "scan_views", "inject", "derived", "tokenize", "ranking", "kinds", "records")
+_CODE = ("safety.threats", "safety.scan_views", "ranking.inject", "store.derived", "text.tokenize", "ranking.index",
+         "kinds", "store.records")
 
 
 def _code_files():
     from importlib import import_module
 
     for name in _CODE:
-        yield name, import_module(f".{name}", __package__).__file__ or ""
+        yield name, import_module(f"memtui_core.{name}").__file__ or ""
 
 
 def code_fingerprint() -> str:
@@ -507,18 +508,18 @@ def _derive(
     records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
 ) -> Derived:
     """See `derive`."""
-    from .ranking import build_parts, document_tokens
-    from .tokenize import tokenize
+    from ..ranking.index import build_parts, document_tokens
+    from ..text.tokenize import tokenize
 
     clean = (lambda text: text)
     if redact:
-        from .threats import redact_secrets as clean
+        from ..safety.threats import redact_secrets as clean
     terms, starts, ids, lengths = build_parts(
         document_tokens(clean(r.text), r.kind.label, r.kind.value) for r in records)
     verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
     keywords = [[tokenize(clean(k)) for k in r.keywords] for r in records]
     if not redact:  # memtui just wrote: whether each entry it made renders as it is, known from now on
-        from .inject import clean_text
+        from ..ranking.inject import clean_text
 
         for record in records:
             if record.plain is None and record.raw is None:  # made by this write (not read from the file)

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .keywords import clean_keywords
-from .kinds import KIND_NAMES, Kind
-from .limits import DEFAULT_LIMITS
-from .threat_model_semantic import batch as semantic_batch
+from ..ranking.keywords import clean_keywords
+from ..kinds import KIND_NAMES, Kind
+from ..limits import DEFAULT_LIMITS
+from ..safety.threat_model_semantic import batch as semantic_batch
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from ..memory import MemoryStore
 
 __all__ = [
     "DISTILL_SYSTEM",

@@ -22,11 +22,11 @@ if TYPE_CHECKING:
 
 from .audit_log import AUDIT_NAME, AuditLog, Event
 from .backup_files import BACKUP_RE, Backups
-from .errors import LockTimeout, StoreUnwritable
+from ..errors import LockTimeout, StoreUnwritable
 from .folder import StoreFolder
 from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps, stamp_time, utc_stamp
 from . import derived
-from .limits import DEFAULT_LIMITS, Limits
+from ..limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document, written_canonical
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
 
@@ -330,7 +330,7 @@ def _redacted_value(value: Any) -> Any:
     """`value` (a string, or JSON made of lists and objects) with the secrets in its strings
     redacted; `value` itself when it holds none. Walked with a stack, not recursion: another
     program's field may be nested deeper than Python recurses."""
-    from .threats import redact_secrets
+    from ..safety.threats import redact_secrets
 
     if isinstance(value, str):
         return redact_secrets(value)

@@ -25,8 +25,8 @@ from collections.abc import Collection, Container, Iterable, Sequence
 from itertools import accumulate, chain, groupby
 
 from .keyword_field import KeywordField
-from .stopwords import PARTICLES
-from .tokenize import tokenize
+from ..text.stopwords import PARTICLES
+from ..text.tokenize import tokenize
 
 __all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_inflections", "query_terms", "split_query"]
 
@@ -516,7 +516,7 @@ class Index(KeywordField):
 
 
 def _kind_terms() -> frozenset[str]:
-    from .kinds import Kind
+    from ..kinds import Kind
 
     return frozenset(term for kind in Kind for term in document_tokens("", kind.label, kind.value))
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .lazy_re import lazy_pattern
+from ..lazy_re import lazy_pattern
 from .scan_views import (
     _CONTROL,
     View,
@@ -2431,7 +2431,7 @@ def _unescape(match: re.Match[str]) -> str:
 def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
     """Every finding of the rules in `text`, ordered by where it starts. With `second_opinion`
     (the write path: a write records what it finds in the entry's flags), the learned model
-    (core/threat_model.py) reads it too when no rule names an intent (only a secret or invisible
+    (core/safety/threat_model.py) reads it too when no rule names an intent (only a secret or invisible
     characters, or nothing).
 
     An attack quoted as an example of one (a phishing warning that quotes "ignore the previous
@@ -2609,7 +2609,7 @@ def _second_opinion(read: str, text: str) -> list[Finding]:
 
 
 def _third_opinion(read: str, text: str) -> list[Finding]:
-    """The semantic model's finding about `read` (core/threat_model_semantic.py) when neither the
+    """The semantic model's finding about `read` (core/safety/threat_model_semantic.py) when neither the
     rules nor the character model named an intent; nothing without the embedder."""
     words = words_view(text_view(read)).text
     if _prose_words(words) < _MODEL_MIN_WORDS:

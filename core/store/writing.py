@@ -11,18 +11,18 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 
-from .errors import ConflictError, EntryNotFound, InvalidInput
-from .keywords import clean_keywords, merge_keywords
-from .kinds import Kind
+from ..errors import ConflictError, EntryNotFound, InvalidInput
+from ..ranking.keywords import clean_keywords, merge_keywords
+from ..kinds import Kind
 from .records import Document, Record, new_id, normalize
 from .storage import Change
-from .threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
+from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from .limits import Limits
-    from .model import Entry, RememberResult, TextCheck
+    from ..limits import Limits
+    from ..model import Entry, RememberResult, TextCheck
     from .storage import Storage
 
 __all__ = ["Writing"]
@@ -43,7 +43,7 @@ class Writing:
     def check_text(self, text: str, exclude_id: str | None = None) -> TextCheck:
         """What a write of `text` would do: its stored length, whether it is cut, which entry it
         would be deduped against, and what the threat scan finds. Used for live warnings."""
-        from .model import TextCheck
+        from ..model import TextCheck
 
         stored, secrets_found, cut_from = self._clean_text(text)
         duplicate = None
@@ -100,7 +100,7 @@ class Writing:
     def remember(
         self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None
     ) -> RememberResult:
-        from .model import RememberResult
+        from ..model import RememberResult
 
         parsed_kind = Kind.require(kind)
         new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else []
@@ -339,7 +339,7 @@ def _as_view(expected: Any) -> dict:
 
 
 def _entry(record: Record) -> Entry:
-    from .model import Entry
+    from ..model import Entry
 
     return Entry.model_construct(
         id=record.id,

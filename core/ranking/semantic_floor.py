@@ -57,7 +57,7 @@ def reason(cosine: float, floor: float) -> str:
 
 def unavailable(floor: float) -> str | None:
     """One line when the floor is asked for but cannot be applied in this process, else None."""
-    from . import semantic
+    from ..text import semantic
 
     status = semantic.status()
     if status == "ok":
@@ -125,7 +125,7 @@ def _query(text: str):
         if vector is not None:
             _queries.move_to_end(text)
             return vector
-    from . import semantic
+    from ..text import semantic
 
     rows = semantic.queries([text])
     if rows is None:
@@ -146,7 +146,7 @@ def _passage_vectors(texts: list[str]) -> list | None:
                 found[text] = vector
     missing = [text for text in dict.fromkeys(texts) if text not in found]
     if missing:
-        from . import semantic
+        from ..text import semantic
 
         rows = semantic.passages(missing)
         if rows is None:

@@ -12,30 +12,30 @@ TYPE_CHECKING = False
 
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
-from .health_codes import (
+from ..health_codes import (
     AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
     QUARANTINED, RECOVERED, SYMLINK, UNREADABLE, UNWRITABLE,
 )
-from .limits import Limits
+from ..limits import Limits
 from .storage import BROKEN_PREFIX, Storage
 
 if TYPE_CHECKING:
-    from .health_codes import Warning
-    from .model import Health, Quarantine
+    from ..health_codes import Warning
+    from ..model import Health, Quarantine
 
 __all__ = ["Warning", "health", "is_locked", "quarantined_files", "recent_warnings"]
 
 
 def __getattr__(name: str):
     if name == "Warning":  # made on first use (health_codes)
-        from .health_codes import Warning
+        from ..health_codes import Warning
 
         return Warning
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _warning(code: str, text: str, fix: str | None = None) -> Warning:
-    from .health_codes import Warning
+    from ..health_codes import Warning
 
     return Warning(code, text, fix)
 
@@ -64,7 +64,7 @@ def is_locked(storage: Storage) -> bool:
 def quarantined_files(storage: Storage) -> list[Quarantine]:
     """Every `memory.json.broken-*` file still in the store directory, oldest first, with the
     parse error and the backup restored in its place, as the audit log recorded them."""
-    from .model import Quarantine
+    from ..model import Quarantine
 
     errors: dict[str, str] = {}
     restored: dict[str, str] = {}
@@ -155,7 +155,7 @@ def _broken_names(storage: Storage) -> list[str]:
 def health(storage: Storage, limits: Limits, log=None) -> Health:
     """Everything a person should know about the store in `storage`, without changing anything.
     `log`: the store's InjectionLog (for its usage and its write errors); by default one is opened."""
-    from .model import Health, InvalidEntry, Quarantine
+    from ..model import Health, InvalidEntry, Quarantine
 
     doc = storage.load()
     records = doc.records

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .inject import line_for, render_lines
-from .limits import DEFAULT_LIMITS, Limits
-from .model import EntryExplanation, Explanation, Status, TermRow
-from .ranking import Gate, Index, general_after_folding, query_terms, split_query
-from .records import Record
-from .tokenize import tokenize
+from ..limits import DEFAULT_LIMITS, Limits
+from ..model import EntryExplanation, Explanation, Status, TermRow
+from .index import Gate, Index, general_after_folding, query_terms, split_query
+from ..store.records import Record
+from ..text.tokenize import tokenize
 
 ALL_ROWS_MAX = 64
 STOPWORD_REASON = ("ignored: a function word (or a bigram made only of function words' characters), "
