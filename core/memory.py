@@ -17,7 +17,8 @@ from .errors import EntryNotFound, InvalidInput
 from .ranking.inject import render_lines
 from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
-from .ranking.index import Index, document_tokens, pick
+from .ranking.index import Index, document_tokens
+from .ranking.pick import pick
 from .store.records import Document, Record, normalize
 from .store.storage import Storage
 from .text.tokenize import tokenize

@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
-from .inject import line_for, render_lines
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model import EntryExplanation, Explanation, Status, TermRow
-from .index import Gate, Index, general_after_folding, query_terms, split_query
-from ..store.records import Record
 from ..text.tokenize import tokenize
+from .gate import Gate
+from .index import Index, general_after_folding, query_terms, split_query
+from .inject import line_for, render_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from ..kinds import Kind
+
+    class _Explained(Protocol):
+        """What explain reads of an entry (the store's records have it): ranking does not know the store."""
+
+        id: str
+        kind: Kind
+        text: str
+
+        @property
+        def blocked(self) -> bool: ...
+        @property
+        def threats(self) -> list[str]: ...
+        @property
+        def effective_flags(self) -> list[str]: ...
 
 ALL_ROWS_MAX = 64
 STOPWORD_REASON = ("ignored: a function word (or a bigram made only of function words' characters), "
@@ -15,7 +35,7 @@ STOPWORD_REASON = ("ignored: a function word (or a bigram made only of function 
 
 
 def explain(
-    records: list[Record], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh",
+    records: list[_Explained], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh",
     limits: Limits = DEFAULT_LIMITS,
 ) -> Explanation:
     tokens = tokenize(query)

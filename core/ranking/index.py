@@ -293,7 +293,7 @@ class Index(KeywordField):
         self._served_key: tuple[str, ...] | None = None
         self._last_scores: tuple[tuple[str, ...], object] | None = None
         self._np: tuple | None = None  # (ids, norms) as numpy arrays (`_numpy_parts`)
-        self._recent: dict = {}  # the last queries' arrays (vector_pick)
+        self._recent: dict = {}  # the last queries' arrays (arrays.recent_query)
 
     @property
     def vectorized(self) -> bool:
@@ -356,7 +356,7 @@ class Index(KeywordField):
         """Documents holding `term` in their text or their keywords."""
         extra = self._keyword_postings.get(term)
         if not extra:
-            known = self._df.get(term)  # counted from the ids array by vector_pick, no posting list built
+            known = self._df.get(term)  # counted from the ids array by arrays.QueryArrays, no posting list built
             return len(self.posting(term)) if known is None else known
         df = self._df.get(term)
         if df is None:
@@ -407,7 +407,7 @@ class Index(KeywordField):
 
     def _numpy_parts(self):
         """The postings' ids (a view of the array, not a copy) and each document's length norm, as
-        numpy arrays, made on first use (vector_pick.py)."""
+        numpy arrays, made on first use (arrays.py)."""
         parts = self._np
         if parts is None:
             import numpy as np
@@ -459,7 +459,7 @@ class Index(KeywordField):
         last = self._last_scores
         if last is not None and last[0] == key:
             return last[1]
-        from .vector_pick import QueryArrays
+        from .arrays import QueryArrays
 
         array = QueryArrays(self, query_terms(tokens)).scores  # all the terms' postings at once
         array.flags.writeable = False
@@ -484,7 +484,7 @@ class Index(KeywordField):
             return picked
         import numpy as np
 
-        from .vector_pick import recent_query
+        from .arrays import recent_query
 
         query = recent_query(self, query_terms(tokens))
         hits, scores = query.hits, query.values
@@ -533,238 +533,6 @@ def _weak(term: str, general: Collection[str] = ()) -> bool:
     if term[:1] >= "\u3000":  # CJK: a lone character, a bigram across a particle (年的, 里的), a general word (关于)
         return len(term) == 1 or term[0] in PARTICLES or term[1] in PARTICLES or term in KIND_TERMS or term in general
     return term.isdigit() or term in KIND_TERMS or term in general or term in URL_PARTS
-
-
-class Gate:
-    """Which ranked hits are relevant enough to inject (docs/ranking.md, "The gate").
-
-    Coverage: the share of the query's idf mass that the terms an entry holds carry; only terms
-    the store knows (df > 0) count, since a word no memory holds says nothing about which one is
-    relevant. Weak terms are left out of that mass unless the query holds nothing else: numbers
-    (`15`, `8080`: versions, counts, ports or dates of anything), the kinds' names (`fact`,
-    `偏好`: every entry of a kind holds them) and general words (`name`, `way`, `work`, `year`,
-    `关于`: `Limits.general_words`, and the store's forms that folding turned them into). So "a fun fact about octopuses" does not inject facts and
-    "a good name for a cat" does not inject the memory about `__name__`, while a query of just
-    `偏好` still lists preferences. A message of nothing but weak terms ("what's 15% of 80")
-    passes only an entry that holds every one of them: one shared number is a coincidence.
-    Relative floor: a hit scoring below this share of the best hit's score.
-    """
-
-    __slots__ = ("index", "terms", "idf", "mass", "best", "min_coverage", "relative_floor", "via_keywords",
-                 "required", "all_weak", "weak", "_coverage", "_shared")
-
-    def __init__(self, index: Index, terms: dict[str, int], min_coverage: float, relative_floor: float,
-                 best: float, via_keywords: dict[int, dict[str, tuple[int, int, float, float]]] | None = None,
-                 general: Collection[str] = (), shared: dict | None = None) -> None:
-        self.index = index
-        self.via_keywords = via_keywords or {}
-        self.terms = terms
-        self.idf = {term: index.idf(term) for term in terms if index.df(term)}
-        self.weak = {term for term in terms if _weak(term, general)}
-        self.all_weak = bool(terms) and len(self.weak) == len(terms)
-        if not self.all_weak:
-            self.idf = {term: idf for term, idf in self.idf.items() if term not in self.weak}
-        self.mass = sum(qtf * self.idf[term] for term, qtf in terms.items() if term in self.idf)
-        self.best = best
-        self.min_coverage = min_coverage
-        self.relative_floor = relative_floor
-        self.required = min_coverage
-        self._coverage: dict[int, float] = {}
-        # what judging hits needs that depends only on the query (shared by the gates of one `pick`)
-        self._shared = shared if shared is not None else {}
-
-    def settle(self, ranked: Iterable[tuple[int, float]]) -> bool:
-        """Lower the coverage required to the best any hit reaching the relative floor has, when
-        none reaches `min_coverage`: when a long message spreads over several memories, the ones
-        covering the most are still relevant, and only weaker ones are held back. `ranked` is
-        (doc_id, score) best first; returns True once a hit reaching `min_coverage` was seen
-        (nothing further can change the bar)."""
-        if self.min_coverage <= 0.0 or self.all_weak:
-            return True
-        floor = self.relative_floor * self.best
-        best = 0.0
-        for doc_id, score in ranked:
-            if score < floor:
-                break
-            best = max(best, self.coverage(doc_id))
-            if best >= self.min_coverage:
-                return True
-        if best > 0.0:  # when no hit holds a real term of the message, none passes
-            self.required = min(self.min_coverage, best)
-        return False
-
-    @property
-    def active(self) -> bool:
-        return self.min_coverage > 0.0 or self.relative_floor > 0.0
-
-    def coverage(self, doc_id: int) -> float:
-        cached = self._coverage.get(doc_id)
-        if cached is not None:
-            return cached
-        if not self.mass:
-            return 0.0
-        if not self.via_keywords and self.index._vectorized:
-            held = float(self._held_array()[doc_id])
-        else:
-            # A term counts if the text holds it or a keyword the query holds (the keyword-only cap
-            # bounds the score, not what the entry is about).
-            held = 0.0
-            for term, qtf in self.terms.items():
-                if term in self.idf:
-                    held += qtf * self.idf[term] * self._share(doc_id, term)
-        self._coverage[doc_id] = held / self.mass
-        return self._coverage[doc_id]
-
-    def _holds(self, doc_id: int, term: str) -> bool:
-        return self._share(doc_id, term) > 0.0
-
-    def _share(self, doc_id: int, term: str) -> float:
-        """How much of `term` the entry holds for coverage: 1 in its text or a keyword matched
-        whole; a keyword matched only in part counts as `KeywordField.part_covers` says."""
-        if doc_id in self._holders(term):
-            return 1.0
-        matched = self.via_keywords.get(doc_id, {}).get(term)
-        if matched is None:
-            return 0.0
-        share = matched[3]
-        if share >= 1.0 or self.index.part_covers == "full":
-            return 1.0
-        return share if self.index.part_covers == "scaled" else 0.0
-
-    def _holders(self, term: str) -> frozenset[int]:
-        """The documents whose text holds `term`: made once per query term (and shared by the
-        gates of one `pick`) from the postings the scoring read already, so judging a hit costs a
-        set lookup per term, not a search of the postings (a long query judges hundreds of hits)."""
-        holders = self._shared.get(term)
-        if holders is None:
-            holders = self._shared[term] = frozenset(self.index.holders(term))
-        return holders
-
-    def _held_array(self):
-        """Per document, the mass of the counted terms its text holds, as a numpy array made from
-        the postings of the query's terms (a vectorized index): added term by term in the query's
-        order, so each sum is the very one `coverage` adds up in pure Python."""
-        held = self._shared.get(None)
-        if held is None:
-            import numpy as np
-
-            held = np.zeros(self.index.n, dtype=np.float64)
-            for term, qtf in self.terms.items():
-                if term in self.idf:
-                    held[self.index._term_vector(term)[0]] += qtf * self.idf[term]
-            self._shared[None] = held
-        return held
-
-    def reason(self, doc_id: int, score: float) -> str | None:
-        """Why this hit is held back, in plain words; None if it passes."""
-        if self.min_coverage > 0.0 and self.all_weak:
-            missing = [term for term in self.terms if term not in self.idf or not self._holds(doc_id, term)]
-            if missing:
-                return (f"the message holds only numbers, kinds' names or general words, and this entry lacks "
-                        f"{', '.join(missing)}: sharing one of those is a coincidence, not a match")
-            return None
-        if self.min_coverage > 0.0:
-            share = self.coverage(doc_id)
-            if share == 0.0:
-                shared = [term for term in self.terms if term in self.weak and self._holds(doc_id, term)]
-                if shared:
-                    return (f"it shares only {', '.join(shared)} with the message: numbers, kinds' names and "
-                            f"general words alone are a coincidence, not a match")
-            if share < self.required - 1e-12:
-                held, bar = _shares(share, self.required)
-                needed = (f"at least {bar} is needed" if self.required >= self.min_coverage else
-                          f"no entry reaches {self.min_coverage:.0%} and the best hold {bar}")
-                return (f"the query terms it holds carry {held} of the query's weight (idf); "
-                        f"{needed}, so it is too weak a match to inject")
-        if self.relative_floor > 0.0 and score < self.relative_floor * self.best:
-            return (f"its score {score:.2f} is below {self.relative_floor:.0%} of the best hit's {self.best:.2f}, "
-                    f"so it is a weak tail beside a much better match")
-        return None
-
-
-def _shares(share: float, bar: float) -> tuple[str, str]:
-    """`share` and `bar` as percentages, rounded down, with as many decimals as it takes for a
-    share below the bar to read below it: 29.96% against a 30% bar is "29%", never "30%", and
-    18.01% against a best of 18.05% is "18.01%" against "18.05%"."""
-    for digits in range(4):
-        scale = 10 ** digits
-        low = math.floor(share * 100 * scale + 1e-9) / scale
-        high = math.floor(bar * 100 * scale + 1e-9) / scale
-        if low < high or share >= bar or digits == 3:
-            return f"{low:.{digits}f}%", f"{high:.{digits}f}%"
-    raise AssertionError("unreachable")
-
-
-def pick(
-    index: Index,
-    tokens: Sequence[str],
-    k: int,
-    excluded: Container[int],
-    stopwords: Collection[str],
-    min_coverage: float = 0.0,
-    relative_floor: float = 0.0,
-    fold: bool = False,
-    general: Collection[str] = (),
-) -> list[tuple[int, float]]:
-    """The hits to inject: the best `k` not excluded whose match passes the gate."""
-    folded: dict[str, str] = {}
-    kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None, folded)
-    general = general_after_folding(general, folded)
-    if not (min_coverage > 0.0 or relative_floor > 0.0):
-        return index.top(kept, k, excluded)
-    if k <= 0:
-        return []
-    terms = query_terms(kept)
-    if index.has_keywords:  # python scoring, stores within max_entries: rank every hit
-        scores, via_keywords = index.term_scores(terms)
-        ranked = sorted(((d, s) for d, s in scores.items() if s > 0.0 and d not in excluded),
-                        key=lambda pair: (-pair[1], pair[0]))
-        return _gated(index, terms, ranked, k, min_coverage, relative_floor, via_keywords, True, general)[0]
-    if index._arrays(kept):  # a big store past its first query: judged over arrays, in bulk
-        from .vector_pick import pick_arrays
-
-        return pick_arrays(index, terms, k, excluded, min_coverage, relative_floor, general)
-    # Without keywords, look at the best few hits first (cheap on a big store), and more only if
-    # the gate needs them.
-    size = max(8 * k, 32)
-    shared: dict = {}
-    while True:
-        ranked = index.top(kept, size, excluded)
-        picked, certain = _gated(index, terms, ranked, k, min_coverage, relative_floor, {}, len(ranked) < size,
-                                 general, shared)
-        if certain:
-            return picked
-        size *= 4
-
-
-def _gated(
-    index: Index,
-    terms: dict[str, int],
-    ranked: list[tuple[int, float]],
-    k: int,
-    min_coverage: float,
-    relative_floor: float,
-    via_keywords: dict[int, dict[str, tuple[int, int, float, float]]],
-    exhaustive: bool,
-    general: Collection[str] = (),
-    shared: dict | None = None,
-) -> tuple[list[tuple[int, float]], bool]:
-    """The first `k` of `ranked` (best first) that pass the gate, and whether that is certain:
-    `ranked` held every hit that matters (it is `exhaustive`, or reaches below the floor) or
-    already gave `k` hits under a settled bar."""
-    if not ranked:
-        return [], True
-    gate = Gate(index, terms, min_coverage, relative_floor, ranked[0][1], via_keywords, general, shared)
-    complete = exhaustive or ranked[-1][1] < relative_floor * gate.best
-    if not gate.settle(ranked) and not complete:
-        return [], False
-    picked = []
-    for doc_id, score in ranked:
-        if gate.reason(doc_id, score) is None:
-            picked.append((doc_id, score))
-            if len(picked) == k:
-                return picked, True
-    return picked, complete
 
 
 def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:

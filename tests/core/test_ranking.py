@@ -501,7 +501,7 @@ def test_big_store_scores_equal_bm25s(tmp_path):
 def test_gate_coverage_is_the_same_whether_the_index_is_vectorized(docs, queries):
     # A vectorized index judges hits from one array of held mass per query; the sums must be the
     # very ones the pure-Python judgement adds up, so the gate lets the same hits through.
-    from memtui_core.ranking.index import Gate
+    from memtui_core.ranking.gate import Gate
 
     plain, vector = Index(docs, vectorized=False), Index(docs, vectorized=True)
     assert vector.vectorized and not plain.vectorized
@@ -519,7 +519,8 @@ def test_gate_coverage_is_the_same_whether_the_index_is_vectorized(docs, queries
 def test_a_gate_looking_further_is_still_the_first_query_and_stays_off_numpy():
     # A one-shot `memtui inject` answers its query in pure Python. When the gate asks `top` for more
     # hits of that same query, that is not a second query: numpy is not even looked for.
-    from memtui_core.ranking.index import VECTOR_MIN_DOCS, pick
+    from memtui_core.ranking.index import VECTOR_MIN_DOCS
+    from memtui_core.ranking.pick import pick
 
     words = ["alpha", "beta", "gamma"]
     docs = [[words[i % 3], f"filler{i % 97}", "fact"] for i in range(VECTOR_MIN_DOCS + 300)]

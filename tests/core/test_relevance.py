@@ -205,7 +205,7 @@ def test_a_share_just_below_the_bar_never_reads_as_the_bar(tmp_path):
 @settings(max_examples=300, deadline=None)
 @given(st.floats(0, 1), st.floats(0.0001, 1))
 def test_shares_below_the_bar_always_print_below_it(share, bar):
-    from memtui_core.ranking.index import _shares
+    from memtui_core.ranking.gate import _shares
 
     held, needed = (float(text.rstrip("%")) for text in _shares(share, bar))
     assert held <= share * 100 + 1e-6  # rounded down: never claims more than the entry holds

@@ -13,7 +13,9 @@ from memtui_core.ranking import index as ranking
 from memtui_core.ranking.explain import explain
 from memtui_core.limits import Limits
 from memtui_core.model import Status
-from memtui_core.ranking.index import Gate, Index, pick, query_terms
+from memtui_core.ranking.gate import Gate
+from memtui_core.ranking.index import Index, query_terms
+from memtui_core.ranking.pick import pick
 from memtui_core.memory import MemoryStore
 from memtui_core.text.tokenize import tokenize
 
