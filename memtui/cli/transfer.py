@@ -200,30 +200,10 @@ def cmd_import(args: argparse.Namespace) -> int:
                        allow_evict=args.yes)
     if args.json:
         return emit_json(_shaped("ImportReport", {**plan.as_dict(), "dry_run": args.dry_run}))
+    from memtui.render import plan_lines
+
     echo(*plan_lines(plan, args.dry_run))
     return 0
 
 
-def plan_lines(plan, dry_run: bool) -> list[str]:
-    """The plan as text: one line per entry, then what is evicted, then the summary."""
-    from memtui.render import clean, truncate
-
-    verb = {"add": "add" if dry_run else "added", "refresh": "refresh" if dry_run else "refreshed"}
-    out = []
-    for row in plan.rows:
-        notes = [n for n, on in (("cut to limit", row["truncated"]), ("secret redacted", row["redacted"]),
-                                 ("BLOCKED by the threat scan", row["blocked"])) if on]
-        target = f" {row['id']}" if row["id"] else ""
-        out.append(f"{verb[row['action']]:<9} line {row['line']:<5} [{row['kind']}]{target}"
-                   + (f" ({'; '.join(notes)})" if notes else "") + f": {truncate(clean(row['text']), 70)}")
-    for gone in plan.evicted:
-        out.append(f"{'evict' if dry_run else 'evicted':<9} {gone['id']} [{gone['kind']}]: "
-                   f"{truncate(clean(gone['text']), 70)}")
-    head = ("would import " if dry_run else "imported ") + plan.summary
-    out.append(head)
-    if dry_run:
-        out.append("nothing was written" + ("; the eviction needs --yes" if plan.evicted else ""))
-    return out
-
-
-__all__ = ["cmd_export", "cmd_import", "cmd_injections", "parse_since", "plan_lines", "register"]
+__all__ = ["cmd_export", "cmd_import", "cmd_injections", "parse_since", "register"]
