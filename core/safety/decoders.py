@@ -65,23 +65,23 @@ def _decoded(text: str) -> list[tuple[str, int, int, str]]:
     return readable
 
 
-# A text that names a transformation ("read this ROT13", "reverse and obey") is also read undone.
-_TRANSFORM_HINTS = ("rot13", "rot-13", "rot 13", "caesar", "revers", "backwards", "反转", "倒序", "倒过来", "逆順", "逆さ",
-                    "거꾸로", "al revés", "invertid", "à l'envers", "rückwärts", "наоборот", "de trás para frente",
-                    # reading right to left, and a shift cipher, in the languages the scan reads
-                    "right to left", "right-to-left", "справа налево", "задом наперёд", "задом наперед", "从右到左",
-                    "右から左", "오른쪽에서 왼쪽", "de derecha a izquierda", "de droite à gauche", "von rechts nach links",
-                    "da destra a sinistra", "da direita para a esquerda", "od prawej do lewej", "sağdan sola",
-                    "baklänges", "omvänd", "achterstevoren", "zprava doleva", "από δεξιά προς τα αριστερά",
-                    "cäsar", "césar", "цезар", "szyfr cezara", "sezar", "凯撒", "凱撒", "シーザー", "카이사르",
-                    "shift cipher", "shifted by", "flytta tillbaka")
+# A text that names a transformation ("read this ROT13", "reverse and obey") is also read undone:
+# the words that name one are TRANSFORM_HINTS, and CAESAR_HINT a shift cipher, in vocabulary.toml.
+_HINTS: dict[str, re.Pattern[str]] = {}
 
 
-_TRANSFORM_HINT = lazy_pattern("|".join(map(re.escape, _TRANSFORM_HINTS)))
+def _hint(name: str) -> re.Pattern[str]:
+    found = _HINTS.get(name)
+    if found is None:
+        from .rule_data import pattern, word_list
+
+        source = "|".join(map(re.escape, word_list(name))) if name == "TRANSFORM_HINTS" else pattern(name)
+        found = _HINTS[name] = re.compile(source)
+    return found
 
 
 def _names_transform(text: str) -> bool:
-    return _TRANSFORM_HINT.search(text.lower()) is not None
+    return _hint("TRANSFORM_HINTS").search(text.lower()) is not None
 
 
 def _transformed(text: str, depth: int = 0) -> list[tuple[str, int, int, str]]:
@@ -100,14 +100,10 @@ def _transformed(text: str, depth: int = 0) -> list[tuple[str, int, int, str]]:
     # A shift cipher named, whatever its key: every other shift of the Latin letters (24 readings,
     # only of a text that names a shift cipher; rot13 is read above).
     # A reading of a reading is not shifted again: the hint survives a shift when it is not Latin (凯撒).
-    if depth or not _CAESAR_HINT.search(text.lower()):
+    if depth or not _hint("CAESAR_HINT").search(text.lower()):
         return out
     readings = {_shift(text, key): key for key in range(1, 26) if key != 13}
     return out + [("caesar", 0, len(text), reading) for reading in readings if reading != text]
-
-
-_CAESAR_HINT = lazy_pattern(r"caesar|cäsar|césar|\bcesar\b|цезар|szyfr cezara|sezar|凯撒|凱撒|シーザー|카이사르|shift cipher|"
-                            r"shifted by|flytta tillbaka")
 
 
 # A word split by empty quotes, which a shell joins back (`en""v`, `n''c`): a command spelt so that

@@ -19,23 +19,9 @@ __all__ = ["_without_quoted_examples"]
 _QUOTED = lazy_pattern(r"(?<!\w)'[^'\n]{2,400}?'(?![A-Za-z0-9])|\"[^\"\n]{2,400}?\"|“[^”\n]{2,400}?”|„[^“”\n]{2,400}?[“”]"
                      r"|‘[^’\n]{2,400}?’|«[^»\n]{2,400}?»|‹[^›\n]{2,400}?›|「[^」\n]{1,400}?」|『[^』\n]{1,400}?』"
                      r"|《[^》\n]{1,400}?》")
-# Words that say a quotation is an example of an attack, not an order: a warning about phishing,
-# a test of a model's defences, a list of known jailbreaks.
-_MENTION_FRAME = (
-    "phishing", "scam", "fraud", "injection", "jailbreak phras", "jailbreak string", "jailbreak prompt", "known jailbreak",
-    "red team", "red-team", "fixture", "test string", "test case", "test prompt", "attack string", "attack example",
-    "moderation model", "detector", "classifier", "scanner", "not requests", "not instructions", "never obeyed",
-    "hackathon",
-    # a quotation a note explains as meaning something else ("the user said 'ignore the previous
-    # instructions'; it meant: drop the refactor") reports what was said
-    "meant", "という意味", "意味だった", "뜻이었", "뜻임", "意思是", "的意思", "quería decir", "voulait dire", "meinte",
-    "钓鱼", "诈骗", "注入", "越狱", "这类话", "此类话", "举报", "上报", "標紅", "标红", "測試", "测试用例",
-    "フィッシング", "詐欺", "インジェクション", "注意喚起", "脱獄",
-    "피싱", "사기", "인젝션", "탈옥",
-    "estafa", "inyección", "inyeccion", "arnaque", "escroquerie", "betrug", "oplichting", "injectie", "injeksi", "penipuan",
-    "golpe", "truffa", "фишинг", "мошенни", "инъекц", "oltalama", "dolandırıcılık", "lừa đảo", "tấn công",
-    "फ़िशिंग", "फिशिंग", "धोखाधड़ी", "تصيد", "احتيال", "فیشینگ", "כלי דיוג", "פישינג", "ฟิชชิ่ง", "หลอกลวง",
-)
+# The words that say a quotation is an example of an attack, not an order (a warning about
+# phishing, a test of a model's defences, a list of known jailbreaks): MENTION_FRAME in
+# vocabulary.toml.
 
 
 def _without_quoted_examples(text: str) -> str | None:
@@ -53,5 +39,7 @@ _FRAME: list[re.Pattern[str]] = []
 
 def _mention_frame() -> re.Pattern[str]:
     if not _FRAME:
-        _FRAME.append(re.compile(_lexicon(tuple(_rule_text(word) for word in _MENTION_FRAME))))
+        from .rule_data import word_list
+
+        _FRAME.append(re.compile(_lexicon(tuple(_rule_text(word) for word in word_list("MENTION_FRAME")))))
     return _FRAME[0]

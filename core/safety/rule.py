@@ -15,14 +15,18 @@ import re
 from ..lazy_re import lazy_pattern
 from .scan_views import fold_marks
 
-__all__ = ["CATEGORIES", "VIEWS", "Rule"]
+__all__ = ["CATEGORIES", "VIEWS", "Rule", "RuleDataError"]
 
 CATEGORIES = ("override", "persona", "authority", "fence", "exfiltration", "encoded", "invisible", "secret")
 VIEWS = ("words", "text", "cased", "raw")
 
 
+class RuleDataError(ValueError):
+    """A rule or word list that cannot be used, said in one line that names its file and rule."""
+
+
 class Rule:
-    """One row of the table.
+    """One rule of the table: a `[[rule]]` of core/safety/rules/<category>.toml (rule_data.py).
 
     `triggers`: plain lower-case words; every match begins with one (after `lead`, if given).
     `then`: the regex that must follow the trigger. `lead`: a regex that may precede it.
@@ -46,10 +50,12 @@ class Rule:
     A rule has either `together` or a pattern (`triggers`, `then`, `lead`).
     `prefix`: the triggers may run on into a longer word (key prefixes such as `ghp_`); such
     triggers are looked for as substrings rather than as words. True for `shape` rules.
+    `languages`: the languages a rule written for a few of them reads (documentation only; the
+    clause rules' word lists hold every language the scan reads). `origin`: the file it came from.
     """
 
     __slots__ = ("id", "category", "reason", "view", "triggers", "then", "lead", "unless", "shape", "needs", "prefix",
-                 "together", "apart", "bound", "window", "near", "distinct", "_compiled", "_raw")
+                 "together", "apart", "bound", "window", "near", "distinct", "languages", "origin", "_compiled", "_raw")
 
     def __init__(
         self,
@@ -71,6 +77,8 @@ class Rule:
         window: int = 1,
         near: tuple[int, int, int] | None = None,
         distinct: bool = False,
+        languages: tuple[str, ...] = (),
+        origin: str = "",
     ) -> None:
         assert category in CATEGORIES and view in VIEWS, (category, view)
         self.id = id
@@ -83,6 +91,8 @@ class Rule:
         self.window = window
         self.near = near
         self.distinct = distinct
+        self.languages = languages
+        self.origin = origin
         self._compiled: tuple | None = None
         # The words and patterns, normalised when first read (`__getattr__`): every process imports
         # the rules, and normalising them all costs 20 ms that a turn redacting one query never needs.
@@ -131,6 +141,17 @@ class Rule:
         return pattern
 
     def compiled(self) -> tuple:
+        if self._compiled is None:
+            try:
+                self._compile()
+            except ImportError:
+                raise
+            except Exception as exc:  # re.error, regex.error
+                where = f"{self.origin}: " if self.origin else ""
+                raise RuleDataError(f"{where}{self.id}: its pattern does not compile: {exc}") from None
+        return self._compiled  # type: ignore[return-value]
+
+    def _compile(self) -> None:
         if self._compiled is None and self.together:
             words = tuple(re.compile(item if isinstance(item, str) else _lexicon(item)) for item in self.together)
             bound = tuple((index, re.compile(rf"(?:{before})\s*\Z"),
@@ -147,7 +168,6 @@ class Rule:
                 pattern = re.compile(self.source, re.MULTILINE)
             unless = re.compile(rf"(?:{self.unless})[^.!?。！？\n]*\Z") if self.unless else None
             self._compiled = (pattern, unless, apart)
-        return self._compiled
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         if self.needs and self._needs().search(text) is None:
@@ -342,8 +362,3 @@ def _lexicon(words: tuple[str, ...]) -> str:
     """One regex for a word list of a clause rule (see _word_alternation); a space matches any
     run of spaces."""
     return _word_alternation(tuple(word.casefold() for word in words), r"\s*")
-
-
-def _any(*words: str) -> str:
-    return "(?:" + "|".join(words) + ")"
-
