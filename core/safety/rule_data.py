@@ -39,6 +39,7 @@ assert set(FAMILIES) == set(CATEGORIES)
 
 _FIELDS = ("id", "reason", "view", "languages", "triggers", "lead", "then", "unless", "together", "apart",
            "apart_pattern", "bound", "near", "window", "distinct", "needs", "shape", "prefix")
+_KNOWN = frozenset(_FIELDS)
 _CLAUSE_ONLY = ("bound", "near", "window", "distinct")
 _PATTERN_ONLY = ("lead", "then", "unless")
 _FORMS = ("not_after",)
@@ -58,9 +59,14 @@ def source_digest(source: bytes) -> str:
     return f"{len(source)}:{zlib.crc32(source):08x}"
 
 
+# What `re.escape` escapes, but for a space and a hyphen (plain outside a character class).
+_SPECIAL = frozenset("()[]{}?*+|^$\\.&~#\t\n\r\v\f")
+
+
 def _escaped(word: str) -> str:
-    """A word as regex text: what `re.escape` gives, but a space and a hyphen (plain outside a
-    character class) kept readable."""
+    """A word as regex text: what `re.escape` gives, but a space and a hyphen kept readable."""
+    if _SPECIAL.isdisjoint(word):
+        return word
     import re
 
     return re.escape(word).replace("\\ ", " ").replace("\\-", "-")
@@ -84,6 +90,7 @@ class _Vocabulary:
             self.entries[name] = (kind, raw)
         self._words: dict[str, tuple[str, ...]] = {}
         self._patterns: dict[str, str] = {}
+        self._rendered: dict[tuple[str, str | None], str] = {}
         self._open: list[str] = []
 
     def _entry(self, name: str, where: str) -> tuple[str, object]:
@@ -123,6 +130,12 @@ class _Vocabulary:
     def render(self, name: str, form: str | None, where: str) -> str:
         """`{NAME}` in a pattern: a pattern as it is, a word list as an alternation of its words;
         `{NAME:not_after}`: a word list as one look-behind per word (not right after any of them)."""
+        found = self._rendered.get((name, form))
+        if found is None:
+            found = self._rendered[(name, form)] = self._render(name, form, where)
+        return found
+
+    def _render(self, name: str, form: str | None, where: str) -> str:
         kind, _ = self._entry(name, where)
         if form is not None and (kind != "words" or form not in _FORMS):
             raise RuleDataError(f"{where}: {{{name}:{form}}}: only a word list takes a form, and the one form is "
@@ -141,7 +154,10 @@ class _Vocabulary:
 
 
 def _expand(text: str, where: str, vocabulary) -> str:
-    if "{" not in text:
+    at = text.find("{")
+    while at != -1 and not "A" <= text[at + 1 : at + 2] <= "Z":  # most braces are a regex's {0,3}
+        at = text.find("{", at + 1)
+    if at == -1:
         return text
     return _PLACEHOLDER.sub(lambda match: vocabulary().render(match.group(1), match.group(2), where), text)
 
@@ -161,6 +177,12 @@ def _word_list(value: object, where: str, field: str, vocabulary) -> tuple[str, 
     of the vocabulary."""
     if not isinstance(value, list):
         raise RuleDataError(f"{where}: `{field}` is a list of words")
+    try:
+        joined = "\x00".join(value)  # most lists: plain words only, told in one pass
+    except TypeError:
+        joined = "{"
+    if "{" not in joined and "" not in value:
+        return tuple(value)
     out: list[str] = []
     for item in value:
         if not isinstance(item, str) or not item:
@@ -188,7 +210,7 @@ def _rule(table: object, category: str, path: str, number: int, vocabulary) -> R
     assert isinstance(table, dict)
     where = f"{path}: {rule_id}"
     for key in table:
-        if key not in _FIELDS:
+        if key not in _KNOWN:
             raise RuleDataError(f"{where}: unknown field `{key}` (a rule has {', '.join(_FIELDS)})")
     if not rule_id.startswith(category + ".") or rule_id == category + ".":
         raise RuleDataError(f"{where}: an id starts with its file's category, `{category}.`")

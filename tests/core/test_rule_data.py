@@ -8,14 +8,17 @@ path (which redacts its query) from paying for what it does not read.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from memtui_core.safety.rule_data import DIRECTORY, FAMILIES, RuleDataError, RuleSet
+from memtui_core.safety.rule_data import DIRECTORY, FAMILIES, RuleDataError, RuleSet, _escaped
 from memtui_core.safety.scan_views import text_view, words_view
 from memtui_core.safety.threats import RULES
 
@@ -153,3 +156,12 @@ print(json.dumps(out))
     redacted, state = done.stdout.strip().splitlines()
     assert redacted == "password: [REDACTED:password]"
     assert state == '{"families": ["secret"], "vocabulary": false, "tomllib": false, "typing": false, "after_scan": true}'
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30) | st.text(alphabet=list("ab .-_()[]{}?*+|^$\\&~#\t\n"), max_size=12))
+def test_a_word_in_a_pattern_is_what_re_escape_makes_of_it(word):
+    # The loader skips re.escape for a word with nothing to escape (most of the ~6,000), and keeps
+    # a space and a hyphen plain; the regex text must still be re.escape's, less those two escapes.
+    assert _escaped(word) == re.escape(word).replace("\\ ", " ").replace("\\-", "-")
+    assert re.fullmatch(_escaped(word), word)
