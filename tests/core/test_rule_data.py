@@ -143,6 +143,7 @@ def test_redacting_reads_the_secret_rules_alone_and_no_toml(tmp_path):
 import json, sys
 import memtui_core.safety.threats as T
 from memtui_core.safety import rule_data
+assert rule_data._DEFAULT == []  # importing the scan reads no rule file
 print(T.redact("password: hunter2hunter2")[0])
 state = rule_data._DEFAULT[0]
 out = {"families": sorted(state._families), "vocabulary": state._vocabulary is not None,
