@@ -1,13 +1,25 @@
-"""Shared fixtures: a fresh store in a temporary directory, and a clock the store reads."""
+"""Shared fixtures: a fresh store in a temporary directory, and a clock the store reads; and how the
+run is spread over the machine's cores."""
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 import pytest
 
 import memtui_core.memory
 from memtui_core.memory import MemoryStore
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (addopts) starts one worker per core; a run that names only single tests
+    (`path::test`) stays in this process, where workers would add only their start-up."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # the person chose: xdist's own hook reads it
+    if config.args and all("::" in arg for arg in config.args):
+        return 0
+    return None
 
 
 @pytest.fixture(autouse=True)
