@@ -12,6 +12,20 @@ import memtui_core.memory
 from memtui_core.memory import MemoryStore
 
 
+RAM_TEMP = "/dev/shm"
+
+
+def pytest_configure(config):
+    """Every write the store makes is fsynced, and the tests write thousands of small stores under
+    tmp_path: on a disk other programs are busy with, the waits for fsync took more of the run than
+    the tests did. Where the machine has a RAM filesystem (Linux's /dev/shm) and the person chose no
+    temporary directory (TMPDIR, --basetemp, PYTEST_DEBUG_TEMPROOT), tmp_path lives there. The
+    files, their modes and the atomic renames are the same; only the flush to a disk is free."""
+    chosen = config.option.basetemp or os.environ.get("TMPDIR") or os.environ.get("PYTEST_DEBUG_TEMPROOT")
+    if not chosen and os.path.isdir(RAM_TEMP) and os.access(RAM_TEMP, os.W_OK | os.X_OK):
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = RAM_TEMP
+
+
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (addopts) starts one worker per core; a run that names only single tests
     (`path::test`) stays in this process, where workers would add only their start-up."""
