@@ -39,7 +39,7 @@ def pytest_xdist_auto_num_workers(config):
 @pytest.fixture(autouse=True)
 def _no_semantic_scan_by_default(monkeypatch):
     """The threat scan's semantic third opinion embeds every entry a test writes (0.05-0.2 s each):
-    off unless a test turns it on (tests/core/test_threat_model_semantic.py and the `slow` corpus
+    off unless a test turns it on (tests/core/safety/test_threat_model_semantic.py and the `slow` corpus
     runs do). Processes the tests start inherit it."""
     monkeypatch.setenv("MEMTUI_SCAN_SEMANTIC", "off")
 
