@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/threat_rules_table.py > /tmp/rules.md
 
-tests/core/test_threats.py checks that every rule id and reason appears in the doc.
+tests/core/safety/test_threats.py checks that every rule id and reason appears in the doc.
 """
 
 from __future__ import annotations
