@@ -37,6 +37,15 @@ def pytest_xdist_auto_num_workers(config):
 
 
 @pytest.fixture(autouse=True)
+def _no_terminal_size_from_the_runner(monkeypatch):
+    """The runner's COLUMNS and LINES are not a test's terminal (pytest-xdist's workers have
+    COLUMNS=80 and LINES=24, which a child process would take over the size of its pty): a test
+    that wants a size sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _no_semantic_scan_by_default(monkeypatch):
     """The threat scan's semantic third opinion embeds every entry a test writes (0.05-0.2 s each):
     off unless a test turns it on (tests/core/safety/test_threat_model_semantic.py and the `slow` corpus
