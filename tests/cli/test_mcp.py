@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 
 import anyio
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from memtui_core.memory import MemoryStore
 
@@ -19,7 +17,16 @@ def _text(result) -> str:
     return "".join(part.text for part in result.content if getattr(part, "type", None) == "text")
 
 
+def _sdk():
+    """The MCP SDK's client, imported when a test here runs rather than when every worker collects."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    return ClientSession, StdioServerParameters, stdio_client
+
+
 async def _session_scenario(store_dir) -> dict:
+    ClientSession, StdioServerParameters, stdio_client = _sdk()
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "memtui", "mcp", "--dir", str(store_dir)], cwd=str(REPO),
         env={"MEMTUI_DIR": str(store_dir / "never-used")},
@@ -102,6 +109,7 @@ def test_build_server_lists_the_three_tools_in_process(tmp_path):
 
 
 async def _polish_scenario(store_dir) -> dict:
+    ClientSession, StdioServerParameters, stdio_client = _sdk()
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "memtui", "mcp", "--dir", str(store_dir), "--destructive", "--lang", "auto"],
         cwd=str(REPO), env={"MEMTUI_DIR": str(store_dir / "never-used")},

@@ -164,7 +164,7 @@ async def test_a_slow_older_backup_listing_never_overwrites_a_newer_one(seeded):
         await wait_until(pilot, slowed.is_set, what="the slow listing to start")
         MemoryStore(seeded.dir, actor="api").remember("fact", "The release train leaves every Thursday")
         await wait_until(pilot, lambda: len(screen.backups) == before + 1, timeout=5, what="the newer listing")
-        await pilot.pause(1.5)  # the older listing has reported by now
+        await slowed.report(pilot)  # the older listing reports now, last
         assert len(screen.backups) == before + 1
 
 
@@ -182,5 +182,5 @@ async def test_a_slow_older_restore_preview_never_overwrites_a_newer_one(seeded)
         new_id = added.entry.id
         await wait_until(pilot, lambda: screen.preview is not None and new_id in screen.preview.current_entries,
                          timeout=5, what="the newer preview")
-        await pilot.pause(1.5)  # the older preview has reported by now
+        await slowed.report(pilot)  # the older preview reports now, last
         assert new_id in screen.preview.current_entries

@@ -148,7 +148,7 @@ async def test_a_slow_older_explain_never_overwrites_a_newer_one(seeded):
         await wait_until(pilot, slowed.is_set, what="the slow explain to start")
         MemoryStore(seeded.dir, actor="api").remember("fact", "Production runs on Kubernetes 1.29")
         await wait_until(pilot, lambda: screen.explanation.n == before + 1, timeout=5, what="the newer ranking")
-        await pilot.pause(1.5)  # the older request has reported by now
+        await slowed.report(pilot)  # the older request reports now, last
         assert screen.explanation.n == before + 1 and screen.explanation.entries[0].status == "injected"
         assert "Production runs on Kubernetes" in screen_text(app)
 

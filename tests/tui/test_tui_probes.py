@@ -292,7 +292,7 @@ async def test_the_editors_probe_warning_follows_the_newest_check(seeded, monkey
         remove_probe(seeded.store(), probe.id)  # removed meanwhile (the probes screen, or the CLI)
         modal.checks._check_probes()  # the newer check: nothing left to break
         await wait_until(pilot, lambda: not modal.probe_breaks, timeout=5, what="the warning to go")
-        await pilot.pause(1.5)  # the older check has reported by now
+        await slowed.report(pilot)  # the older check reports now, last
         assert not modal.probe_breaks and f"breaks probe {probe.id}" not in screen_text(app)
 
 
@@ -317,6 +317,6 @@ async def test_a_slow_older_run_never_overwrites_a_newer_one(seeded, monkeypatch
         add_probe(MemoryStore(seeded.dir), QUERY, [brief])  # a second probe, which fails
         screen.action_run()  # the newer run reports first
         await wait_for_text(pilot, "1 of 2 pass")
-        await pilot.pause(1.5)  # the older run has reported by now
+        await slowed.report(pilot)  # the older run reports now, last
         assert screen.runs == runs + 1  # the newer run reached the screen, the older one was dropped
         assert "1 of 2 pass" in screen_text(app) and screen.last_run.failed == 1

@@ -14,11 +14,19 @@ from memtui_core.limits import Limits
 from memtui_core.memory import MemoryStore
 from memtui_core.agents.tools import FORMATS, call_tool, run_tool, tool_defs, tool_schemas
 
-openai_chat = pytest.importorskip("openai.types.chat")
-openai_responses = pytest.importorskip("openai.types.responses")
-openai_shared = pytest.importorskip("openai.types.shared_params")
-anthropic_types = pytest.importorskip("anthropic.types")
-mcp_types = pytest.importorskip("mcp.types")
+# The SDKs' types, imported by _sdk_types when the first test here runs: at collection their import
+# (about 2 s, mostly pydantic building thousands of models) was paid by every test worker.
+openai_chat = openai_responses = openai_shared = anthropic_types = mcp_types = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sdk_types():
+    global openai_chat, openai_responses, openai_shared, anthropic_types, mcp_types
+    openai_chat = pytest.importorskip("openai.types.chat")
+    openai_responses = pytest.importorskip("openai.types.responses")
+    openai_shared = pytest.importorskip("openai.types.shared_params")
+    anthropic_types = pytest.importorskip("anthropic.types")
+    mcp_types = pytest.importorskip("mcp.types")
 
 # the keywords every strict mode accepts (some refuse minimum, maximum, pattern, format, default)
 ALLOWED_KEYWORDS = {"type", "properties", "required", "additionalProperties", "enum", "description", "items"}

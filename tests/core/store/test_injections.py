@@ -319,7 +319,9 @@ def test_a_forked_child_logs_its_own_injections_and_not_its_parents(tmp_path):
             child = MemoryStore(store.dir, actor="child")
             child.retrieve_block("中文")
             child.retrieve_block("postgres")
-            time.sleep(2.5)
+            log, deadline = store.dir / LOG_NAME, time.monotonic() + 10  # its flusher writes within a second or two
+            while time.monotonic() < deadline and (not log.exists() or log.read_bytes().count(b'"child"') < 2):
+                time.sleep(0.05)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)

@@ -22,7 +22,7 @@ from memtui_core.safety.rule_data import DIRECTORY, FAMILIES, RuleDataError, Rul
 from memtui_core.safety.scan_views import text_view, words_view
 from memtui_core.safety.threats import RULES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _script():

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 
 from memtui_core.memory import MemoryStore
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
 FENCE = re.compile(r"^### (.+?)\n.*?^```python\n(.*?)^```", re.S | re.M)
 SAVE = {"kind": "lesson", "text": "Always deploy to staging before production"}
 

@@ -26,7 +26,7 @@ from memtui_core.limits import Limits
 from memtui_core.store.records import parse_document
 from memtui_core.memory import MemoryStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BIG = Limits(max_entries=100_000, lock_timeout=60)
 
 

@@ -1,6 +1,6 @@
 """The threat scan (docs/threat-scan.md): what blocks an entry, what is redacted, and what must pass untouched.
 
-The corpora live in tests/core/data as JSON lines: `hostile.jsonl` and `benign.jsonl` were
+The corpora live in tests/core/safety/data as JSON lines: `hostile.jsonl` and `benign.jsonl` were
 written before the rules; `fresh_*.jsonl` to `fresh5_*.jsonl` were written later, each before
 it was first scanned (`fresh5` by an author who never saw the rules), `structural_*.jsonl`
 before the clause rules it exercises and `paraphrase_*.jsonl` after them, in words they did not
@@ -537,7 +537,7 @@ def direct(text: str) -> set[str]:
 
 
 def test_the_doc_lists_every_rule():
-    doc = (Path(__file__).parents[2] / "docs" / "threat-scan.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parents[3] / "docs" / "threat-scan.md").read_text(encoding="utf-8")
     for rule in RULES:
         assert f"`{rule.id}`" in doc and rule.reason in doc, rule.id
     assert "filter, not a guarantee" in doc
@@ -718,7 +718,7 @@ def test_an_order_word_in_the_passive_or_a_processing_step_is_no_override(text):
 def test_the_corpus_script_scores_hostile_and_benign_files(tmp_path, capsys):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("measure", Path(__file__).parents[2] / "scripts" / "measure_threat_corpus.py")
+    spec = importlib.util.spec_from_file_location("measure", Path(__file__).parents[3] / "scripts" / "measure_threat_corpus.py")
     measure = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(measure)
     hostile = tmp_path / "h.jsonl"

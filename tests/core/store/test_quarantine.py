@@ -25,7 +25,7 @@ from memtui_core.limits import Limits
 from memtui_core.store.records import parse_document
 from memtui_core.memory import MemoryStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 A = "回复用中文，代码注释用英文"
 B = "部署脚本默认先 dry-run，确认后再真正执行"
 C = "the staging database listens on port 5433"

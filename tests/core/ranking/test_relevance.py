@@ -422,7 +422,7 @@ def test_general_words_are_the_maintained_list():
 
     from memtui_core.text.general_words import GENERAL_WORDS
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_general_words.py"
+    script = Path(__file__).resolve().parents[3] / "scripts" / "gen_general_words.py"
     spec = importlib.util.spec_from_file_location("gen_general_words", script)
     module = importlib.util.module_from_spec(spec)
     sys.modules["gen_general_words"] = module
