@@ -11,7 +11,7 @@ from _thread import allocate_lock
 
 __all__ = [
     "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
-    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SYMLINK", "UNREADABLE", "UNWRITABLE", "Warning",
+    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SPECIAL_FILE", "SYMLINK", "UNREADABLE", "UNWRITABLE", "Warning",
 ]
 
 AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
@@ -25,6 +25,7 @@ BLOCKED = "blocked"  # entries held back by the threat scan
 UNWRITABLE = "unwritable"
 NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
 SYMLINK = "symlink"  # a store file is a symbolic link: refused
+SPECIAL_FILE = "special-file"  # a store file is a FIFO, a socket, a device or a folder: never opened
 PERMISSIONS = "permissions"  # other users can write to the store directory
 DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted

@@ -187,14 +187,14 @@ def _adopt(fingerprint: str) -> None:
 
 
 def _read_file(path: Path) -> bytes | None:
+    from .fileio import open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = open_regular(path)
     except OSError:
-        return None  # missing, a symlink (ELOOP), unreadable: derive in memory
+        return None  # missing, a symlink, a FIFO (health says so), unreadable: derive in memory
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
         if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             warn_once(f"ignoring {path}: not owned by this user or readable by others (the index is derived in memory)")
             return None
@@ -463,10 +463,10 @@ def save(storage, derived: Derived) -> bool:
         existing = None
     except OSError:
         return False
-    if existing is not None and (
-        not stat.S_ISREG(existing.st_mode) and not stat.S_ISLNK(existing.st_mode) or existing.st_uid != os.geteuid()
-    ):
-        return False  # someone else's file or a directory: leave it, derive in memory
+    if existing is not None and not stat.S_ISREG(existing.st_mode) and not stat.S_ISLNK(existing.st_mode):
+        return False  # a FIFO, a folder...: leave it, derive in memory (health reports it: special-file)
+    if existing is not None and existing.st_uid != os.geteuid():
+        return False  # someone else's file: leave it, derive in memory
     try:
         atomic_write(path, encode(derived))
     except FileNotFoundError:

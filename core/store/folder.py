@@ -17,9 +17,12 @@ from ..lazy_re import lazy_pattern
 from .records import Corrupt, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME
 
-__all__ = ["KEY_NAME", "StoreFolder"]
+__all__ = ["KEY_NAME", "OPTIONAL_FILES", "StoreFolder", "special_message"]
 
 KEY_NAME = "approval.key"  # the store's secret for approvals (0600, made on the first approve)
+# Store files a write does not need: the derived index, the injection log (and its older part) and
+# the probes. One of them that is not a regular file only turns its own feature off (reported).
+OPTIONAL_FILES = (FILE_NAME + ".index", "injections.jsonl", "injections.jsonl.1", "probes.json")
 
 
 class StoreFolder:
@@ -76,6 +79,41 @@ class StoreFolder:
                  self.lock_path)
         return [p for p in paths if os.path.islink(p)]
 
+    def special_files(self) -> list[tuple[Path, str]]:
+        """Store files that are there but are neither regular files nor symbolic links (a FIFO, a
+        socket, a device, a folder), each with what it is: memtui opens none of them. `essential`
+        ones stop every write; the others (the derived index, the injection log, the probes) only
+        the feature that uses them."""
+        import stat
+
+        from .fileio import file_type
+
+        found = []
+        for path in self._regular_paths():
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+                found.append((path, file_type(mode)))
+        try:
+            mode = os.lstat(self.backups_dir).st_mode
+        except OSError:
+            pass
+        else:
+            if not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode):
+                found.append((self.backups_dir, file_type(mode)))
+        return found
+
+    def _regular_paths(self) -> tuple[Path, ...]:
+        """Every file of a store that must be a regular file when it is there, essential ones first."""
+        return self.essential_paths() + tuple(self.dir / name for name in OPTIONAL_FILES)
+
+    def essential_paths(self) -> tuple[Path, ...]:
+        """The files a write reads or writes: memory.json, the audit log, the lock, the approval key."""
+        return (self.path, self.audit_path, self.audit_path.with_name(AUDIT_NAME + ".1"), self.lock_path,
+                self.key_path)
+
     def ensure_dir(self) -> None:
         """Create the store directory and any missing parent with mode 0700 whatever the umask,
         and take group and other permissions away from an existing store directory we own."""
@@ -113,9 +151,19 @@ class StoreFolder:
             raise StoreUnwritable(
                 f"refusing to use {links[0]}: it is a symlink, and memtui never writes through one; "
                 f"replace it with a real file or folder")
+        essential = set(self.essential_paths()) | {self.backups_dir}
+        for path, what in self.special_files():
+            if path in essential:
+                raise StoreUnwritable(special_message(path, what))
         self.ensure_dir()
-        try:  # created here, not by the lock library, so a failure says why instead of waiting
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        # Created here, not by the lock library, so a failure says why instead of waiting, and a lock
+        # file that is not a regular file (a FIFO, say) is refused before anyone locks it.
+        from .fileio import NotRegularFile, open_regular
+
+        try:
+            fd = open_regular(self.lock_path, os.O_RDWR | os.O_CREAT)
+        except NotRegularFile as exc:
+            raise StoreUnwritable(special_message(self.lock_path, exc.what)) from None
         except OSError as exc:
             raise StoreUnwritable(f"cannot create the lock file {self.lock_path}: {exc.strerror or exc}") from None
         os.close(fd)
@@ -141,6 +189,13 @@ class StoreFolder:
             fsync_dir(self.dir)
             return self.approval_key()
         return self._key
+
+
+def special_message(path: Path, what: str) -> str:
+    """The one line that refuses a store file that is not a regular file (or a backups/ that is not a folder)."""
+    should = "a folder" if path.name == "backups" else "a regular file"
+    return (f"refusing to use {path}: it is {what}, not {should}, and memtui never opens one "
+            f"(it could block forever); remove it or move it away")
 
 
 def _listing(directory: Path) -> list[str]:

@@ -14,7 +14,7 @@ from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from ..health_codes import (
     AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
-    QUARANTINED, RECOVERED, SYMLINK, UNREADABLE, UNWRITABLE,
+    QUARANTINED, RECOVERED, SPECIAL_FILE, SYMLINK, UNREADABLE, UNWRITABLE,
 )
 from ..limits import Limits
 from .storage import BROKEN_PREFIX, Storage
@@ -46,9 +46,11 @@ def is_locked(storage: Storage) -> bool:
         import fcntl
     except ImportError:  # no flock on this platform
         return False
+    from .fileio import open_regular
+
     try:
-        fd = os.open(storage.lock_path, os.O_RDONLY)
-    except OSError:
+        fd = open_regular(storage.lock_path)
+    except OSError:  # missing, or not a regular file (reported as such: `special_files`)
         return False
     try:
         try:
@@ -131,9 +133,18 @@ def _storage_errors(storage: Storage) -> list[Warning]:
     for link in storage.symlinks():
         out.append(_warning(SYMLINK, f"{link} is a symlink: memtui refuses to read or write through it",
                            f"replace {link} with a real file or folder"))
+    special = storage.folder.special_files()
+    if special:
+        essential = set(storage.folder.essential_paths()) | {storage.backups.dir}
+        for path, what in special:
+            effect = ("every write is refused" if path in essential else
+                      _SPECIAL_EFFECTS.get(path.name, "it is left alone"))
+            should = "a folder" if path == storage.backups.dir else "a regular file"
+            out.append(_warning(SPECIAL_FILE, f"{path} is {what}, not {should}: memtui never opens it, "
+                                              f"so {effect}", f"rm {path}"))
     if storage.audit_error:
         out.append(_warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
-    if storage.read_error:
+    if storage.read_error and not any(path == storage.path for path, _what in special):  # said above
         out.append(_warning(UNREADABLE, storage.read_error, "memtui doctor"))
     junk = storage.backups.junk()
     if junk:
@@ -143,6 +154,14 @@ def _storage_errors(storage: Storage) -> list[Warning]:
                                          f"{'are' if len(junk) != 1 else 'is'} skipped: {shown}",
                            f"mv {storage.backups.dir}/<file> elsewhere"))
     return out
+
+
+_SPECIAL_EFFECTS = {
+    "memory.json.index": "the index is derived in memory by every process",
+    "injections.jsonl": "injections are not logged",
+    "injections.jsonl.1": "the older injections are not read",
+    "probes.json": "the probes cannot be read or saved",
+}
 
 
 def _broken_names(storage: Storage) -> list[str]:
