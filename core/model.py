@@ -213,6 +213,7 @@ class Quarantine(BaseModel, defer_build=True):
     at: float
     error: str
     restored_from: str | None = None
+    why: str | None = None  # why recovery chose `restored_from` (docs/storage.md, "What recovery trusts")
 
 
 class Health(BaseModel, defer_build=True):

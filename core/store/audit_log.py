@@ -110,6 +110,11 @@ class AuditLog:
             return None
         return None
 
+    def logged_states(self) -> set[str]:
+        """The hash of every memory.json a logged batch left (each batch's `file_sha`): the states
+        the log vouches memtui wrote."""
+        return {event["file_sha"] for event in self.lines() if isinstance(event.get("file_sha"), str)}
+
     def lines(self) -> list[dict]:
         """Every readable event, oldest first (the rotated file, then the current one). Cached
         while neither file changes."""

@@ -70,12 +70,15 @@ def quarantined_files(storage: Storage) -> list[Quarantine]:
 
     errors: dict[str, str] = {}
     restored: dict[str, str] = {}
+    reasons: dict[str, str] = {}
     for event in storage.audit_lines():  # lines another program wrote may hold anything: use only text
         op = event.get("op")
         if op == "quarantine" and _text(event.get("file")) and _text(event.get("error")):
             errors[event["file"]] = event["error"]
         elif op == "restore" and _text(event.get("quarantined")) and _text(event.get("backup")):
             restored[event["quarantined"]] = event["backup"]
+            if _text(event.get("why")):
+                reasons[event["quarantined"]] = event["why"]
     try:
         paths = sorted(p for p in storage.dir.iterdir() if p.name.startswith(BROKEN_PREFIX))
     except OSError:
@@ -91,7 +94,7 @@ def quarantined_files(storage: Storage) -> list[Quarantine]:
             except OSError:
                 continue
         out.append(Quarantine(path=str(path), at=at, error=errors.get(path.name, "unreadable memory file"),
-                              restored_from=restored.get(path.name)))
+                              restored_from=restored.get(path.name), why=reasons.get(path.name)))
     return out
 
 
@@ -112,8 +115,9 @@ def recent_warnings(storage: Storage) -> list[Warning]:
             restored = f"restored it from backup {report.restored_from}"
         else:
             restored = "no valid backup could be restored, so the store starts empty"
+        why = f" ({report.why})" if report.why else ""
         out.append(_warning(RECOVERED, f"{storage.path} was corrupt ({report.error}): moved it to "
-                                      f"{report.quarantined.name} and {restored}", "memtui doctor"))
+                                      f"{report.quarantined.name} and {restored}{why}", "memtui doctor"))
     out += _storage_errors(storage)
     broken = _broken_names(storage)
     if report is not None:
@@ -184,7 +188,8 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     recovered = None
     if storage.recovery is not None:
         rec = storage.recovery
-        recovered = Quarantine(path=str(rec.quarantined), at=rec.at, error=rec.error, restored_from=rec.restored_from)
+        recovered = Quarantine(path=str(rec.quarantined), at=rec.at, error=rec.error, restored_from=rec.restored_from,
+                               why=rec.why)
     names = storage.backup_names()
     exists = storage.path.exists()
     directory = storage.dir
@@ -214,6 +219,8 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
             "memtui approve <id>"))
     for q in quarantined:
         source = f"restored from {q.restored_from}" if q.restored_from else "no backup could be restored"
+        if q.restored_from and q.why:
+            source += f" ({q.why})"
         warnings.append(_warning(
             QUARANTINED, f"a corrupt memory file was quarantined to {os.path.basename(q.path)} ({q.error}); {source}",
             "memtui doctor"))

@@ -175,9 +175,9 @@ class Storage:
             return doc
         candidate = self._recovery.candidate()
         if candidate is not None:
-            name, _data, doc, _replayed = candidate
-            self.read_error = f"{self.path} is corrupt ({error}) and not yet recovered ({why}); showing backup {name}"
-            return doc
+            self.read_error = (f"{self.path} is corrupt ({error}) and not yet recovered ({why}); showing "
+                               f"{'backup ' if candidate.name != AUDIT_NAME else ''}{candidate.name}: {candidate.why}")
+            return candidate.doc
         self.read_error = f"{self.path} is corrupt ({error}) and not yet recovered ({why}); no backup to show"
         return Document()
 
