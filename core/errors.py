@@ -8,6 +8,7 @@ __all__ = [
     "BackupNotFound",
     "ConflictError",
     "EntryNotFound",
+    "IndexDamaged",
     "InvalidInput",
     "InvalidKind",
     "LockTimeout",
@@ -51,6 +52,12 @@ class ConflictError(MemtuiError):
         self.id = entry_id
         self.current = current
         self.expected = expected
+
+
+class IndexDamaged(MemtuiError):
+    """A saved derived index (memory.json.index) whose key and checksum hold but whose contents do
+    not add up: a posting past the last entry, an entry's byte span that is not that entry. The
+    store derives it again and answers from that; a caller never sees this."""
 
 
 class LockTimeout(MemtuiError):

@@ -11,7 +11,8 @@ from _thread import allocate_lock
 
 __all__ = [
     "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
-    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SPECIAL_FILE", "SYMLINK", "UNREADABLE", "UNWRITABLE", "Warning",
+    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNREADABLE", "UNWRITABLE",
+    "Warning",
 ]
 
 AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
@@ -28,6 +29,7 @@ SYMLINK = "symlink"  # a store file is a symbolic link: refused
 SPECIAL_FILE = "special-file"  # a store file is a FIFO, a socket, a device or a folder: never opened
 PERMISSIONS = "permissions"  # other users can write to the store directory
 DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
+TS_OUT_OF_RANGE = "ts-out-of-range"  # entries whose ts no date can hold (1e300): read as unknown (0)
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
 
 

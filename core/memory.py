@@ -13,7 +13,7 @@ from pathlib import Path
 TYPE_CHECKING = False
 
 from .store import derived
-from .errors import EntryNotFound, InvalidInput
+from .errors import EntryNotFound, IndexDamaged, InvalidInput
 from .ranking.inject import render_lines
 from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
@@ -244,7 +244,19 @@ class MemoryStore(Writing):
 
     def _top(self, query: str, top_k: int | None, render: bool = False) -> list[tuple[Record, float]]:
         """The hits of `query`; with `render`, each hit's `plain` is worked out too (the block is
-        made of them), so what this turn learnt is kept for the next in one save."""
+        made of them), so what this turn learnt is kept for the next in one save. A saved derived
+        index that turns out not to add up is derived again, and the query answered from that."""
+        try:
+            return self._top_once(query, top_k, render)
+        except IndexDamaged:
+            self._index_damaged()
+            return self._top_once(query, top_k, render)
+
+    def _index_damaged(self) -> None:
+        self._storage.drop_index()
+        self._snapshot = None
+
+    def _top_once(self, query: str, top_k: int | None, render: bool) -> list[tuple[Record, float]]:
         snap = self._snap(lean=True)
         if not isinstance(query, str) or not snap.records:
             return []
@@ -334,16 +346,23 @@ class MemoryStore(Writing):
         for name, value in (("top_k", top_k), ("budget", budget)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
-        snap = self._snap()
-        return explain(
-            snap.records,
-            snap.index if snap.records else None,
-            query,
-            self.limits.top_k if top_k is None else top_k,
-            self.limits.char_budget if budget is None else budget,
-            self.language(query, lang),
-            self.limits,
-        )
+        for attempt in (1, 2):
+            snap = self._snap()
+            try:
+                return explain(
+                    snap.records,
+                    snap.index if snap.records else None,
+                    query,
+                    self.limits.top_k if top_k is None else top_k,
+                    self.limits.char_budget if budget is None else budget,
+                    self.language(query, lang),
+                    self.limits,
+                )
+            except IndexDamaged:
+                if attempt == 2:
+                    raise
+                self._index_damaged()
+        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ backups, audit, health
 

@@ -328,6 +328,10 @@ class Index(KeywordField):
                 bucket = []
             else:
                 ids = self._ids[self._starts[slot] : self._starts[slot + 1]]
+                if ids and (min(ids) < 0 or max(ids) >= self.n):  # a saved index that does not add up
+                    from ..errors import IndexDamaged
+
+                    raise IndexDamaged(f"the postings of {term!r} name entries the store does not hold")
                 bucket = [(doc_id, len(list(run))) for doc_id, run in groupby(ids)]
             self._postings[term] = bucket
         return bucket
@@ -412,7 +416,12 @@ class Index(KeywordField):
         if parts is None:
             import numpy as np
 
-            parts = self._np = (np.frombuffer(self._ids, dtype=np.intc), np.asarray(self._norm, dtype=np.float64))
+            ids = np.frombuffer(self._ids, dtype=np.intc)
+            if len(ids) and (int(ids.min()) < 0 or int(ids.max()) >= self.n):  # a saved index that does not add up
+                from ..errors import IndexDamaged
+
+                raise IndexDamaged("the postings name entries the store does not hold")
+            parts = self._np = (ids, np.asarray(self._norm, dtype=np.float64))
             if hasattr(self._slot, "index_prefixes"):  # a saved index's term table (derived.TermTable)
                 self._slot.index_prefixes()
         return parts

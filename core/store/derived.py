@@ -564,11 +564,23 @@ def ensure(storage, doc, written: bool = False) -> Derived | None:
     return doc.derived
 
 
+def _spans_fit(spans: array, data: bytes) -> bool:
+    """Whether the entries' byte spans plausibly frame `data`'s entries: in order, inside the bytes,
+    the first and the last an object. Cheap (the rest is checked as each entry is parsed)."""
+    if not spans:
+        return True
+    first, last = spans[0], spans[-1]
+    return (0 < first < last <= len(data) and data[first : first + 1] == b"{" and data[last - 1 : last] == b"}"
+            and all(spans[i] < spans[i + 1] for i in (0, len(spans) - 2)))
+
+
 def lean(storage, data: bytes, approval_key: bytes | None):
     """memory.json's bytes ready to answer queries without being parsed (lean.LeanDocument), when a
     saved index of these exact bytes can be trusted and found them canonical; else (None, the
     content key, the index read or None) for `parse`."""
     key, found = read_for(index_path(storage.path), data)
+    if found is not None and found.canonical and found.spans is not None and not _spans_fit(found.spans, data):
+        found = None  # the spans do not frame these bytes' entries: derive it again (lean.py checks each one)
     if found is None or not found.canonical or found.spans is None:
         return None, (key, found)
     from .lean import LeanDocument

@@ -14,9 +14,10 @@ from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from ..health_codes import (
     AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
-    QUARANTINED, RECOVERED, SPECIAL_FILE, SYMLINK, UNREADABLE, UNWRITABLE,
+    QUARANTINED, RECOVERED, SPECIAL_FILE, SYMLINK, TS_OUT_OF_RANGE, UNREADABLE, UNWRITABLE,
 )
 from ..limits import Limits
+from .records import ts_out_of_range
 from .storage import BROKEN_PREFIX, Storage
 
 if TYPE_CHECKING:
@@ -210,6 +211,14 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
         warnings.append(_warning(
             DUPLICATE_KEY, f"memory.json has {doc.duplicate_keys} top-level entries keys; the one non-empty list "
                            f"({len(doc.items)} items) is used, and the next write keeps only it", "memtui doctor"))
+    odd_times = [r for r in records if r.ts == 0 and r.raw is not None and ts_out_of_range(r.raw)]
+    if odd_times:
+        n = len(odd_times)
+        shown = ", ".join(f"{r.id} ({float(r.raw['ts']):.3g})" for r in odd_times[:3]) + (" ..." if n > 3 else "")
+        warnings.append(_warning(
+            TS_OUT_OF_RANGE, f"{n} entr{'y has' if n == 1 else 'ies have'} a time (ts) no date can hold, shown as "
+                             f"unknown: {shown}; the next write stores 0 (the old value stays in its backup and "
+                             f"the audit log)"))
     if invalid:
         warnings.append(_warning(INVALID, f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched",
                                 "memtui doctor"))

@@ -45,7 +45,12 @@ class LazyRecords:
             record = self._made.get(position)
             if record is None:
                 spans = self._spans
-                record = canonical_record(orjson.loads(self._data[spans[2 * position] : spans[2 * position + 1]]))
+                try:
+                    record = canonical_record(orjson.loads(self._data[spans[2 * position] : spans[2 * position + 1]]))
+                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                    from ..errors import IndexDamaged
+
+                    raise IndexDamaged(f"the index's span of entry {position} is not that entry") from None
                 record.key = self._approval
                 scanned = self._found.verdicts[position]
                 if scanned is not None:

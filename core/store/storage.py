@@ -78,6 +78,7 @@ class Storage:
         self.read_error: str | None = None  # set when the last read could not show the file as it is
         self.audit_error: str | None = None  # set when this process saved a change it could not log
         self.not_a_store: str | None = None  # set when a read found a folder that is not a memtui store
+        self.index_trusted = True  # False once a saved derived index was found not to add up (`drop_index`)
 
     @property
     def backups_dir(self) -> Path:
@@ -144,8 +145,8 @@ class Storage:
         except OSError as exc:
             self.read_error = f"cannot read {self.path}: {exc.strerror or exc}"
             return Document()
-        known = None
-        if lean:
+        known = None if self.index_trusted else (derived.content_key(data), None)
+        if lean and self.index_trusted:
             found, known = derived.lean(self, data, self.approval_key())
             if found is not None:
                 self.read_error = self.not_a_store = None
@@ -164,6 +165,13 @@ class Storage:
         self._cache = (key, doc)
         self._lean = None  # a parsed document answers queries too: the lean one's bytes are not kept twice
         return doc
+
+    def drop_index(self) -> None:
+        """The saved derived index did not add up (errors.IndexDamaged): forget every document read
+        with it, and from now on derive the index from memory.json itself, saving it for the next
+        process (which then finds one that does). The bad file is replaced, never trusted again."""
+        self.index_trusted = False
+        self._cache = self._lean = None
 
     def _load_corrupt(self, error: str) -> Document:
         try:

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 from ..errors import ConflictError, EntryNotFound, InvalidInput
 from ..ranking.keywords import clean_keywords, merge_keywords
 from ..kinds import Kind
-from .records import Document, Record, new_id, normalize
+from .records import Document, Record, new_id, normalize, read_ts
 from .storage import Change
 from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 
@@ -284,8 +284,9 @@ class Writing:
             if after is None:  # a delete or an evict: bring the entry back
                 if current is not None:
                     raise ConflictError(entry_id, _entry(current), None)
-                record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""),
-                                int(before.get("ts") or 0), list(old_flags))
+                ts = before.get("ts")
+                ts = read_ts(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) and ts == ts else 0
+                record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""), ts, list(old_flags))
                 record.judge()
                 doc.items.append(record)
                 events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
