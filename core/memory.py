@@ -322,7 +322,9 @@ class MemoryStore(Writing):
         except Exception:
             return ""
         try:
-            if not self._storage.not_a_store:  # another program's folder is never written to
+            # A read never writes into a folder that is not a store: another program's, or one with
+            # no memory.json (nothing was injected from it; the query is not left there).
+            if not self._storage.not_a_store and self._storage.state() is not None:
                 self.injection_log.record(query, hits, block, lang)
         except Exception:  # logging never costs the agent its memories
             pass

@@ -16,7 +16,7 @@ from ..ranking.keywords import clean_keywords, merge_keywords
 from ..kinds import Kind
 from .records import Document, Record, new_id, normalize, read_ts
 from .storage import Change
-from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
+from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, strip_invisible, threat_flags
 
 if TYPE_CHECKING:
     from typing import Any
@@ -61,6 +61,8 @@ class Writing:
         the secrets found, and the length before the cut (None when it was not cut)."""
         text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
         text = strip_controls(text)  # NUL, ESC, backspace...: never stored, so never printed raw
+        if not strip_invisible(text).strip():  # zero-width spaces, tag characters...: nothing a person sees
+            return "", [], None
         text, secrets_found = redact(text)
         cut_from = len(text) if len(text) > self.limits.max_text else None
         return text[: self.limits.max_text].strip(), secrets_found, cut_from
@@ -74,7 +76,7 @@ class Writing:
             raise InvalidInput("text is empty")
         text, secrets_found, cut_from = self._clean_text(text)
         if not text:
-            raise InvalidInput("text is empty once control characters are removed")
+            raise InvalidInput("text is empty once control and invisible characters are removed")
         _require_unicode(text, "text")
         flags = ["secret-redacted"] if secrets_found else []
         flags += threat_flags(scan_text(text, second_opinion=True))
