@@ -10,8 +10,8 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 __all__ = [
-    "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
-    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNREADABLE", "UNWRITABLE",
+    "AUDIT_UNLOGGED", "BLOCKED", "DISK_FULL", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
+    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SPACE_FREED", "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNREADABLE", "UNWRITABLE",
     "Warning",
 ]
 
@@ -30,6 +30,8 @@ SPECIAL_FILE = "special-file"  # a store file is a FIFO, a socket, a device or a
 PERMISSIONS = "permissions"  # other users can write to the store directory
 DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
 TS_OUT_OF_RANGE = "ts-out-of-range"  # entries whose ts no date can hold (1e300): read as unknown (0)
+DISK_FULL = "disk-full"  # the disk has no room for the next write (about two copies of memory.json)
+SPACE_FREED = "space-freed"  # a write found the disk full and freed old backups to be saved
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
 
 

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from ..health_codes import (
-    AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
+    AUDIT_UNLOGGED, BLOCKED, SPACE_FREED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
     QUARANTINED, RECOVERED, SPECIAL_FILE, SYMLINK, TS_OUT_OF_RANGE, UNREADABLE, UNWRITABLE,
 )
 from ..limits import Limits
@@ -147,6 +147,13 @@ def _storage_errors(storage: Storage) -> list[Warning]:
             should = "a folder" if path == storage.backups.dir else "a regular file"
             out.append(_warning(SPECIAL_FILE, f"{path} is {what}, not {should}: memtui never opens it, "
                                               f"so {effect}", f"rm {path}"))
+    if storage.freed:
+        n, total = len(storage.freed), sum(size for _name, size in storage.freed)
+        names = [name for name, _size in storage.freed]
+        shown = ", ".join(names[:3]) + (f" and {n - 3} more" if n > 3 else "")
+        out.append(_warning(SPACE_FREED, f"the disk was full: freed {n} old file{'s' if n != 1 else ''} of the store "
+                                        f"({total // 1024} KiB) so the change could be saved: {shown}",
+                           "memtui doctor"))
     if storage.audit_error:
         out.append(_warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
     if storage.read_error and not any(path == storage.path for path, _what in special):  # said above
@@ -240,6 +247,11 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     if mode & 0o022:  # others can replace memory.json (the next write tightens a folder we own to 0700)
         warnings.append(_warning(PERMISSIONS, f"store directory {directory} is writable by other users (mode {mode:o})",
                                 f"chmod 700 {directory}"))
+    from .space import disk_warning
+
+    full = disk_warning(storage)
+    if full is not None:
+        warnings.append(full)
     if not writable:
         warnings.append(_warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
                                 f"chmod u+rwx {directory}"))

@@ -28,6 +28,7 @@ from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps,
 from . import derived
 from ..limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document, written_canonical
+from .space import SLACK, free_space, is_full
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
 
 __all__ = [
@@ -79,6 +80,7 @@ class Storage:
         self.audit_error: str | None = None  # set when this process saved a change it could not log
         self.not_a_store: str | None = None  # set when a read found a folder that is not a memtui store
         self.index_trusted = True  # False once a saved derived index was found not to add up (`drop_index`)
+        self.freed: list[tuple[str, int]] = []  # what writes of this process freed on a full disk (space.py)
 
     @property
     def backups_dir(self) -> Path:
@@ -251,15 +253,18 @@ class Storage:
                 changes = imports + changes
                 data = doc.to_bytes()
                 kept = _redacted_bytes(current) if current is not None and redacted else current
-                backup = self.backups.write(kept, _removes(before, doc)) if kept is not None else None
+                need = len(data) + len(kept or b"") + SLACK
+                if kept is not None:
+                    removal = _removes(before, doc)
+                    backup = self._with_room(lambda: self.backups.write(kept, removal), need, None, doc)
                 batch = self.audit.batch(prelude + changes, actor, data)  # stamped after the backup
                 fd, prefix = self.audit.open()
                 try:
-                    atomic_write(self.path, data, sync_dir=False)
+                    self._with_room(lambda: atomic_write(self.path, data, sync_dir=False), need, backup, doc)
                     pending = []
                     # straight after the replace: a writer killed in between leaves the change without
                     # its events, and the next write logs them late (see Recovery.unlogged_change)
-                    self._log_saved_change(fd, prefix, batch)
+                    self._log_saved_change(fd, prefix, batch, backup, doc)
                 finally:
                     os.close(fd)
                 fsync_dir(self.dir)
@@ -290,9 +295,41 @@ class Storage:
         logged = self.audit.last_logged_state()
         return logged is None or digest(current) != logged[0]
 
-    def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes) -> None:
+    def _with_room(self, step: Callable[[], Any], need: int, keep: str | None, doc: Document) -> Any:
+        """`step()`; if the disk is full, free old backups (space.free_space) and run it once more.
+        What was freed is kept in `freed`, and said by the warnings after the command."""
         try:
-            self.audit.write(fd, prefix, batch)
+            return step()
+        except OSError as exc:
+            if not is_full(exc):
+                raise
+            freed = free_space(self, need, keep, set(doc.ids()))
+            self.freed += freed
+            try:
+                return step()
+            except OSError as again:
+                if not is_full(again):
+                    raise
+                what = (f"freed {len(self.freed)} old backup{'s' if len(self.freed) != 1 else ''} and it was not "
+                        f"enough" if self.freed else "no backup could be freed (the newest, and the only copies of "
+                        "removed entries, are kept)")
+                raise StoreUnwritable(f"cannot write to {self.dir}: the disk is full (No space left on device); "
+                                      f"{what}; nothing was written: free space on that disk") from None
+
+    def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes, keep: str | None = None,
+                          doc: Document | None = None) -> None:
+        try:
+            try:
+                self.audit.write(fd, prefix, batch)
+            except OSError as exc:
+                if not is_full(exc) or doc is None:
+                    raise
+                self.freed += free_space(self, len(batch) + SLACK, keep, set(doc.ids()))
+                again, again_prefix = self.audit.open()  # part of the batch may be there: end that line first
+                try:
+                    self.audit.write(again, again_prefix, batch)
+                finally:
+                    os.close(again)
         except OSError as exc:
             # The change is saved; only its events are not. Reporting "not saved" would be false
             # and invite a retry, so the next write logs them late, as after a crash.
