@@ -158,16 +158,48 @@ class MemoryStore(Writing):
         lang: str | None = None,
     ) -> None:
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
-        self.limits = limits or DEFAULT_LIMITS
+        base = limits or DEFAULT_LIMITS
         self.actor = actor
         # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else zh
         # The nanohermes profile keeps the original block byte for byte, so $MEMTUI_LANG does not
         # change it; an explicit `lang` still does.
-        original = lang is None and self.limits.profile_name == "nanohermes"
+        original = lang is None and base.profile_name == "nanohermes"
         self.lang = "zh" if original else configured_lang(lang)
-        self._storage = Storage(self.dir, self.limits, actor)
+        self._storage = Storage(self.dir, base, actor)
         self._snapshot: _Snapshot | None = None
         self._injection_log = None
+
+    @property
+    def limits(self) -> Limits:
+        """The limits in force: the ones given (`limits=`), with the store's own in place of every
+        field left at its default (store_limits.py). Read from the file as last loaded (the first
+        use loads it)."""
+        storage = self._storage
+        if storage._adopted is None:
+            storage.load(lean=True)
+        return storage.limits
+
+    @limits.setter
+    def limits(self, value: Limits) -> None:
+        self._storage.set_base_limits(value)
+        self._snapshot = None
+
+    def store_limits(self) -> tuple[dict, list[str]]:
+        """The limits the store itself carries (valid ones, as stored) and what it carries that is
+        not a valid limit, one line each."""
+        self._storage.load(lean=True)
+        return dict(self._storage.carried), list(self._storage.carried_errors)
+
+    def set_limits(self, changes: dict | None = None, unset: list[str] | tuple[str, ...] = ()) -> Limits:
+        """Change the limits the store carries (memory.json's top-level `limits`): set each of
+        `changes` (name: value), remove each of `unset` (back to the default). One audited write
+        (op `limits`); InvalidInput, and nothing written, for an unknown name or a bad value.
+        Returns the limits in force after it. Lowering max_entries evicts nothing by itself."""
+        from .store.store_limits import change
+
+        change(self._storage, dict(changes or {}), tuple(unset), self.actor)
+        self._snapshot = None
+        return self.limits
 
     def _now(self) -> int:
         """The Unix time a write stamps (one place, so a test can set the clock)."""

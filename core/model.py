@@ -146,6 +146,7 @@ class AuditOp(str, enum.Enum):
     RESTORE = "restore"
     QUARANTINE = "quarantine"
     IMPORT = "import"
+    LIMITS = "limits"  # the limits the store carries changed (before/after: the object as it was and is)
 
     def __str__(self) -> str:
         return self.value

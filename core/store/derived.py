@@ -44,7 +44,7 @@ import orjson
 
 __all__ = ["FORMAT", "INDEX_SUFFIX", "Derived", "content_key", "derive", "ensure", "index_path", "parse", "read", "save"]
 
-FORMAT = 3
+FORMAT = 4  # 4: the header carries the limits memory.json holds (store_limits.py)
 INDEX_SUFFIX = ".index"
 MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
@@ -59,7 +59,8 @@ class Derived:
     None for an entry not judged when it was saved: the scan runs when it is needed) and the parts
     of `ranking.Index`, with each entry's keywords as tokens."""
 
-    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans")
+    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans",
+                 "limits")
 
     def __init__(
         self,
@@ -73,8 +74,12 @@ class Derived:
         plain: list[bool | None] | None = None,
         canonical: bool = False,
         spans: array | None = None,
+        limits: dict | None = None,
     ) -> None:
         self.key = key
+        # the valid limits memory.json's top level carries (store_limits.carried), so a query that
+        # does not parse the file still applies them
+        self.limits = limits or {}
         self.verdicts = verdicts
         # per entry, whether its text goes into the block as it is (records.Record.plain; None: not known yet)
         self.plain: list[bool | None] = plain if plain is not None else [None] * len(verdicts)
@@ -279,9 +284,12 @@ def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Der
     starts, ends = parts["starts"], parts["term_ends"]
     if pos != len(body) or starts[0] != 0 or starts[-1] != n_ids or (n_terms and ends[-1] != len(parts["terms"])):
         return None
+    limits = header.get("limits")
+    if not isinstance(limits, dict):
+        return None
     terms = TermTable(parts["terms"], ends)  # type: ignore[arg-type]
     found = Derived(key, verdicts, keywords, terms, starts, parts["ids"], parts["doc_lens"], plain,  # type: ignore[arg-type]
-                    canonical, parts["spans"] if canonical else None)  # type: ignore[arg-type]
+                    canonical, parts["spans"] if canonical else None, limits)  # type: ignore[arg-type]
     return found
 
 
@@ -333,6 +341,7 @@ def encode(derived: Derived) -> bytes:
             "verdicts": derived.verdicts,
             "plain": derived.plain,
             "keywords": derived.keywords,
+            "limits": derived.limits,
         }
     )
     return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *sections])
@@ -494,18 +503,20 @@ def without_gc(make, *args, **kwargs):
 
 
 def derive(
-    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
+    limits: dict | None = None,
 ) -> Derived:
     """The derived index of these records (as parsed from the bytes `key` names, which are
     `canonical` or not: records.Document.canonical). Given those bytes (`data`) of a canonical
     file, it also says where each entry is in them, for queries that parse only what they meet.
     `redact`: the records may hold secrets another program wrote (memtui's own writes never store
     one): their terms are taken from the redacted text, so the saved index holds no secret either."""
-    return without_gc(_derive, records, key, canonical, data, redact)
+    return without_gc(_derive, records, key, canonical, data, redact, limits)
 
 
 def _derive(
-    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
+    limits: dict | None = None,
 ) -> Derived:
     """See `derive`."""
     from ..ranking.index import build_parts, document_tokens
@@ -531,7 +542,7 @@ def _derive(
 
         found = entry_spans(data)
         spans = array("i", found) if found is not None and len(found) == 2 * len(records) else None
-    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans)
+    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans, limits)
 
 
 def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None):
@@ -558,7 +569,10 @@ def ensure(storage, doc, written: bool = False) -> Derived | None:
     `written`: memtui just wrote this document (every field redacted); a document read as it is
     may hold secrets another program wrote, kept out of the index."""
     if doc.derived is None and doc.key is not None:
-        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written)
+        from .store_limits import carried
+
+        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written,
+                             limits=carried(doc.top)[0])
         doc.data = None
         save(storage, doc.derived)
     return doc.derived

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from ..health_codes import (
-    AUDIT_UNLOGGED, BLOCKED, SPACE_FREED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
+    AUDIT_UNLOGGED, BLOCKED, LIMITS_INVALID, SPACE_FREED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
     QUARANTINED, RECOVERED, SPECIAL_FILE, SYMLINK, TS_OUT_OF_RANGE, UNREADABLE, UNWRITABLE,
 )
 from ..limits import Limits
@@ -142,7 +142,8 @@ def _storage_errors(storage: Storage) -> list[Warning]:
     if special:
         essential = set(storage.folder.essential_paths()) | {storage.backups.dir}
         for path, what in special:
-            effect = ("every write is refused" if path in essential else
+            effect = ("the store reads as empty and every write is refused" if path == storage.path else
+                      "every write is refused" if path in essential else
                       _SPECIAL_EFFECTS.get(path.name, "it is left alone"))
             should = "a folder" if path == storage.backups.dir else "a regular file"
             out.append(_warning(SPECIAL_FILE, f"{path} is {what}, not {should}: memtui never opens it, "
@@ -214,6 +215,12 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     elif len(records) >= cap * 0.9:
         warnings.append(_warning(NEARLY_FULL, f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first",
                                 "memtui list --kind fact"))
+    if storage.carried_errors:
+        n = len(storage.carried_errors)
+        warnings.append(_warning(
+            LIMITS_INVALID, f"the store's own limits (memory.json's limits) hold {n} item{'s' if n != 1 else ''} that "
+                            f"{'are' if n != 1 else 'is'} not a valid limit, ignored: "
+                            + "; ".join(storage.carried_errors[:3]), "memtui limits"))
     if doc.duplicate_keys:
         warnings.append(_warning(
             DUPLICATE_KEY, f"memory.json has {doc.duplicate_keys} top-level entries keys; the one non-empty list "

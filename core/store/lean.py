@@ -67,10 +67,11 @@ class LazyRecords:
 class LeanDocument:
     """Stands in for records.Document where only queries are answered (store.MemoryStore._top)."""
 
-    __slots__ = ("records", "derived", "key", "canonical", "data")
+    __slots__ = ("records", "derived", "key", "canonical", "data", "top")
 
     def __init__(self, data: bytes, key: str, found, approval_key: bytes | None) -> None:
         self.records = LazyRecords(data, found, approval_key)
+        self.top = {"limits": found.limits} if found.limits else {}  # what store_limits reads of the top level
         self.derived = found
         self.key = key
         self.canonical = True

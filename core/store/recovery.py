@@ -204,7 +204,7 @@ class Recovery:
         rebuilt = doc.to_bytes()
         if digest(rebuilt) != logged[0]:
             return None
-        changed = sum(1 for e in events if e.get("id"))
+        changed = sum(1 for e in events if e.get("id") or e.get("op") == "limits")
         return rebuilt, parse_document(rebuilt), changed
 
     def _logged_since(self, name: str | None, data: bytes) -> list[dict]:
@@ -227,6 +227,12 @@ class Recovery:
         op, entry_id, after = event.get("op"), event.get("id"), event.get("after")
         if op == "restore":
             return parse_document(read_file(self.backups.path(event["backup"])))
+        if op == "limits":  # the store's own limits (store_limits.py): the object as it became
+            if isinstance(after, dict) and after:
+                doc.top["limits"] = after
+            else:
+                doc.top.pop("limits", None)
+            return doc
         if entry_id is None:
             raise ValueError(f"cannot replay {op!r} without an id")
         position = next((i for i, item in enumerate(doc.items) if getattr(item, "id", None) == entry_id), None)

@@ -29,7 +29,7 @@ import errno
 import os
 import stat
 
-__all__ = ["FULL_ERRNOS", "SLACK", "available", "disk_warning", "free_space", "is_full"]
+__all__ = ["FULL_ERRNOS", "SLACK", "available", "disk_warning", "free_space", "is_full", "retry_audit", "with_room"]
 
 FULL_ERRNOS = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
 # Room kept beyond the two copies a write makes (the backup and the new file): the audit batch,
@@ -84,7 +84,7 @@ def _logged_whole(storage) -> set[str]:
             and isinstance(event.get("before"), dict) and isinstance(event["before"].get("text"), str)}
 
 
-def _only_copy(storage, name: str, current: set[str], logged: set[str]) -> bool:
+def _only_copy(storage, name: str, current: set[str] | frozenset[str], logged: set[str]) -> bool:
     """Whether removal backup `name` holds an entry found nowhere else: not in the file, not in a
     newer backup, and not held whole by the audit log."""
     from .records import Corrupt, parse_document
@@ -109,7 +109,8 @@ def _only_copy(storage, name: str, current: set[str], logged: set[str]) -> bool:
     return bool(missing)
 
 
-def free_space(storage, need: int, keep: str | None = None, current: set[str] = frozenset()) -> list[tuple[str, int]]:
+def free_space(storage, need: int, keep: str | None = None,
+               current: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, int]]:
     """Free backups (and, last, the derived index) until `need` bytes are available on the store's
     disk, in the order the module docstring gives; returns what was removed, (name, bytes), in
     the order removed. Stops as soon as there is room; frees nothing it must keep."""
@@ -150,6 +151,40 @@ def free_space(storage, need: int, keep: str | None = None, current: set[str] = 
 
     remove(index_path(storage.path), index_path(storage.path).name)
     return freed
+
+
+def with_room(storage, step, need: int, keep: str | None, doc):
+    """`step()`; if the disk is full, free files (`free_space`) and run it once more. What was freed
+    is added to `storage.freed`, which the warnings after the command say."""
+    try:
+        return step()
+    except OSError as exc:
+        if not is_full(exc):
+            raise
+        storage.freed += free_space(storage, need, keep, set(doc.ids()))
+        try:
+            return step()
+        except OSError as again:
+            if not is_full(again):
+                raise
+            n = len(storage.freed)
+            what = (f"freed {n} old file{'s' if n != 1 else ''} of the store and it was not enough" if n else
+                    "no backup could be freed (the newest, and the only copies of removed entries, are kept)")
+            from ..errors import StoreUnwritable
+
+            raise StoreUnwritable(f"cannot write to {storage.dir}: the disk is full (No space left on device); "
+                                  f"{what}; nothing was written: free space on that disk") from None
+
+
+def retry_audit(storage, batch: bytes, keep: str | None, doc) -> None:
+    """Append an audit batch that found the disk full once more, after freeing room for it (a
+    fresh descriptor: part of the batch may be there, and that line is ended first)."""
+    storage.freed += free_space(storage, len(batch) + SLACK, keep, set(doc.ids()))
+    fd, prefix = storage.audit.open()
+    try:
+        storage.audit.write(fd, prefix, batch)
+    finally:
+        os.close(fd)
 
 
 def disk_warning(storage):

@@ -28,7 +28,7 @@ from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps,
 from . import derived
 from ..limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document, written_canonical
-from .space import SLACK, free_space, is_full
+from .space import SLACK, is_full, retry_audit, with_room
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
 
 __all__ = [
@@ -63,7 +63,11 @@ Mutation = Callable[[Document], Change]
 class Storage:
     def __init__(self, directory: Path, limits: Limits = DEFAULT_LIMITS, actor: str = "api") -> None:
         self.dir = directory
+        self.base_limits = limits  # the caller's; `limits` adds those the store carries (store_limits.py)
         self.limits = limits
+        self.carried: dict = {}  # the valid limits memory.json carries, as last read
+        self.carried_errors: list[str] = []  # what it carries that is not a valid limit
+        self._adopted: object = None  # the document `limits` was last worked out from
         self.actor = actor  # recorded when a read has to quarantine a corrupt file
         self.folder = StoreFolder(directory)
         self.path = self.folder.path
@@ -114,7 +118,23 @@ class Storage:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
+    def set_base_limits(self, limits: Limits) -> None:
+        """Replace the caller's limits (MemoryStore.limits = ...); the store's own still apply."""
+        self.base_limits, self._adopted = limits, None
+        self._adopt_limits(self._cache[1] if self._cache is not None else Document())
+
+    def _adopt_limits(self, doc) -> None:
+        from .store_limits import adopt
+
+        adopt(self, doc)
+
     def load(self, lean: bool = False) -> Document:
+        """The current document (and the limits it carries adopted: `limits`); see `_load`."""
+        doc = self._load(lean)
+        self._adopt_limits(doc)
+        return doc
+
+    def _load(self, lean: bool = False) -> Document:
         """The current document, cached while the file is unchanged. Never raises and never waits
         for the lock. A corrupt file is quarantined and recovered at once when the lock is free;
         otherwise the newest valid backup is shown (not written) and `read_error` says why.
@@ -239,6 +259,7 @@ class Storage:
     def _transact_locked(self, mutate: Mutation, actor: str) -> Committed:
         remove_stale_temps(self.dir, self.backups.dir)
         current, doc, prelude = self._read_locked()
+        self._adopt_limits(doc)  # the mutation sees the limits of the file as it is now
         pending = prelude  # events of what happened that are not logged yet
         backup = None
         before = set(doc.ids())
@@ -256,11 +277,11 @@ class Storage:
                 need = len(data) + len(kept or b"") + SLACK
                 if kept is not None:
                     removal = _removes(before, doc)
-                    backup = self._with_room(lambda: self.backups.write(kept, removal), need, None, doc)
+                    backup = with_room(self, lambda: self.backups.write(kept, removal), need, None, doc)
                 batch = self.audit.batch(prelude + changes, actor, data)  # stamped after the backup
                 fd, prefix = self.audit.open()
                 try:
-                    self._with_room(lambda: atomic_write(self.path, data, sync_dir=False), need, backup, doc)
+                    with_room(self, lambda: atomic_write(self.path, data, sync_dir=False), need, backup, doc)
                     pending = []
                     # straight after the replace: a writer killed in between leaves the change without
                     # its events, and the next write logs them late (see Recovery.unlogged_change)
@@ -284,6 +305,8 @@ class Storage:
                     pass
             raise
         self.audit.append(pending, actor, current)
+        self._adopted = None
+        self._adopt_limits(doc)  # the change may have been to the limits themselves
         self._cache = (self.state(), doc.use_key(self.approval_key()))
         self._lean = None
         return Committed(doc, prelude + changes, change.result, backup)
@@ -295,27 +318,6 @@ class Storage:
         logged = self.audit.last_logged_state()
         return logged is None or digest(current) != logged[0]
 
-    def _with_room(self, step: Callable[[], Any], need: int, keep: str | None, doc: Document) -> Any:
-        """`step()`; if the disk is full, free old backups (space.free_space) and run it once more.
-        What was freed is kept in `freed`, and said by the warnings after the command."""
-        try:
-            return step()
-        except OSError as exc:
-            if not is_full(exc):
-                raise
-            freed = free_space(self, need, keep, set(doc.ids()))
-            self.freed += freed
-            try:
-                return step()
-            except OSError as again:
-                if not is_full(again):
-                    raise
-                what = (f"freed {len(self.freed)} old backup{'s' if len(self.freed) != 1 else ''} and it was not "
-                        f"enough" if self.freed else "no backup could be freed (the newest, and the only copies of "
-                        "removed entries, are kept)")
-                raise StoreUnwritable(f"cannot write to {self.dir}: the disk is full (No space left on device); "
-                                      f"{what}; nothing was written: free space on that disk") from None
-
     def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes, keep: str | None = None,
                           doc: Document | None = None) -> None:
         try:
@@ -324,12 +326,7 @@ class Storage:
             except OSError as exc:
                 if not is_full(exc) or doc is None:
                     raise
-                self.freed += free_space(self, len(batch) + SLACK, keep, set(doc.ids()))
-                again, again_prefix = self.audit.open()  # part of the batch may be there: end that line first
-                try:
-                    self.audit.write(again, again_prefix, batch)
-                finally:
-                    os.close(again)
+                retry_audit(self, batch, keep, doc)
         except OSError as exc:
             # The change is saved; only its events are not. Reporting "not saved" would be false
             # and invite a retry, so the next write logs them late, as after a crash.

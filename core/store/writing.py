@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 
-from ..errors import ConflictError, EntryNotFound, InvalidInput
+from ..errors import ConflictError, EntryNotFound, EvictionRefused, InvalidInput
 from ..ranking.keywords import clean_keywords, merge_keywords
 from ..kinds import Kind
 from .records import Document, Record, new_id, normalize, read_ts
@@ -100,8 +100,11 @@ class Writing:
         return self._storage.transact(mutate, self.actor).result
 
     def remember(
-        self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None
+        self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None,
+        max_evict: int | None = None,
     ) -> RememberResult:
+        """Store one entry (docs/format.md#writing-an-entry). `max_evict`: the most entries this write
+        may evict; past it EvictionRefused is raised and nothing is written (None: no bound)."""
         from ..model import RememberResult
 
         parsed_kind = Kind.require(kind)
@@ -132,6 +135,10 @@ class Writing:
                 return Change([event], (False, match, []))
             record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
             record.keywords = new_keywords
+            held = len(records)
+            over = held + 1 - self.limits.max_entries
+            if max_evict is not None and over > max_evict:
+                raise EvictionRefused(over, self.limits.max_entries, held)
             doc.items.append(record)
             events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
             evicted = self._evict(doc)
