@@ -27,6 +27,24 @@ PROFILE_NAMES = ("default", "nanohermes", "semantic")  # memtui_core.limits.PROF
 LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
 
 
+# "A handful": a write from the command line that would evict more entries than this asks first
+# (`--yes` allows it; without a terminal to ask on, it is refused).
+EVICT_WITHOUT_ASKING = 5
+
+
+def confirm(question: str) -> bool | None:
+    """Ask `question` on the terminal (y/N); None when there is no terminal to ask on."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+    try:
+        sys.stderr.write(f"{question} [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        return None
+    return answer.strip().lower() in ("y", "yes")
+
+
 class CliError(Exception):
     """A failed operation: printed as one line on stderr, exit status 1."""
 
