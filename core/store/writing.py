@@ -351,7 +351,13 @@ def _as_view(expected: Any) -> dict:
 def _entry(record: Record) -> Entry:
     from ..model import Entry
 
+    extra = {key: value for key, value in record.extra.items() if key != "keywords"} if record.extra else None
+    # Every field is set (fields another program added are extras, which the set never names), so
+    # the set of the fields set is the same for every entry: one shared set instead of one each (at
+    # 100,000 entries they took 49 MiB). Entry is frozen, so pydantic never adds to it, and
+    # model_copy copies it before updating it.
     return Entry.model_construct(
+        _ENTRY_FIELDS,
         id=record.id,
         kind=record.kind,
         text=record.text,
@@ -359,8 +365,11 @@ def _entry(record: Record) -> Entry:
         ts=record.ts,
         flags=record.effective_flags,
         keywords=record.keywords,
-        **{key: value for key, value in record.extra.items() if key != "keywords"},
+        **(extra or {}),
     )
+
+
+_ENTRY_FIELDS = {"id", "kind", "text", "source", "ts", "flags", "keywords"}
 
 
 def _stamp(at: object) -> str:
