@@ -10,7 +10,7 @@ eviction); what happened to it is said in one line each.
 from __future__ import annotations
 
 from memtui.cli.common import (EVICT_WITHOUT_ASKING, CliError, command_prefix, confirm, dump, echo, emit_json,
-                               input_text, kind_cell, open_store, text_arg, text_cell, warn_cut)
+                               emit_models, input_text, kind_cell, open_store, text_arg, text_cell, warn_cut)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         kind = Kind.require(text_arg(args.kind, "KIND"))
         entries = [entry for entry in entries if entry.kind is kind]
     if args.json:
-        return emit_json([dump(entry) for entry in entries])
+        from memtui_core.model import Entry
+
+        return emit_models(entries, Entry)
     from memtui.render import Style, age, clean, table, terminal_width
 
     style = Style()

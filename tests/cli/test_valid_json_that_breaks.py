@@ -166,3 +166,28 @@ def test_a_long_running_process_answers_from_a_derived_index_after_finding_its_s
     assert [hit.entry.text for hit in fresh.search("deploy dry run")][0] == DEPLOY
     assert [hit.entry.text for hit in fresh.search("deploy dry run")][0] == DEPLOY  # and again, from memory
     assert fresh.retrieve_block("deploy dry run")
+
+
+def test_a_field_another_program_added_with_an_integer_past_64_bits_is_printed_as_it_is(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "memory.json").write_bytes(
+        b'{"entries": [{"id": "0000000000a1", "kind": "fact", "text": "' + DEPLOY.encode()
+        + b'", "source": "other", "ts": 5, "count": 100000000000000000000000000000}]}')
+    for args in (["list", "--json"], ["search", "deploy", "--json"]):
+        result = run_memtui(*args, store=store)
+        assert result.code == 0 and "Traceback" not in result.err, (args, result.err)
+        assert b'"count":100000000000000000000000000000' in result.raw
+    assert run_memtui("add", "fact", "a later write keeps the field", store=store).code == 0
+    assert b'"count":100000000000000000000000000000' in run_memtui("list", "--json", store=store).raw
+
+
+def test_list_json_of_many_entries_is_what_each_entry_dumps_to(tmp_path):
+    """`list --json` is written by pydantic in one pass: the same bytes as dumping each entry."""
+    from memtui_core.memory import MemoryStore
+
+    store = MemoryStore(tmp_path / "store")
+    for n in range(30):
+        store.remember("fact" if n % 2 else "preference", f"note {n}: 部署 dry-run 第 {n} 条", keywords=[f"k{n}"])
+    printed = run_memtui("list", "--json", store=tmp_path / "store").raw
+    assert printed == orjson.dumps([entry.model_dump(mode="json") for entry in store.entries()]) + b"\n"
