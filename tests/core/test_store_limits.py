@@ -11,18 +11,18 @@ from memtui_core.memory import MemoryStore
 
 
 def _other_value(name: str, default: object) -> object:
-    """A valid value of limit `name` other than its default, found generically by its type."""
-    if isinstance(default, frozenset):
-        return ["carriedword"]
-    candidates = [default + 1, default / 2, 0, 1] if isinstance(default, (int, float)) else []
-    for value in candidates:
-        if isinstance(default, int) and not isinstance(value, int):
+    """A valid value of limit `name` other than its default, found generically (a field of a new
+    type added to Limits gets one too, as long as one of these is valid for it)."""
+    numbers = [default + 1, default / 2, 0, 1] if isinstance(default, (int, float)) and not isinstance(default, bool) else []
+    collections = [["carriedword"], ["preference"], ["fact", "lesson"], []]
+    for value in numbers + collections + ["carried", True, False]:
+        if isinstance(default, int) and isinstance(value, float):
             continue
         try:
-            Limits(**{name: value})
+            made = Limits(**{name: value}).as_dict()[name]
         except (TypeError, ValueError):
             continue
-        if value != default:
+        if made != default:
             return value
     raise AssertionError(f"no other valid value found for {name}")
 
@@ -36,8 +36,7 @@ def test_every_limits_field_is_carried_by_the_store_and_read_back_by_another_pro
     store.set_limits(wanted)
     reread = MemoryStore(tmp_path).limits.as_dict()
     for name, value in wanted.items():
-        expected = frozenset(value) if isinstance(defaults[name], frozenset) else value
-        assert reread[name] == expected, name
+        assert reread[name] == Limits(**{name: value}).as_dict()[name] != defaults[name], name
     # and back to the defaults, one audited write
     store.set_limits(unset=list(wanted))
     assert MemoryStore(tmp_path).limits == DEFAULT_LIMITS
