@@ -34,6 +34,7 @@ class StoreFolder:
         self.backups_dir = directory / "backups"
         self.key_path = directory / KEY_NAME
         self._key: bytes | None = None
+        self._checked: list[tuple[Path, str, bool, bool]] | None = None  # see `odd_files`
 
     def _traces(self) -> list[Path]:
         """What only a memtui store holds besides memory.json: its audit log, backups, lock file,
@@ -75,35 +76,40 @@ class StoreFolder:
 
     def symlinks(self) -> list[Path]:
         """Store files that are symbolic links: memtui refuses to read, write or prune through them."""
-        paths = (self.path, self.audit_path, self.audit_path.with_name(AUDIT_NAME + ".1"), self.backups_dir,
-                 self.lock_path)
-        return [p for p in paths if os.path.islink(p)]
+        return self.odd_files()[0]
 
     def special_files(self) -> list[tuple[Path, str]]:
         """Store files that are there but are neither regular files nor symbolic links (a FIFO, a
-        socket, a device, a folder), each with what it is: memtui opens none of them. `essential`
-        ones stop every write; the others (the derived index, the injection log, the probes) only
-        the feature that uses them."""
+        socket, a device, a folder; a `backups` that is not a folder), each with what it is:
+        memtui opens none of them. Essential ones (`essential_paths`) stop every write; the
+        others (the derived index, the injection log, the probes) only the feature that uses them."""
+        return self.odd_files()[1]
+
+    def odd_files(self) -> tuple[list[Path], list[tuple[Path, str]]]:
+        """(`symlinks()`, `special_files()`), from one lstat of each store file (every command
+        checks them on its way out, `memtui inject` included: the paths are made once)."""
         import stat
 
-        from .fileio import file_type
-
-        found = []
-        for path in self._regular_paths():
+        if self._checked is None:
+            # (path, its str, whether a link there is refused here, whether it must be a folder)
+            self._checked = [(p, str(p), p.name not in OPTIONAL_FILES and p != self.key_path, p == self.backups_dir)
+                             for p in self._regular_paths() + (self.backups_dir,)]
+        links: list[Path] = []
+        special: list[tuple[Path, str]] = []
+        lstat, is_link, is_reg, is_dir = os.lstat, stat.S_ISLNK, stat.S_ISREG, stat.S_ISDIR
+        for path, name, link_refused, folder in self._checked:
             try:
-                mode = os.lstat(path).st_mode
+                mode = lstat(name).st_mode
             except OSError:
                 continue
-            if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
-                found.append((path, file_type(mode)))
-        try:
-            mode = os.lstat(self.backups_dir).st_mode
-        except OSError:
-            pass
-        else:
-            if not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode):
-                found.append((self.backups_dir, file_type(mode)))
-        return found
+            if is_link(mode):
+                if link_refused:  # a link in place of the others is refused where they are opened
+                    links.append(path)
+            elif not (is_dir(mode) if folder else is_reg(mode)):
+                from .fileio import file_type
+
+                special.append((path, file_type(mode)))
+        return links, special
 
     def _regular_paths(self) -> tuple[Path, ...]:
         """Every file of a store that must be a regular file when it is there, essential ones first."""
@@ -146,13 +152,13 @@ class StoreFolder:
         reason = self.foreign_reason()
         if reason is not None:
             raise NotAStore(reason.replace("nothing was read or changed there", "nothing was written"))
-        links = self.symlinks()
+        links, special = self.odd_files()
         if links:
             raise StoreUnwritable(
                 f"refusing to use {links[0]}: it is a symlink, and memtui never writes through one; "
                 f"replace it with a real file or folder")
         essential = set(self.essential_paths()) | {self.backups_dir}
-        for path, what in self.special_files():
+        for path, what in special:
             if path in essential:
                 raise StoreUnwritable(special_message(path, what))
         self.ensure_dir()

@@ -135,10 +135,10 @@ def _storage_errors(storage: Storage) -> list[Warning]:
     out = []
     if storage.not_a_store:
         out.append(_warning(NOT_A_STORE, storage.not_a_store, "use --dir with a folder of its own for memtui"))
-    for link in storage.symlinks():
+    links, special = storage.folder.odd_files()
+    for link in links:
         out.append(_warning(SYMLINK, f"{link} is a symlink: memtui refuses to read or write through it",
                            f"replace {link} with a real file or folder"))
-    special = storage.folder.special_files()
     if special:
         essential = set(storage.folder.essential_paths()) | {storage.backups.dir}
         for path, what in special:

@@ -28,7 +28,6 @@ from .fileio import atomic_write, fsync_dir, now, read_file, remove_stale_temps,
 from . import derived
 from ..limits import DEFAULT_LIMITS, Limits
 from .records import Corrupt, Document, parse_document, written_canonical
-from .space import SLACK, is_full, retry_audit, with_room
 from .recovery import BROKEN_PREFIX, FILE_NAME, Recovery, RecoveryReport
 
 __all__ = [
@@ -120,10 +119,16 @@ class Storage:
 
     def set_base_limits(self, limits: Limits) -> None:
         """Replace the caller's limits (MemoryStore.limits = ...); the store's own still apply."""
-        self.base_limits, self._adopted = limits, None
-        self._adopt_limits(self._cache[1] if self._cache is not None else Document())
+        self.base_limits = self.limits = self.backups.limits = self.audit.limits = limits
+        self.carried, self.carried_errors, self._adopted = {}, [], None
+        last = self._cache or self._lean
+        self._adopt_limits(last[1] if last is not None else Document())
 
     def _adopt_limits(self, doc) -> None:
+        top = getattr(doc, "top", None)
+        if not self.carried and not self.carried_errors and not (isinstance(top, dict) and "limits" in top):
+            self._adopted = doc  # the common case: no limits carried, before or now (store_limits stays unloaded)
+            return
         from .store_limits import adopt
 
         adopt(self, doc)
@@ -274,6 +279,8 @@ class Storage:
                 changes = imports + changes
                 data = doc.to_bytes()
                 kept = _redacted_bytes(current) if current is not None and redacted else current
+                from .space import SLACK, with_room  # a full disk frees old backups and tries again
+
                 need = len(data) + len(kept or b"") + SLACK
                 if kept is not None:
                     removal = _removes(before, doc)
@@ -324,6 +331,8 @@ class Storage:
             try:
                 self.audit.write(fd, prefix, batch)
             except OSError as exc:
+                from .space import is_full, retry_audit
+
                 if not is_full(exc) or doc is None:
                     raise
                 retry_audit(self, batch, keep, doc)

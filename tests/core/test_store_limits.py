@@ -110,3 +110,13 @@ def test_a_query_that_does_not_parse_the_file_applies_the_stores_limits(tmp_path
     fresh = MemoryStore(tmp_path)
     assert len(fresh.search("deploy")) == 1
     assert type(fresh.storage.load(lean=True)).__name__ == "LeanDocument"
+
+
+def test_setting_the_callers_limits_keeps_the_stores_own(tmp_path):
+    store = MemoryStore(tmp_path)
+    store.set_limits({"max_entries": 77})
+    store.limits = Limits(top_k=3)
+    assert (store.limits.top_k, store.limits.max_entries) == (3, 77)
+    plain = MemoryStore(tmp_path / "other")
+    plain.limits = Limits(top_k=9)
+    assert plain.limits.top_k == 9 and plain.limits.max_entries == DEFAULT_LIMITS.max_entries
