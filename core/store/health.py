@@ -171,8 +171,8 @@ def _storage_errors(storage: Storage) -> list[Warning]:
 
 _SPECIAL_EFFECTS = {
     "memory.json.index": "the index is derived in memory by every process",
-    "injections.jsonl": "injections are not logged",
-    "injections.jsonl.1": "the older injections are not read",
+    "injections.jsonl": "the injection log is not written",
+    "injections.jsonl.1": "the older part of the injection log is not read",
     "probes.json": "the probes cannot be read or saved",
 }
 
