@@ -10,8 +10,9 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 __all__ = [
-    "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
-    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SYMLINK", "UNREADABLE", "UNWRITABLE", "Warning",
+    "AUDIT_UNLOGGED", "BLOCKED", "DISK_FULL", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "LIMITS_INVALID",
+    "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED", "RECOVERED", "SPACE_FREED",
+    "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNREADABLE", "UNWRITABLE", "Warning",
 ]
 
 AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
@@ -25,8 +26,13 @@ BLOCKED = "blocked"  # entries held back by the threat scan
 UNWRITABLE = "unwritable"
 NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
 SYMLINK = "symlink"  # a store file is a symbolic link: refused
+SPECIAL_FILE = "special-file"  # a store file is a FIFO, a socket, a device or a folder: never opened
 PERMISSIONS = "permissions"  # other users can write to the store directory
 DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
+TS_OUT_OF_RANGE = "ts-out-of-range"  # entries whose ts no date can hold (1e300): read as unknown (0)
+DISK_FULL = "disk-full"  # the disk has no room for the next write (about two copies of memory.json)
+SPACE_FREED = "space-freed"  # a write found the disk full and freed old backups to be saved
+LIMITS_INVALID = "limits-invalid"  # the store's own limits hold something that is not a valid limit: ignored
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
 
 

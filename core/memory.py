@@ -13,7 +13,7 @@ from pathlib import Path
 TYPE_CHECKING = False
 
 from .store import derived
-from .errors import EntryNotFound, InvalidInput
+from .errors import EntryNotFound, IndexDamaged, InvalidInput
 from .ranking.inject import render_lines
 from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
@@ -101,7 +101,10 @@ class _Snapshot:
     @property
     def entries(self) -> list[Entry]:
         if self._entries is None:
-            self._entries = [_entry(r) for r in self.records]
+            # with the cyclic collector paused: building an Entry per record (and judging each the
+            # first time) makes no cycles, and its passes over the growing heap were 15 of the 51 s
+            # of a 100,000-entry store's first listing
+            self._entries = derived.without_gc(_entries, self.records)
         return self._entries
 
     @property
@@ -129,6 +132,10 @@ class _Snapshot:
                 general_words=self.limits.general_words,
             )
         return self._index
+
+
+def _entries(records: list[Record]) -> list[Entry]:
+    return [_entry(r) for r in records]
 
 
 def _floor_candidates(k: int) -> int:
@@ -159,16 +166,48 @@ class MemoryStore(Writing):
         lang: str | None = None,
     ) -> None:
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
-        self.limits = limits or DEFAULT_LIMITS
+        base = limits or DEFAULT_LIMITS
         self.actor = actor
         # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else zh
         # The nanohermes profile keeps the original block byte for byte, so $MEMTUI_LANG does not
         # change it; an explicit `lang` still does.
-        original = lang is None and self.limits.profile_name == "nanohermes"
+        original = lang is None and base.profile_name == "nanohermes"
         self.lang = "zh" if original else configured_lang(lang)
-        self._storage = Storage(self.dir, self.limits, actor)
+        self._storage = Storage(self.dir, base, actor)
         self._snapshot: _Snapshot | None = None
         self._injection_log = None
+
+    @property
+    def limits(self) -> Limits:
+        """The limits in force: the ones given (`limits=`), with the store's own in place of every
+        field left at its default (store_limits.py). Read from the file as last loaded (the first
+        use loads it)."""
+        storage = self._storage
+        if storage._adopted is None:
+            storage.load(lean=True)
+        return storage.limits
+
+    @limits.setter
+    def limits(self, value: Limits) -> None:
+        self._storage.set_base_limits(value)
+        self._snapshot = None
+
+    def store_limits(self) -> tuple[dict, list[str]]:
+        """The limits the store itself carries (valid ones, as stored) and what it carries that is
+        not a valid limit, one line each."""
+        self._storage.load(lean=True)
+        return dict(self._storage.carried), list(self._storage.carried_errors)
+
+    def set_limits(self, changes: dict | None = None, unset: list[str] | tuple[str, ...] = ()) -> Limits:
+        """Change the limits the store carries (memory.json's top-level `limits`): set each of
+        `changes` (name: value), remove each of `unset` (back to the default). One audited write
+        (op `limits`); InvalidInput, and nothing written, for an unknown name or a bad value.
+        Returns the limits in force after it. Lowering max_entries evicts nothing by itself."""
+        from .store.store_limits import change
+
+        change(self._storage, dict(changes or {}), tuple(unset), self.actor)
+        self._snapshot = None
+        return self.limits
 
     def _now(self) -> int:
         """The Unix time a write stamps (one place, so a test can set the clock)."""
@@ -245,7 +284,19 @@ class MemoryStore(Writing):
 
     def _top(self, query: str, top_k: int | None, render: bool = False) -> list[tuple[Record, float]]:
         """The hits of `query`; with `render`, each hit's `plain` is worked out too (the block is
-        made of them), so what this turn learnt is kept for the next in one save."""
+        made of them), so what this turn learnt is kept for the next in one save. A saved derived
+        index that turns out not to add up is derived again, and the query answered from that."""
+        try:
+            return self._top_once(query, top_k, render)
+        except IndexDamaged:
+            self._index_damaged()
+            return self._top_once(query, top_k, render)
+
+    def _index_damaged(self) -> None:
+        self._storage.drop_index()
+        self._snapshot = None
+
+    def _top_once(self, query: str, top_k: int | None, render: bool) -> list[tuple[Record, float]]:
         snap = self._snap(lean=True)
         if not isinstance(query, str) or not snap.records:
             return []
@@ -311,7 +362,9 @@ class MemoryStore(Writing):
         except Exception:
             return ""
         try:
-            if not self._storage.not_a_store:  # another program's folder is never written to
+            # A read never writes into a folder that is not a store: another program's, or one with
+            # no memory.json (nothing was injected from it; the query is not left there).
+            if not self._storage.not_a_store and self._storage.state() is not None:
                 self.injection_log.record(query, hits, block, lang)
         except Exception:  # logging never costs the agent its memories
             pass
@@ -335,16 +388,23 @@ class MemoryStore(Writing):
         for name, value in (("top_k", top_k), ("budget", budget)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
-        snap = self._snap()
-        return explain(
-            snap.records,
-            snap.index if snap.records else None,
-            query,
-            self.limits.top_k if top_k is None else top_k,
-            self.limits.char_budget if budget is None else budget,
-            self.language(query, lang),
-            self.limits,
-        )
+        for attempt in (1, 2):
+            snap = self._snap()
+            try:
+                return explain(
+                    snap.records,
+                    snap.index if snap.records else None,
+                    query,
+                    self.limits.top_k if top_k is None else top_k,
+                    self.limits.char_budget if budget is None else budget,
+                    self.language(query, lang),
+                    self.limits,
+                )
+            except IndexDamaged:
+                if attempt == 2:
+                    raise
+                self._index_damaged()
+        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ backups, audit, health
 

@@ -146,6 +146,7 @@ class AuditOp(str, enum.Enum):
     RESTORE = "restore"
     QUARANTINE = "quarantine"
     IMPORT = "import"
+    LIMITS = "limits"  # the limits the store carries changed (before/after: the object as it was and is)
 
     def __str__(self) -> str:
         return self.value
@@ -213,6 +214,7 @@ class Quarantine(BaseModel, defer_build=True):
     at: float
     error: str
     restored_from: str | None = None
+    why: str | None = None  # why recovery chose `restored_from` (docs/storage.md, "What recovery trusts")
 
 
 class Health(BaseModel, defer_build=True):

@@ -181,6 +181,8 @@ def diagnose(store, cmd: str = "memtui") -> Report:
     for q in health.quarantined:
         restored = f"; {q.restored_from} was restored in its place" if q.restored_from else "; no backup could be restored"
         problem = Problem("quarantined", f"a corrupt memory file was set aside: {q.path} ({q.error}){restored}")
+        if q.restored_from and q.why:
+            problem.details.append(f"why {q.restored_from}: {q.why}")
         if q.restored_from:
             problem.fixes.append(Fix(f"{cmd} list", "check the restored entries"))
             names = [b.name for b in backups]  # newest first

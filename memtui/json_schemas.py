@@ -52,6 +52,8 @@ OUTPUTS: tuple[Output, ...] = (
     Output("audit", "memtui_core.model:AuditEvent", ("audit",), many=True, title="memtui audit --json"),
     # v2: `warnings` are {code, text, fix} objects instead of strings
     Output("doctor", "memtui.doctor:DoctorOutput", ("doctor",), version=2, title="memtui doctor --json"),
+    Output("limits", "memtui.cli.limits_models:LimitsOutput", ("limits",),
+           title="memtui limits [set NAME=VALUE | unset NAME] --json: the limits in force and the store's own"),
     Output("injections", "memtui_core.over_time_models:InjectionRecord", ("injections",), many=True,
            title="memtui injections --json: past injections, oldest first"),
     Output("injection", "memtui_core.over_time_models:InjectionShown", ("injections", "--show", "1"),

@@ -237,8 +237,8 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
         clean, secrets_found, cut_from = store._clean_text(item.text)
         truncated = cut_from is not None
         if not clean:
-            raise ImportRefused(f"{file} entry at line {item.line} is empty once control characters are removed; "
-                                "nothing was imported")
+            raise ImportRefused(f"{file} entry at line {item.line} is empty once control and invisible characters "
+                                "are removed; nothing was imported")
         source = redact_secrets(strip_controls(item.source)) if item.source else ""
         extra = _cleaned_keywords(item.extra, limits)
         try:

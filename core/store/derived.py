@@ -44,7 +44,7 @@ import orjson
 
 __all__ = ["FORMAT", "INDEX_SUFFIX", "Derived", "content_key", "derive", "ensure", "index_path", "parse", "read", "save"]
 
-FORMAT = 3
+FORMAT = 4  # 4: the header carries the limits memory.json holds (store_limits.py)
 INDEX_SUFFIX = ".index"
 MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
@@ -59,7 +59,8 @@ class Derived:
     None for an entry not judged when it was saved: the scan runs when it is needed) and the parts
     of `ranking.Index`, with each entry's keywords as tokens."""
 
-    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans")
+    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans",
+                 "limits")
 
     def __init__(
         self,
@@ -73,8 +74,12 @@ class Derived:
         plain: list[bool | None] | None = None,
         canonical: bool = False,
         spans: array | None = None,
+        limits: dict | None = None,
     ) -> None:
         self.key = key
+        # the valid limits memory.json's top level carries (store_limits.carried), so a query that
+        # does not parse the file still applies them
+        self.limits = limits or {}
         self.verdicts = verdicts
         # per entry, whether its text goes into the block as it is (records.Record.plain; None: not known yet)
         self.plain: list[bool | None] = plain if plain is not None else [None] * len(verdicts)
@@ -187,14 +192,14 @@ def _adopt(fingerprint: str) -> None:
 
 
 def _read_file(path: Path) -> bytes | None:
+    from .fileio import open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = open_regular(path)
     except OSError:
-        return None  # missing, a symlink (ELOOP), unreadable: derive in memory
+        return None  # missing, a symlink, a FIFO (health says so), unreadable: derive in memory
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
         if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             warn_once(f"ignoring {path}: not owned by this user or readable by others (the index is derived in memory)")
             return None
@@ -279,9 +284,12 @@ def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Der
     starts, ends = parts["starts"], parts["term_ends"]
     if pos != len(body) or starts[0] != 0 or starts[-1] != n_ids or (n_terms and ends[-1] != len(parts["terms"])):
         return None
+    limits = header.get("limits")
+    if not isinstance(limits, dict):
+        return None
     terms = TermTable(parts["terms"], ends)  # type: ignore[arg-type]
     found = Derived(key, verdicts, keywords, terms, starts, parts["ids"], parts["doc_lens"], plain,  # type: ignore[arg-type]
-                    canonical, parts["spans"] if canonical else None)  # type: ignore[arg-type]
+                    canonical, parts["spans"] if canonical else None, limits)  # type: ignore[arg-type]
     return found
 
 
@@ -333,6 +341,7 @@ def encode(derived: Derived) -> bytes:
             "verdicts": derived.verdicts,
             "plain": derived.plain,
             "keywords": derived.keywords,
+            "limits": derived.limits,
         }
     )
     return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *sections])
@@ -463,10 +472,10 @@ def save(storage, derived: Derived) -> bool:
         existing = None
     except OSError:
         return False
-    if existing is not None and (
-        not stat.S_ISREG(existing.st_mode) and not stat.S_ISLNK(existing.st_mode) or existing.st_uid != os.geteuid()
-    ):
-        return False  # someone else's file or a directory: leave it, derive in memory
+    if existing is not None and not stat.S_ISREG(existing.st_mode) and not stat.S_ISLNK(existing.st_mode):
+        return False  # a FIFO, a folder...: leave it, derive in memory (health reports it: special-file)
+    if existing is not None and existing.st_uid != os.geteuid():
+        return False  # someone else's file: leave it, derive in memory
     try:
         atomic_write(path, encode(derived))
     except FileNotFoundError:
@@ -494,18 +503,20 @@ def without_gc(make, *args, **kwargs):
 
 
 def derive(
-    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
+    limits: dict | None = None,
 ) -> Derived:
     """The derived index of these records (as parsed from the bytes `key` names, which are
     `canonical` or not: records.Document.canonical). Given those bytes (`data`) of a canonical
     file, it also says where each entry is in them, for queries that parse only what they meet.
     `redact`: the records may hold secrets another program wrote (memtui's own writes never store
     one): their terms are taken from the redacted text, so the saved index holds no secret either."""
-    return without_gc(_derive, records, key, canonical, data, redact)
+    return without_gc(_derive, records, key, canonical, data, redact, limits)
 
 
 def _derive(
-    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
+    limits: dict | None = None,
 ) -> Derived:
     """See `derive`."""
     from ..ranking.index import build_parts, document_tokens
@@ -531,7 +542,7 @@ def _derive(
 
         found = entry_spans(data)
         spans = array("i", found) if found is not None and len(found) == 2 * len(records) else None
-    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans)
+    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans, limits)
 
 
 def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None):
@@ -558,10 +569,23 @@ def ensure(storage, doc, written: bool = False) -> Derived | None:
     `written`: memtui just wrote this document (every field redacted); a document read as it is
     may hold secrets another program wrote, kept out of the index."""
     if doc.derived is None and doc.key is not None:
-        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written)
+        from .store_limits import carried
+
+        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written,
+                             limits=carried(doc.top)[0])
         doc.data = None
         save(storage, doc.derived)
     return doc.derived
+
+
+def _spans_fit(spans: array, data: bytes) -> bool:
+    """Whether the entries' byte spans plausibly frame `data`'s entries: in order, inside the bytes,
+    the first and the last an object. Cheap (the rest is checked as each entry is parsed)."""
+    if not spans:
+        return True
+    first, last = spans[0], spans[-1]
+    return (0 < first < last <= len(data) and data[first : first + 1] == b"{" and data[last - 1 : last] == b"}"
+            and all(spans[i] < spans[i + 1] for i in (0, len(spans) - 2)))
 
 
 def lean(storage, data: bytes, approval_key: bytes | None):
@@ -569,6 +593,8 @@ def lean(storage, data: bytes, approval_key: bytes | None):
     saved index of these exact bytes can be trusted and found them canonical; else (None, the
     content key, the index read or None) for `parse`."""
     key, found = read_for(index_path(storage.path), data)
+    if found is not None and found.canonical and found.spans is not None and not _spans_fit(found.spans, data):
+        found = None  # the spans do not frame these bytes' entries: derive it again (lean.py checks each one)
     if found is None or not found.canonical or found.spans is None:
         return None, (key, found)
     from .lean import LeanDocument

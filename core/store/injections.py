@@ -40,7 +40,7 @@ LOG_UNWRITTEN = "injection-log-unwritten"  # the last injection could not be log
 LOG_CORRUPT = "injection-log-corrupt"  # lines of the log were skipped
 ROTATED_NAME = LOG_NAME + ".1"
 DAY = 86400.0
-_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT  # opened with fileio.open_regular: no link, no FIFO
 FLUSH_AFTER = 1.0  # seconds an injection may wait in memory before it is written
 _FIRST_AT = b'{"at":'  # every line starts with its time, so a rotation check reads 32 bytes
 
@@ -199,6 +199,10 @@ class InjectionLog:
             if exc.errno == 2 and not os.path.isdir(os.path.dirname(self.path)):
                 return  # no store directory yet: nothing was stored, so nothing is logged
             self.error = f"injection log {self.path} not written: {exc.strerror or exc}"
+            from .fileio import NotRegularFile
+
+            if isinstance(exc, NotRegularFile):
+                self.reported = True  # health says so on every command (special-file)
         except Exception as exc:
             self.error = f"injection log {self.path} not written: {type(exc).__name__}: {exc}"
         else:
@@ -229,14 +233,16 @@ class InjectionLog:
         return orjson.dumps(out) + b"\n"
 
     def _append(self, line: bytes) -> None:
-        fd = os.open(self.path, _OPEN_FLAGS, 0o600)
+        from .fileio import open_regular
+
+        fd = open_regular(self.path, _OPEN_FLAGS)
         try:
             st = os.fstat(fd)
             if st.st_size and self._due(fd, st):
                 os.close(fd)
                 fd = -1
                 self._rotate(st.st_ino)
-                fd = os.open(self.path, _OPEN_FLAGS, 0o600)
+                fd = open_regular(self.path, _OPEN_FLAGS)
             os.write(fd, line)  # one write on O_APPEND: never interleaved with another writer's line
         finally:
             if fd >= 0:
@@ -297,9 +303,11 @@ class InjectionLog:
     def _read_files(self) -> tuple[list[dict], list[str]]:
         lines: list[dict] = []
         skipped: list[str] = []
+        from .fileio import open_regular
+
         for path in (self.rotated, self.path):
             try:
-                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                fd = open_regular(path)
             except FileNotFoundError:
                 continue
             except OSError as exc:
@@ -420,6 +428,7 @@ def _look_in_audit(store, missing: set, found: dict) -> None:
 
 
 def _look_in_backups(store, missing: set, found: dict) -> None:
+    from .fileio import read_file
     from .records import Corrupt, parse_document
 
     storage = store.storage
@@ -427,7 +436,7 @@ def _look_in_backups(store, missing: set, found: dict) -> None:
         if not (missing - set(found)):
             return
         try:
-            doc = parse_document((storage.backups_dir / name).read_bytes())
+            doc = parse_document(read_file(storage.backups_dir / name))
         except (OSError, Corrupt):
             continue
         for record in doc.records:

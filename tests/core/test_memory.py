@@ -696,8 +696,9 @@ def test_public_signatures_and_defaults(tmp_path):
     assert defaults(MemoryStore.__init__) == {"dir": None, "limits": None, "actor": "api", "lang": None}
     assert MemoryStore(tmp_path).actor == "api"
     assert defaults(MemoryStore.remember) == {"kind": inspect.Parameter.empty, "text": inspect.Parameter.empty,
-                                              "source": "tool", "keywords": None}
-    assert inspect.signature(MemoryStore.remember).parameters["keywords"].kind is inspect.Parameter.KEYWORD_ONLY
+                                              "source": "tool", "keywords": None, "max_evict": None}
+    for keyword_only in ("keywords", "max_evict"):
+        assert inspect.signature(MemoryStore.remember).parameters[keyword_only].kind is inspect.Parameter.KEYWORD_ONLY
     assert defaults(MemoryStore.search) == {"query": inspect.Parameter.empty, "top_k": None}
     assert {k: v for k, v in defaults(MemoryStore.explain).items() if k in ("top_k", "budget")} == {
         "top_k": None, "budget": None}

@@ -173,14 +173,14 @@ def test_an_entry_of_only_control_characters_refuses_the_import(tmp_path, text):
     store = filled(tmp_path / "s")
     before = store.path.read_bytes()
     (tmp_path / "in.jsonl").write_text(orjson.dumps({"kind": "fact", "text": text}).decode())
-    with pytest.raises(ImportRefused, match="empty once control characters are removed"):
+    with pytest.raises(ImportRefused, match="empty once control and invisible characters are removed"):
         import_file(store, tmp_path / "in.jsonl")
     assert store.path.read_bytes() == before
 
 
 def test_remember_refuses_a_text_of_only_control_characters(tmp_path):
     store = MemoryStore(tmp_path / "s")
-    with pytest.raises(InvalidInput, match="empty once control characters are removed"):
+    with pytest.raises(InvalidInput, match="empty once control and invisible characters are removed"):
         store.remember("fact", "\x00\x1b\x08")
     assert not store.path.exists()
 

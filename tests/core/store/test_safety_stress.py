@@ -430,7 +430,8 @@ def test_retrieve_block_never_fails(tmp_path):
     unreadable = MemoryStore(tmp_path / "dir-store")
     assert unreadable.retrieve_block("部署") == ""
     assert unreadable.entries() == []
-    assert "cannot read" in unreadable.health().warnings[0].text
+    [warning] = [w for w in unreadable.health().warnings if w.code in ("unreadable", "special-file")]
+    assert "memory.json is a folder, not a regular file" in warning.text and "reads as empty" in warning.text
 
 
 # ---------------------------------------------------------------------------------------------
