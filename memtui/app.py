@@ -297,6 +297,25 @@ class MemtuiApp(App[None]):
         if isinstance(screen, ModeScreen):
             screen.post_message(ModeScreen.Arrived(entry_id))
 
+    async def action_quit(self) -> None:
+        """q and ctrl+q: leave at once, unless an editor holds text that is not saved; then ask."""
+        from .modals.confirm import ConfirmModal
+
+        unsaved = [what for screen in self.screen_stack
+                   if callable(check := getattr(screen, "unsaved", None)) and (what := check())]
+        if not unsaved:
+            self.exit()
+            return
+        if isinstance(self.screen, ConfirmModal):
+            return  # already asking
+
+        def answered(quit: bool | None) -> None:
+            if quit:
+                self.exit()
+
+        body = f"Quitting now loses {', '.join(unsaved)}. Nothing has been saved."
+        self.push_screen(ConfirmModal("Quit without saving?", body, yes="Quit", danger=True), answered)
+
     def action_help(self) -> None:
         from .screens.help import HelpScreen
 

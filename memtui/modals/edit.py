@@ -199,11 +199,19 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
                              answered)
 
     def changed(self) -> bool:
-        """Whether closing now would lose something the person typed or chose."""
+        """Whether closing now would lose something the person typed or chose: the text, the kind of
+        an entry, or its keywords (typed ones, or ones given back after a failed save)."""
         entry = self.entry
+        keywords = self.typed_keywords != self.initial_keywords
         if entry is None:
-            return bool(self.text.strip())  # a kind alone is no loss; text given back after a failure is
-        return self.text.strip() != entry.text.strip() or self.kind is not entry.kind
+            return bool(self.text.strip()) or keywords  # a kind alone is no loss
+        return self.text.strip() != entry.text.strip() or self.kind is not entry.kind or keywords
+
+    def unsaved(self) -> str | None:
+        """What closing now would lose, in words (`your changes to ID`), or None when nothing would be."""
+        if not self.changed():
+            return None
+        return "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
 
     def action_cancel(self) -> None:
         if not self.changed():
@@ -216,8 +224,7 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
             else:
                 self.text_area.focus()
 
-        what = "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
-        body = Text(f"Closing the editor now loses {what}. Nothing has been saved.")
+        body = Text(f"Closing the editor now loses {self.unsaved()}. Nothing has been saved.")
         self.app.push_screen(ConfirmModal("Discard what you typed?", body, yes="Discard", danger=True), answered)
 
     @on(Button.Pressed, "#save")
