@@ -121,9 +121,9 @@ class MemtuiApp(App[None]):
         Binding("w", "show('explain')", "Explain", id="app.explain", tooltip="Why each entry is or is not injected for a query"),
         Binding("b", "show('backups')", "Backups", id="app.backups", tooltip="See what restoring a backup would change, and restore it"),
         Binding("a", "show('audit')", "Audit", id="app.audit", tooltip="Every change to the store, newest first"),
-        Binding("i", "show('injections')", "Injections", id="app.injections", show=False,
+        Binding("i", "show('injections')", "Injections", id="app.injections",
                 tooltip="Past injections: what each put into the prompt, replayed against today's store"),
-        Binding("P", "show('probes')", "Probes", id="app.probes", show=False,
+        Binding("P", "show('probes')", "Probes", id="app.probes",
                 tooltip="Retrieval regression tests: which pass and which fail, live as memories change"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.commands", tooltip="Search every action", show=False),
     ]
