@@ -9,7 +9,7 @@ from memtui.modals.confirm import ConfirmModal
 from memtui.modals.edit import EditModal
 from memtui.screens.browse import BrowseScreen
 
-from .helpers import file_entry, open_editor, screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
+from .helpers import file_entries, file_entry, open_editor, screen_text, select, shows, type_text, wait_for_text, wait_loaded, wait_until
 
 # ---------------------------------------------------------------- 1. edits are never lost without a word
 
@@ -64,3 +64,65 @@ async def test_quitting_with_nothing_typed_quits_at_once(seeded):
         await wait_until(pilot, lambda: not isinstance(app.screen, (EditModal, BrowseScreen)) or not app.is_running
                          or app.return_code is not None, what="the app to quit")
         assert not isinstance(app.screen, ConfirmModal)
+
+
+# ---------------------------------------------------------------- 4. explain at 80×24 and at 120 columns
+
+
+async def _explained(pilot, query: str):
+    from memtui.screens.explain import ExplainScreen
+
+    await pilot.press("w")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExplainScreen), what="explain")
+    screen = pilot.app.screen
+    await type_text(pilot, query)
+    await wait_until(pilot, lambda: screen.explanation is not None and screen.explanation.query == query,
+                     what="the ranking")
+    await pilot.press("enter")  # to the ranking: #1 is selected
+    await pilot.pause(0.2)
+    return screen
+
+
+async def test_at_80x24_explain_shows_the_selected_entrys_breakdown(seeded):
+    """Issue 29: at 80×24 only a few ranked rows fit and the per-term table was below the fold."""
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("w")
+        text = await wait_for_text(pilot, "statuses")
+        # the legend and the query box's hint are whole, not cut at the edge
+        assert "e.g. 部署 dry-run" in text
+        for badge in ("injected", "cut top-k", "cut budget", "weak match", "no match", "blocked"):
+            assert badge in text, badge
+        await pilot.press("escape")
+        await select(pilot, "dry-run")  # explain opens on the entry selected in Browse
+        screen = await _explained(pilot, "deploy smoke 部署 dry-run")
+        row = screen.selected_row()
+        assert row is not None and row.rank == 1 and screen.pinned == row.id
+        text = await wait_for_text(pilot, "contrib")
+        lines = text.splitlines()
+        assert len(lines) == 24
+        # the table's heading and every query term's row are on screen, with the ranking above them
+        assert any("term" in line and "×q" in line and "idf" in line for line in lines)
+        for term in ("deploy", "smoke", "部署", "dry", "run"):
+            assert any(line.lstrip().startswith(term + " ") for line in lines), text
+        assert sum(1 for line in lines if " injected " in line or "no match" in line) >= 4  # ranked rows
+        # the block is folded to its meter line; B opens it in the why pane's place, and closes it
+        assert "Rendered block (B shows it)" in text and "=== Long-term memory" not in text
+        await pilot.press("B")
+        text = await wait_for_text(pilot, "=== Long-term memory")
+        assert "contrib" not in text
+        await pilot.press("B")
+        await wait_for_text(pilot, "contrib")
+
+
+async def test_at_120_columns_the_ranked_texts_get_room(seeded):
+    """Issue 29: at 120 columns the text column was about 20 cells while the right pane took 60."""
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        screen = await _explained(pilot, "main branch protected review")
+        text = await wait_for_text(pilot, "contrib")
+        # the ranked row itself shows 30 cells of the text, at least (it showed about 20)
+        assert shows(screen.query_one("#ranked"), "The main branch is protected: m")
+        assert "=== Long-term memory" in text  # a tall terminal shows the block as it is
