@@ -137,7 +137,7 @@ class MemtuiApp(App[None]):
         self.settings = settings  # None: nothing is remembered between runs (tests)
         self.command = command  # how the shell reaches this store: `memtui --dir DIR` when opened so
         if store.actor != "tui":
-            store = MemoryStore(store.dir, store.limits, actor="tui")
+            store = MemoryStore(store.dir, store.limits, actor="tui", lang=store.lang)
         self.store = store
         self.demo = demo
         self._loading = False
@@ -271,7 +271,10 @@ class MemtuiApp(App[None]):
 
     def switch_profile(self, name: str) -> None:
         """Rank with another profile from now on (explain, and the block it shows)."""
-        self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor)
+        # the language goes along, except into and out of nanohermes, which has the original's own (zh)
+        lang = None if "nanohermes" in (name, self.store.limits.profile_name) else self.store.lang
+        self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor,
+                                 lang=lang)
         self.notify(f"Ranking profile: {name}")
         if self.current_mode == "explain":
             from .screens.explain import ExplainScreen

@@ -24,7 +24,7 @@ from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
 from ..node import AppNode
-from ..widgets.fmt import kind_badge
+from ..widgets.fmt import kind_badge, kind_label, user_language
 from ..widgets.palette import P
 from .confirm import ConfirmModal
 from .edit_checks import EditChecks, EditDraft, MemoryText
@@ -102,10 +102,12 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
         with Vertical(classes="dialog", id="edit-dialog"):
             yield Static(title, classes="dialog-title", markup=False)
             with KindChoice(id="edit-kind"):
-                english = self.app.size.width >= 100  # four labels of "偏好 preference" need the room
+                # four labels of "偏好 preference" need the room; narrower, each in the person's language
+                both = self.app.size.width >= 100
+                lang = user_language(getattr(self.app.store, "lang", None))
                 for kind in Kind:
-                    yield RadioButton(kind_badge(kind, english=english), value=kind is self.initial_kind,
-                                      id=f"kind-{kind.value}")
+                    yield RadioButton(kind_badge(kind) if both else kind_label(kind, lang),
+                                      value=kind is self.initial_kind, id=f"kind-{kind.value}")
             yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
             yield Input(keywords, id="edit-keywords",
                         placeholder="keywords: other words it should be found by, comma-separated")

@@ -20,7 +20,7 @@ from ..debounce import Debounce
 from ..messages import StoreHistory
 from ..modals.confirm import ConfirmModal
 from ..widgets.entry_detail import change_summary
-from ..widgets.fmt import OP_COLOURS, kind_name, one_line, timestamp
+from ..widgets.fmt import OP_COLOURS, kind_name, one_line, plural, timestamp
 from ..widgets.virtual_table import Column, VirtualTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
@@ -146,7 +146,7 @@ class AuditScreen(ModeScreen):
         self.shown = matching[:MAX_ROWS]
         keys = _event_keys(self.shown)  # stable across reloads, so the selection stays on its event
         table.set_rows(keys, self._cells, keep=table.selected_key())
-        count = Text(f"{len(matching)} of {len(self.events)} events", style=P.muted)
+        count = Text(f"{len(matching)} of {plural(len(self.events), 'event')}", style=P.muted)
         if len(matching) > MAX_ROWS:
             count.append(f" (newest {MAX_ROWS} shown)", style=P.muted)
         self.query_one("#audit-count", Static).update(count)

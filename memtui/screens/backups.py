@@ -52,6 +52,9 @@ class BackupsScreen(ModeScreen):
             ),
             id="backups-help",
         )
+        # the same in one line of 80 columns, where the long one took three
+        yield Static(Text("r restores the selected backup; the current file is backed up first.", style=P.muted),
+                     id="backups-help-short")
         with Horizontal(id="backups-main"):
             yield DataTable(id="backup-list", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="restore-preview"):

@@ -126,3 +126,52 @@ async def test_at_120_columns_the_ranked_texts_get_room(seeded):
         # the ranked row itself shows 30 cells of the text, at least (it showed about 20)
         assert shows(screen.query_one("#ranked"), "The main branch is protected: m")
         assert "=== Long-term memory" in text  # a tall terminal shows the block as it is
+
+
+# ---------------------------------------------------------------- 5. cut or confusing at 80 columns
+
+
+async def test_at_80_columns_the_headers_fit_and_the_counters_show(seeded):
+    from memtui_core.memory import MemoryStore
+
+    agent = MemoryStore(seeded.dir, actor="agent")
+    agent.retrieve_block("部署 dry-run")  # one injection
+    agent.injection_log.flush()
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("a")
+        text = await wait_for_text(pilot, "events")
+        assert f"{len(app.history.events)} of {len(app.history.events)} events" in text  # the audit counter
+        await pilot.press("b")
+        text = await wait_for_text(pilot, "r restores the selected backup")
+        help_line = next(line for line in text.splitlines() if "r restores" in line)
+        assert "backed up first." in help_line  # one line, not three
+        await pilot.press("i")
+        text = await wait_for_text(pilot, "1 injection in the last")
+        assert "1 injections" not in text
+        lines = text.splitlines()
+        # the detail is under the list, the width of the screen: its heading is one line
+        heading = next(line for line in lines if "injection 1" in line)
+        assert "by agent" in heading
+        assert "score" in text and "for" in text and not any(line.lstrip().startswith(",") for line in lines)
+
+
+async def test_the_add_dialog_names_the_kinds_in_the_users_language(seeded, monkeypatch):
+    from memtui_core.memory import MemoryStore
+
+    monkeypatch.setenv("LANG", "en_GB.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await open_editor(pilot)
+        labels = [str(button.label) for button in app.screen.query("#edit-kind RadioButton")]
+        assert labels == ["preference", "correction", "lesson", "fact"]
+    app = MemtuiApp(MemoryStore(seeded.dir, lang="zh"))  # a store set to Chinese: the Chinese names
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await open_editor(pilot)
+        labels = [str(button.label) for button in app.screen.query("#edit-kind RadioButton")]
+        assert labels == ["偏好", "纠正", "经验", "事实"]
