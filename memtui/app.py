@@ -13,7 +13,7 @@ from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -37,6 +37,7 @@ from .messages import (
 from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
 from .settings import Settings, default_path
+from .typeahead import forward, takes_typing
 from .widgets import fmt, palette
 from .widgets.fmt import one_line
 from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
@@ -281,6 +282,24 @@ class MemtuiApp(App[None]):
 
             if isinstance(self.screen, ExplainScreen):
                 self.screen.refresh_explain()
+
+    # ------------------------------------------------------------------ keys typed ahead
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            event._memtui_sent_to = self.focused or self.screen  # where the key goes (see _on_key)
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key typed in the same burst as the one that opened a text box (`n`, `e`, `/`) was sent
+        to the widget that had the focus then, and comes back here to be run as a shortcut: `q`
+        quit, `d` deleted. When the focus has moved on to a box that takes text since, the person
+        typed it for that box: it goes there, in order, instead of running as a key."""
+        sent_to = getattr(event, "_memtui_sent_to", None)
+        now = self.focused or self.screen
+        if sent_to is not None and sent_to is not now and takes_typing(now):
+            event.prevent_default()  # not App's own handler: no binding runs for it
+            forward(now, event)
 
     # ------------------------------------------------------------------ navigation
 

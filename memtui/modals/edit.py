@@ -24,6 +24,7 @@ from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
 from ..node import AppNode
+from ..typeahead import forward
 from ..widgets.fmt import kind_badge, kind_label, user_language
 from ..widgets.palette import P
 from .confirm import ConfirmModal
@@ -43,6 +44,8 @@ class EditResult:
 class KindChoice(RadioSet):
     """The four kinds. Typing here starts the text instead of being lost: the first letter moves
     to the text box and every key already on its way follows it there (spaces included)."""
+
+    TAKES_TYPING = True  # keys typed ahead of the editor's opening come here (MemtuiApp._on_key)
 
     def __init__(self, *buttons: RadioButton, **kwargs) -> None:
         super().__init__(*buttons, **kwargs)
@@ -76,6 +79,8 @@ class KindChoice(RadioSet):
 
 class EditModal(AppNode, ModalScreen[EditResult | None]):
     """`ctrl+s` saves, `escape` cancels; `tab` moves between the kind (arrows, enter) and the text."""
+
+    TAKES_TYPING = True  # until its form has the focus, keys typed ahead come to the screen itself
     text_area = getters.query_one("#edit-text", TextArea)
     kind_choice = getters.query_one("#edit-kind", RadioSet)
     keywords_input = getters.query_one("#edit-keywords", Input)
@@ -122,10 +127,26 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
         area.move_cursor(area.document.end)
         kinds = self.kind_choice
         kinds._selected = list(Kind).index(self.initial_kind)  # highlight the pressed kind, not the first
+        # at once, not after a refresh: keys typed in the same burst as `n` or `e` are on their way
         if self.entry is None:
-            self.kind_choice.focus()  # a new memory starts with its kind
+            self.set_focus(kinds)  # a new memory starts with its kind
         else:
-            area.focus()
+            self.set_focus(area)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the screen itself (typed before its form had the focus) goes to the
+        widget that has it now; a printable one with no focus yet, to the text."""
+        if getattr(event, "_memtui_sent_to", None) is not self:
+            return  # a key of the form's widgets, on its way up
+        focused = self.focused
+        if focused is not None:
+            event.stop()
+            event.prevent_default()
+            forward(focused, event)
+        elif event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            self.text_area.insert(event.character)
 
     # ------------------------------------------------------------------ the form
 

@@ -225,7 +225,7 @@ class BrowseScreen(ModeScreen):
         self.notify(f"Sorted {label}", timeout=2)
 
     def action_filter(self) -> None:
-        self.filter_input.focus()
+        self.set_focus(self.filter_input)  # at once: keys typed in the same burst as `/` are on their way
 
     def marked(self) -> list[Entry]:
         """The marked entries still in the store, in store order."""

@@ -128,6 +128,38 @@ async def test_at_120_columns_the_ranked_texts_get_room(seeded):
         assert "=== Long-term memory" in text  # a tall terminal shows the block as it is
 
 
+# ---------------------------------------------------------------- 6. keys typed in the same burst as n or /
+
+
+async def test_text_typed_in_the_same_burst_as_n_lands_in_the_new_memory(seeded):
+    """Issue 29: the keys after `n` were lost or ran as shortcuts (q quits, d deletes, w switches)."""
+    before = file_entries(seeded.dir)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await type_text(pilot, "nquick draft with words")  # one burst, as a fast typist or a paste of keys
+        await wait_until(pilot, lambda: isinstance(app.screen, EditModal), what="the editor")
+        editor = app.screen
+        await wait_until(pilot, lambda: editor.text == "quick draft with words", what="the typed text")
+        assert editor.kind.value == "fact" and app.is_running
+    assert file_entries(seeded.dir) == before
+
+
+async def test_text_typed_in_the_same_burst_as_slash_lands_in_the_filter(seeded):
+    from memtui.widgets.entry_table import EntryTable
+
+    before = file_entries(seeded.dir)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await type_text(pilot, "/dry-run")  # d deletes, y confirms, u, n adds: if they ran as keys
+        table = app.screen.query_one(EntryTable)
+        await wait_until(pilot, lambda: app.screen.query_one("#filter", Input).value == "dry-run", what="the filter")
+        await wait_until(pilot, lambda: table.row_count == 1, what="the one matching row")
+        assert isinstance(app.screen, BrowseScreen)
+    assert file_entries(seeded.dir) == before
+
+
 # ---------------------------------------------------------------- 5. cut or confusing at 80 columns
 
 
