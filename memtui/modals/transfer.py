@@ -92,6 +92,10 @@ class TransferModal(AppNode, ModalScreen[str | None]):
         self.dismiss(f"Exported to {written} ({fmt}, {len(data):,} bytes)")
 
     def _preview(self, path: str) -> None:
+        from ..screens.base import writable_or_say
+
+        if not writable_or_say(self, "Importing"):
+            return
         from memtui_core.errors import MemtuiError
         from memtui_core.agents.transfer import import_file
 

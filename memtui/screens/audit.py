@@ -216,7 +216,7 @@ class AuditScreen(ModeScreen):
 
     def action_undo(self) -> None:
         event = self.selected_event()
-        if event is None or not undoable(event):
+        if event is None or not undoable(event) or not self.can_write("Undoing a change"):
             return
         op = str(event.op)
         what = {"add": "Delete the entry this add created?",

@@ -174,7 +174,7 @@ class BackupsScreen(ModeScreen):
 
     def action_restore(self) -> None:
         name = self._selected_name()
-        if name is None:
+        if name is None or not self.can_write("Restoring a backup"):
             return
         backup = self.backups.get(name)
         if backup is not None and not backup.valid:

@@ -32,6 +32,8 @@ def add_keywords(screen: ModeScreen, row: EntryExplanation | None, explanation: 
     """Open the keywords dialog on the entry of `row`, filled with the terms it misses; save what is chosen."""
     from ..modals.keywords import KeywordsModal
 
+    if not screen.can_write("Adding keywords"):
+        return
     snapshot = screen.app.snapshot
     entry = snapshot.by_id(row.id) if row is not None and snapshot is not None else None
     if row is None or entry is None or explanation is None:
@@ -51,6 +53,8 @@ def save_probe(screen: ModeScreen, row: EntryExplanation | None, explanation: Ex
     """Keep the query as a probe expecting `row` (or, `nothing`, no entry) to be injected."""
     if explanation is None or not explanation.query.strip():
         screen.notify("Type a query first; the probe keeps it.", title="No query")
+        return
+    if not screen.can_write("Keeping a probe"):
         return
     if not nothing and row is None:
         screen.notify("Select the entry this query must inject (S keeps it as expecting nothing).",
