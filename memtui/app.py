@@ -261,6 +261,31 @@ class MemtuiApp(App[None]):
         yield SystemCommand("Import memories", "Preview, then add the entries of a memtui or Hermes file",
                             partial(self.open_transfer, "import"))
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: an SVG of the screen in the Downloads folder, or in the current
+        folder when there is none (Textual's own failed there without a word), written as every file
+        memtui writes (atomically, 0600); the notification says where, or why it could not."""
+        from pathlib import Path
+
+        from platformdirs import user_downloads_path
+        from textual._files import generate_datetime_filename
+
+        from memtui_core.store.fileio import atomic_write
+
+        folder = Path(path).expanduser() if path else user_downloads_path()
+        if not folder.is_dir():
+            folder = Path.cwd()
+        target = folder / (filename or generate_datetime_filename(self.title, ".svg", time_format))
+        try:
+            atomic_write(target, self.export_screenshot().encode("utf-8"))
+        except OSError as exc:
+            self.notify(f"Not saved: cannot write {target}: {exc.strerror or exc}", title="Screenshot",
+                        severity="error", markup=False)
+            return None
+        self.notify(f"Saved to {target}", title="Screenshot", markup=False)
+        return str(target)
+
     def open_transfer(self, mode: str) -> None:
         from .modals.transfer import TransferModal
 

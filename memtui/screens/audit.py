@@ -194,6 +194,13 @@ class AuditScreen(ModeScreen):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
+        field = self.id_filter
+        if self.focused is field:  # escape in the search clears it (as in Browse), and the keys are keys again
+            if field.value:
+                field.value = ""
+                self.fill()
+            self.audit_table.focus()
+            return
         self.app.action_show("browse")
 
     def action_focus_id(self) -> None:

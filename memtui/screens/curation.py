@@ -11,7 +11,7 @@ from functools import partial
 
 from memtui_core.model import EntryExplanation, Explanation
 
-from ..widgets.fmt import one_line
+from ..widgets.fmt import one_line, status_words
 from ..writes import Edit
 from .base import ModeScreen
 
@@ -80,6 +80,6 @@ def _keep_probe(screen: ModeScreen, query: str, expect: list[str] | None) -> Non
         return
     what = "nothing" if probe.expects_nothing else ", ".join(probe.expect)
     verb = {"added": "Kept", "updated": "Updated", "unchanged": "Already kept"}[outcome]
-    state = "it passes now" if result.passed else f"it fails now: {result.misses[0].status}"
+    state = "it passes now" if result.passed else f"it fails now: {status_words(result.misses[0].status)}"
     app.call_from_thread(screen.notify, f"{probe.id}: “{one_line(probe.query)[:40]}” must inject {what}; {state}",
                          title=f"{verb} probe", timeout=6, markup=False)

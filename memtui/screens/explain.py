@@ -106,7 +106,10 @@ class ExplainScreen(ModeScreen):
         self.ranked_pane.pin(entry_id)
 
     def arrive(self, entry_id: str | None = None) -> None:
-        """Every visit starts in the query box with its text selected: typing replaces the old query."""
+        """Every visit starts in the query box with its text selected: typing replaces the old query;
+        the find box of the last visit is cleared, so every ranked entry shows."""
+        if self.find_input.value:
+            self.find_input.value = ""
         self.query_input.focus()
         if entry_id:
             self._pin_from_browse(entry_id)
@@ -275,9 +278,6 @@ class ExplainScreen(ModeScreen):
         self.refresh_explain()
         self.notify(f"top-k {limits.top_k}, budget {limits.char_budget}: the store's values", title="Reset", timeout=3)
 
-    def action_tokens(self) -> None:
-        self.show_tokens = not self.show_tokens
-        self._show_why()
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "toggle_block":  # the block is folded only on a short terminal
             return self.app.size.height < SHORT
@@ -292,6 +292,9 @@ class ExplainScreen(ModeScreen):
         self.toggle_class("-block-open")
         self.block_view.folded = not self.has_class("-block-open")
 
+    def action_tokens(self) -> None:
+        self.show_tokens = not self.show_tokens
+        self._show_why()
 
     def action_pin(self) -> None:
         row = self.selected_row()

@@ -56,6 +56,8 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     fields = Table.grid(padding=(0, 1))
     fields.add_column(style=f"bold {P.muted}", no_wrap=True)
     fields.add_column()
+    fields.add_row("keywords", Text(", ".join(entry.keywords)) if entry.keywords
+                   else Text("none (e edits them; K in explain adds a query's missing words)", style=P.muted))
     fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({ago(entry.ts, now)})" if entry.ts else "unknown"))
     fields.add_row("eviction", eviction_text(entry, snapshot))
     fields.add_row("injected", usage_text(entry, snapshot, now))

@@ -88,6 +88,15 @@ def kind_name(kind: Kind) -> str:
     return f"{kind.label} {kind.value}"
 
 
+def status_words(status: object) -> str:
+    """A status as the app names it everywhere (`no match`, `weak match`, `cut top-k`), never the
+    internal value (`zero_score`); a value that is no Status (a probe's `missing`) as it is."""
+    try:
+        return STATUS_LOOK[Status(status)][0]
+    except (ValueError, KeyError):
+        return str(status).replace("_", " ")
+
+
 def status_badge(status: Status) -> Text:
     label, style, _ = STATUS_LOOK[status]
     return Text(f" {label} ", style=style)
@@ -116,6 +125,11 @@ def ago(ts: float, now: float | None = None) -> str:
     return "at an unknown time" if when == "—" else "just now" if when == "now" else f"{when} ago"
 
 
+def plural(count: int, word: str) -> str:
+    """`1 injection`, `2 injections`, `0 injections`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def timestamp(ts: float) -> str:
     if not ts:
         return "unknown"
@@ -123,11 +137,6 @@ def timestamp(ts: float) -> str:
 
 
 size = render.size
-
-
-def plural(count: int, word: str) -> str:
-    """`1 injection`, `2 injections`, `0 injections`."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def flag_words(flags: list[str]) -> Text:

@@ -207,3 +207,102 @@ async def test_the_add_dialog_names_the_kinds_in_the_users_language(seeded, monk
         await open_editor(pilot)
         labels = [str(button.label) for button in app.screen.query("#edit-kind RadioButton")]
         assert labels == ["偏好", "纠正", "经验", "事实"]
+
+
+# ---------------------------------------------------------------- 6. the small ones
+
+
+async def test_browse_shows_an_entrys_keywords(seeded):
+    from memtui_core.memory import MemoryStore
+
+    entry_id = seeded.id_of("部署脚本")
+    MemoryStore(seeded.dir, actor="cli").update(entry_id, keywords=["deploy", "rollout"])
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, "dry-run")
+        detail = app.screen.query_one("#detail-body")
+        await wait_until(pilot, lambda: shows(detail, "keywords deploy, rollout"), what="the keywords")
+        await select(pilot, "Vite")
+        await wait_until(pilot, lambda: shows(detail, "keywords none"), what="no keywords, said")
+
+
+async def test_a_backup_diff_names_a_keyword_change_and_a_backup_taken_now_is_just_now(seeded):
+    from textual.widgets import DataTable
+
+    from memtui_core.memory import MemoryStore
+
+    entry_id = seeded.id_of("部署脚本")
+    MemoryStore(seeded.dir, actor="cli").update(entry_id, keywords=["deploy", "rollout"])
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("b")
+        table = app.screen.query_one("#backup-list", DataTable)
+        await wait_until(pilot, lambda: table.row_count > 0, what="the backups")
+        preview = app.screen.query_one("#preview-body")
+        # the newest backup was taken just before the keyword change
+        await wait_until(pilot, lambda: shows(preview, "keywords deploy, rollout → none"), what="the keyword change")
+        assert not shows(preview, "details differ")
+        assert shows(preview, "(just now)") and not shows(preview, "now ago")
+
+
+async def test_explains_find_box_is_cleared_when_the_screen_is_left(seeded):
+    from memtui.screens.explain import ExplainScreen
+
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        screen = await _explained(pilot, "部署")
+        await pilot.press("f")
+        await type_text(pilot, "冒烟")
+        find = screen.query_one("#ranked-find", Input)
+        await wait_until(pilot, lambda: screen.ranked.row_count == 1, what="the find")
+        await pilot.press("enter", "escape")  # back to the ranking, then to Browse
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExplainScreen))
+        await wait_until(pilot, lambda: find.value == "", what="the find box emptied")
+        await wait_until(pilot, lambda: screen.ranked.row_count == len(seeded.ids), what="every entry ranked again")
+
+
+async def test_escape_in_the_audit_search_clears_it_and_stays(seeded):
+    from memtui.screens.audit import AuditScreen
+
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
+        screen = app.screen
+        await pilot.press("slash")
+        await type_text(pilot, "Vite")
+        await wait_until(pilot, lambda: len(screen.shown) == 1, what="the search")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: len(screen.shown) == len(app.history.events), what="the search cleared")
+        assert isinstance(app.screen, AuditScreen) and app.focused is screen.audit_table
+        await pilot.press("escape")  # from the table: back to Browse
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+
+
+async def test_the_screenshot_command_saves_somewhere_and_says_where(seeded, tmp_path, monkeypatch):
+    """Issue 29: without ~/Downloads the palette's Screenshot failed without saying why."""
+    home = tmp_path / "home"
+    home.mkdir()
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.chdir(here)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "Screenshot")
+        await wait_for_text(pilot, "Save an SVG")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: list(here.glob("*.svg")), timeout=5, what="the screenshot")
+        await wait_for_text(pilot, "Saved to")
+    [svg] = here.glob("*.svg")
+    assert svg.read_text().startswith("<svg") and (svg.stat().st_mode & 0o777) == 0o600
