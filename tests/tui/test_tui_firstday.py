@@ -306,3 +306,20 @@ async def test_the_screenshot_command_saves_somewhere_and_says_where(seeded, tmp
         await wait_for_text(pilot, "Saved to")
     [svg] = here.glob("*.svg")
     assert svg.read_text().startswith("<svg") and (svg.stat().st_mode & 0o777) == 0o600
+
+
+async def test_the_export_dialog_writes_a_hermes_folder_and_says_what_went_where(seeded, tmp_path):
+    """Issue 29 (item 3) in the app: a folder path exports both Hermes files."""
+    from .helpers import run_command
+
+    folder = tmp_path / "hermes"
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await run_command(pilot, "Export memories")
+        await wait_for_text(pilot, "a folder ending in / for Hermes")
+        await type_text(pilot, f"{folder}/")
+        await pilot.press("enter")
+        await wait_for_text(pilot, "USER.md: 1 entry: 1 preference")
+    assert (folder / "USER.md").read_text() == "回答尽量简短，先给结论\n"
+    assert "Lesson: " not in (folder / "MEMORY.md").read_text() and "经验：部署前先跑冒烟测试" in (folder / "MEMORY.md").read_text()
