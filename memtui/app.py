@@ -13,7 +13,7 @@ from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from textual import events, work
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -37,7 +37,9 @@ from .messages import (
 from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
 from .settings import Settings, default_path
-from .typeahead import forward, takes_typing
+from .modals.confirm import quit_or_ask
+from .screenshot import save_screenshot
+from .typeahead import TypeAhead
 from .widgets import fmt, palette
 from .widgets.fmt import one_line
 from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
@@ -102,7 +104,7 @@ class MemtuiCommands(Provider):
                 yield Hit(score, matcher.highlight(self._prompt(description, key)), command, help=help_text)
 
 
-class MemtuiApp(App[None]):
+class MemtuiApp(TypeAhead):
     """Curate, explain, audit and restore the memory in one store."""
 
     CSS_PATH = "app.tcss"
@@ -262,30 +264,7 @@ class MemtuiApp(App[None]):
         yield SystemCommand("Import memories", "Preview, then add the entries of a memtui or Hermes file",
                             partial(self.open_transfer, "import"))
 
-    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
-                           time_format: str | None = None) -> str | None:
-        """The palette's Screenshot: an SVG of the screen in the Downloads folder, or in the current
-        folder when there is none (Textual's own failed there without a word), written as every file
-        memtui writes (atomically, 0600); the notification says where, or why it could not."""
-        from pathlib import Path
-
-        from platformdirs import user_downloads_path
-        from textual._files import generate_datetime_filename
-
-        from memtui_core.store.fileio import atomic_write
-
-        folder = Path(path).expanduser() if path else user_downloads_path()
-        if not folder.is_dir():
-            folder = Path.cwd()
-        target = folder / (filename or generate_datetime_filename(self.title, ".svg", time_format))
-        try:
-            atomic_write(target, self.export_screenshot().encode("utf-8"))
-        except OSError as exc:
-            self.notify(f"Not saved: cannot write {target}: {exc.strerror or exc}", title="Screenshot",
-                        severity="error", markup=False)
-            return None
-        self.notify(f"Saved to {target}", title="Screenshot", markup=False)
-        return str(target)
+    deliver_screenshot = save_screenshot  # the palette's Screenshot: saved where it can be, and said where
 
     def open_transfer(self, mode: str) -> None:
         from .modals.transfer import TransferModal
@@ -309,24 +288,6 @@ class MemtuiApp(App[None]):
             if isinstance(self.screen, ExplainScreen):
                 self.screen.refresh_explain()
 
-    # ------------------------------------------------------------------ keys typed ahead
-
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            event._memtui_sent_to = self.focused or self.screen  # where the key goes (see _on_key)
-        await super().on_event(event)
-
-    async def _on_key(self, event: events.Key) -> None:
-        """A key typed in the same burst as the one that opened a text box (`n`, `e`, `/`) was sent
-        to the widget that had the focus then, and comes back here to be run as a shortcut: `q`
-        quit, `d` deleted. When the focus has moved on to a box that takes text since, the person
-        typed it for that box: it goes there, in order, instead of running as a key."""
-        sent_to = getattr(event, "_memtui_sent_to", None)
-        now = self.focused or self.screen
-        if sent_to is not None and sent_to is not now and takes_typing(now):
-            event.prevent_default()  # not App's own handler: no binding runs for it
-            forward(now, event)
-
     # ------------------------------------------------------------------ navigation
 
     def action_show(self, mode: str) -> None:
@@ -345,24 +306,7 @@ class MemtuiApp(App[None]):
         if isinstance(screen, ModeScreen):
             screen.post_message(ModeScreen.Arrived(entry_id))
 
-    async def action_quit(self) -> None:
-        """q and ctrl+q: leave at once, unless an editor holds text that is not saved; then ask."""
-        from .modals.confirm import ConfirmModal
-
-        unsaved = [what for screen in self.screen_stack
-                   if callable(check := getattr(screen, "unsaved", None)) and (what := check())]
-        if not unsaved:
-            self.exit()
-            return
-        if isinstance(self.screen, ConfirmModal):
-            return  # already asking
-
-        def answered(quit: bool | None) -> None:
-            if quit:
-                self.exit()
-
-        body = f"Quitting now loses {', '.join(unsaved)}. Nothing has been saved."
-        self.push_screen(ConfirmModal("Quit without saving?", body, yes="Quit", danger=True), answered)
+    action_quit = quit_or_ask  # q and ctrl+q: at once, unless an editor holds unsaved text; then it asks
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

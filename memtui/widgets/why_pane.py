@@ -81,7 +81,7 @@ class WhyPane(VerticalScroll):
         ]
         comparing = pinned is not None and pinned.id != row.id
         width = self.scrollable_content_region.width - 1  # a scroll bar may come
-        if comparing:
+        if comparing and pinned is not None:
             analysis: RenderableType = Group(Text("Why is A above B?", style="bold underline"),
                                              comparison(pinned, row, explanation, width))
         else:
