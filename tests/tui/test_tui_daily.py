@@ -60,6 +60,7 @@ async def test_audit_reopened_starts_in_the_table_so_x_clears(seeded):
         await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
         await pilot.press("slash")
         await type_text(pilot, "fd64")
+        await pilot.press("enter")  # to the table, the search kept (escape in the box would clear it)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
         await pilot.press("a")
