@@ -19,6 +19,7 @@ from ..widgets.fmt import one_line, plural
 from ..widgets.key_footer import KeyFooter
 from ..widgets.palette import P
 from ..widgets.status_bar import StatusBar
+from ..widgets.wrap import Wrapped
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import ModeScreen
 
@@ -184,9 +185,11 @@ class InjectionsScreen(ModeScreen):
             entry.append(f"  score {row['score']} for {row['chars']} characters", style=f"{P.muted}")
             parts.append(entry)
             text = row.get("text")
-            parts.append(Text("    " + (one_line(text) if text is not None else "(text no longer kept anywhere)")))
+            # wrapped without a line that starts with a comma (a CJK text wrapped by Rich could)
+            parts.append(Wrapped("    " + (one_line(text) if text is not None else "(text no longer kept anywhere)"),
+                                 indent=4))
             if row.get("today"):
-                parts.append(Text("    today: " + one_line(row["today"]), style=f"{P.warning}"))
+                parts.append(Wrapped("    today: " + one_line(row["today"]), style=f"{P.warning}", indent=4))
         result = self.replayed.get(line["n"])
         if result is not None:
             parts += [Text(""), *replay_lines(result)]
@@ -219,8 +222,8 @@ class InjectionsScreen(ModeScreen):
         self.app.action_show("browse")
 
 
-def replay_lines(result) -> list[Text]:
-    out = [Text("Replayed today", style="bold")]
+def replay_lines(result) -> list[RenderableType]:
+    out: list[RenderableType] = [Text("Replayed today", style="bold")]
     if result.same:
         out.append(Text("  the same entries, in the same order", style=f"{P.success}"))
     for label, ids, style in (("no longer injected", result.dropped, f"{P.error}"),
@@ -229,7 +232,7 @@ def replay_lines(result) -> list[Text]:
         if ids and not result.same:
             out.append(Text(f"  {label}: " + " ".join(ids), style=style))
     for row in result.now:
-        out.append(Text(f"  #{row['rank']} {row['id']} [{row['kind']}] " + one_line(row["text"])))
+        out.append(Wrapped(f"  #{row['rank']} {row['id']} [{row['kind']}] " + one_line(row["text"]), indent=4))
     if not result.now:
         out.append(Text("  nothing would be injected today", style="dim"))
     if result.note:

@@ -15,6 +15,7 @@ from memtui_core.model import AuditEvent, Entry
 from ..messages import StoreHistory, StoreSnapshot
 from .fmt import OP_COLOURS, ago, kind_badge, one_line, timestamp
 from .palette import P
+from .wrap import Wrapped
 
 
 class EntryDetail(VerticalScroll):
@@ -51,7 +52,7 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     meta.append(f"{length}/{snapshot.max_text}", style=f"bold {P.warning}" if length >= snapshot.max_text else "bold")
     meta.append(" chars · source ", style=P.muted)
     meta.append(entry.source or "—")
-    parts: list[RenderableType] = [title, meta, Text(""), Text(entry.text), Text("")]
+    parts: list[RenderableType] = [title, meta, Text(""), Wrapped(entry.text), Text("")]
 
     fields = Table.grid(padding=(0, 1))
     fields.add_column(style=f"bold {P.muted}", no_wrap=True)

@@ -20,6 +20,7 @@ from memtui_core.model import Entry, EntryExplanation, Explanation, Status
 from .fmt import kind_badge
 from .palette import P
 from .term_bars import breakdown, comparison, entry_heading
+from .wrap import Wrapped
 
 __all__ = ["WhyPane"]
 
@@ -75,7 +76,7 @@ class WhyPane(VerticalScroll):
         compact = self.app.size.width < NARROW
         head = [
             entry_heading(row),
-            *([] if compact else [Text(row.text)]),
+            *([] if compact else [Wrapped(row.text)]),
             Text.assemble(("why: ", "bold"), (row.reason, reason_style)),
             *([_token_line(tokens)] if tokens is not None else []),
         ]
@@ -96,7 +97,7 @@ class WhyPane(VerticalScroll):
         if compact:  # under the ranking, a few lines high: the terms first, the text (its start is above) after
             self.entry_part.update(Group(*head))
             self.terms_part.update(analysis)
-            self.compare_part.update(Group(Text(""), Text(row.text), hint))
+            self.compare_part.update(Group(Text(""), Wrapped(row.text), hint))
         else:
             self.entry_part.update(Group(*head, Text("")))
             self.terms_part.update(Text("") if comparing else analysis)

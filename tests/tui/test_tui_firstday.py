@@ -323,3 +323,50 @@ async def test_the_export_dialog_writes_a_hermes_folder_and_says_what_went_where
         await wait_for_text(pilot, "USER.md: 1 entry: 1 preference")
     assert (folder / "USER.md").read_text() == "回答尽量简短，先给结论\n"
     assert "Lesson: " not in (folder / "MEMORY.md").read_text() and "经验：部署前先跑冒烟测试" in (folder / "MEMORY.md").read_text()
+
+
+# ---------------------------------------------------------------- wrapping: no line starts with a comma
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from memtui.widgets.wrap import NO_START, wrap_lines  # noqa: E402
+
+CJK = st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)
+WORD = st.text(st.sampled_from("abcdefghij-"), min_size=1, max_size=12)
+MARK = st.sampled_from(sorted(NO_START))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(CJK, WORD, st.just(" ")), min_size=1, max_size=40).flatmap(
+    lambda pieces: st.tuples(st.just(pieces), st.lists(MARK, min_size=len(pieces), max_size=len(pieces)),
+                             st.lists(st.booleans(), min_size=len(pieces), max_size=len(pieces)))),
+       st.integers(min_value=6, max_value=40))
+def test_wrapped_text_never_starts_a_line_with_a_closing_mark_and_loses_nothing(parts, width):
+    """Issue 29: an injection's text, wrapped, showed a line starting with `，`."""
+    from rich.cells import cell_len
+
+    pieces, marks, with_mark = parts
+    text = "".join(piece + (mark if on and piece != " " else "") for piece, mark, on in zip(pieces, marks, with_mark))
+    lines = wrap_lines(text, width)
+    assert "".join("".join(lines).split()) == "".join(text.split())  # nothing lost, only breaks added
+    assert all(cell_len(line) <= width for line in lines)
+    assert not any(line[:1] in NO_START for line in lines[1:] if line), lines
+
+
+async def test_the_injections_screen_never_starts_a_line_with_a_comma(seeded):
+    from memtui_core.memory import MemoryStore
+
+    agent = MemoryStore(seeded.dir, actor="agent")
+    agent.retrieve_block("部署 dry-run")
+    agent.injection_log.flush()
+    for width in (80, 86, 100, 120):
+        app = MemtuiApp(seeded.store())
+        async with app.run_test(size=(width, 30)) as pilot:
+            await wait_loaded(pilot)
+            await pilot.press("i")
+            await wait_for_text(pilot, "dry-run")
+            from .helpers import widget_text
+
+            lines = widget_text(app.screen.query_one("#injections-detail-body")).splitlines()
+            assert not any(line.strip()[:1] in ("，", ",") for line in lines), (width, "\n".join(lines))
