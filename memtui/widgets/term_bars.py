@@ -45,12 +45,13 @@ def breakdown(row: EntryExplanation, explanation: Explanation, width: int | None
                    ["contrib", *(f"{term.contribution:.3f}" for term in row.terms)]]
         fixed = sum(max(cell_len(cell) for cell in column) + 2 for column in columns) + 2
         bar_width = max(MIN_BAR_WIDTH, min(BAR_WIDTH, width - fixed))
-    table = _breakdown_table(row, top, bar_width)
+    # the column is as wide as "not in entry" where there is room, so that note stays on one line
+    table = _breakdown_table(row, top, bar_width, max(bar_width, min(12, width - fixed) if width else 12))
     total = Text.assemble(("total ", "bold"), (f"{row.score:.3f}", f"bold {P.primary}"), f"  (doc length {row.doc_len:g})")
     return Group(table, total)
 
 
-def _breakdown_table(row: EntryExplanation, top: float, bar_width: int) -> Table:
+def _breakdown_table(row: EntryExplanation, top: float, bar_width: int, column_width: int) -> Table:
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style=f"bold {P.muted}", expand=False)
     table.add_column("term", no_wrap=True)
     table.add_column("×q", justify="right")
@@ -59,7 +60,7 @@ def _breakdown_table(row: EntryExplanation, top: float, bar_width: int) -> Table
     table.add_column("idf", justify="right", no_wrap=True)
     table.add_column("contrib", justify="right", no_wrap=True)
     heading = f"of top {top:.2f}" if top else "bar"
-    table.add_column(heading if len(heading) <= bar_width else "", min_width=bar_width)  # a note may wrap
+    table.add_column(heading if len(heading) <= column_width else "", min_width=column_width)  # a note may wrap
     for term in row.terms:
         missing = term.tf == 0 and not term.keyword_tf
         faint = missing or term.ignored is not None
