@@ -168,7 +168,7 @@ class MemoryStore(Writing):
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
         base = limits or DEFAULT_LIMITS
         self.actor = actor
-        # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else zh
+        # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else auto (the user's language)
         # The nanohermes profile keeps the original block byte for byte, so $MEMTUI_LANG does not
         # change it; an explicit `lang` still does.
         original = lang is None and base.profile_name == "nanohermes"

@@ -90,6 +90,8 @@ class ImportRow(BaseModel):
     id: str | None
     action: Literal["add", "refresh"]
     duplicate_of: str | None = None
+    undated: bool = False  # the file gave it no time (or 0): dated by the import
+    file: str | None = None  # in a folder import, the file it came from (a Hermes folder's MEMORY.md or USER.md)
 
 
 class EvictedRow(BaseModel):

@@ -314,8 +314,11 @@ def plan_lines(plan, dry_run: bool) -> list[str]:
     for row in plan.rows:
         notes = [n for n, on in (("cut to limit", row["truncated"]), ("secret redacted", row["redacted"]),
                                  ("BLOCKED by the threat scan", row["blocked"])) if on]
+        if row.get("undated"):
+            notes.append("no time in the file: dated now")
         target = f" {row['id']}" if row["id"] else ""
-        out.append(f"{verb[row['action']]:<9} line {row['line']:<5} [{row['kind']}]{target}"
+        where = f"{clean(row['file'])} line {row['line']:<5}" if row.get("file") else f"line {row['line']:<5}"
+        out.append(f"{verb[row['action']]:<9} {where} [{row['kind']}]{target}"
                    + (f" ({'; '.join(notes)})" if notes else "") + f": {truncate(clean(row['text']), 70)}")
     for gone in plan.evicted:
         out.append(f"{'evict' if dry_run else 'evicted':<9} {gone['id']} [{gone['kind']}]: "

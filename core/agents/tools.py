@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import EntryNotFound
+from ..errors import EntryNotFound, InvalidInput
 from ..ranking.keywords import clean_keywords
 from ..kinds import KIND_NAMES, Kind
-from ..lang import DEFAULT_LANG, resolve_lang
+from ..lang import DEFAULT_LANG, configured_lang, resolve_lang
 from ..limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
@@ -261,7 +261,11 @@ def _language(store: object, text: object, lang: str | None) -> str:
             return language(text, lang)
         except Exception:
             pass
-    return resolve_lang(lang, text) if lang in ("zh", "en", "auto") else DEFAULT_LANG
+    try:
+        setting = configured_lang(lang)
+    except InvalidInput:
+        setting = DEFAULT_LANG
+    return resolve_lang(setting, text)
 
 
 def _describe(error: BaseException, lang: str) -> str:

@@ -33,6 +33,7 @@ turn learns (verdicts, plain texts) is saved by that turn's process once per fil
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -463,8 +464,10 @@ class TermTable:
 def save(storage, derived: Derived) -> bool:
     from .fileio import atomic_write
 
-    """Write the index next to memory.json with the store's atomic write (fileio); False (with one
-    warning per process for a store that cannot be written) when it cannot be saved."""
+    """Write the index next to memory.json with the store's atomic write (fileio); False when it
+    cannot be saved. A read-only store (permission refused, a read-only file system) says nothing:
+    it is a store to read, every read derives the index in memory, and `memtui doctor` reports the
+    store as unwritable; any other failure (a full disk) is one warning per process."""
     path = index_path(storage.path)
     try:
         existing = os.lstat(path)
@@ -481,7 +484,8 @@ def save(storage, derived: Derived) -> bool:
     except FileNotFoundError:
         return False  # a writer cleaned up our temporary file: the next reader saves it
     except OSError as exc:
-        warn_once(f"cannot save the index next to {storage.path} ({exc.strerror or exc}); it is derived in memory")
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            warn_once(f"cannot save the index next to {storage.path} ({exc.strerror or exc}); it is derived in memory")
         return False
     return True
 

@@ -24,7 +24,8 @@ A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the opt
 
 PROFILE_NAMES = ("default", "nanohermes", "semantic")  # memtui_core.limits.PROFILES, named here so `inject` imports nothing
 
-LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
+LANG_HELP = ("language of the block's header and labels: zh, en, or auto by the query "
+             "(default: $MEMTUI_LANG, else auto)")
 
 
 # "A handful": a write from the command line that would evict more entries than this asks first

@@ -31,15 +31,17 @@ def register(commands: Commands) -> None:
     p.add_argument("--replay", type=positive_int, metavar="N", help="injection N replayed against today's store")
     p.set_defaults(handler=cmd_injections)
 
-    p = commands.add("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown")
+    p = commands.add("export", "write the entries as json, jsonl, markdown, or hermes (a folder: MEMORY.md, USER.md)")
     p.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="json")
     p.add_argument("--kind", metavar="KIND", help="only this kind")
-    p.add_argument("-o", "--output", metavar="FILE", help="write FILE (atomically, 0600); default stdout")
+    p.add_argument("-o", "--output", metavar="FILE", help="write FILE (atomically, 0600); default stdout. hermes: "
+                   "a FOLDER, created if missing, for USER.md (preferences) and MEMORY.md (the rest)")
     p.set_defaults(handler=cmd_export)
 
-    p = commands.add("import", "add entries from a file through the normal write rules, in one transaction",
-                     json=True)
-    p.add_argument("file", metavar="FILE")
+    p = commands.add("import", "add entries from a file (or a Hermes folder) through the normal write rules, "
+                     "in one transaction", json=True)
+    p.add_argument("file", metavar="FILE", help="a json or jsonl file, a Hermes MEMORY.md or USER.md, or a folder "
+                   "holding them")
     p.add_argument("--format", dest="fmt", choices=IMPORT_FORMATS, default=None,
                    help="default: detected from the content")
     p.add_argument("--kind", metavar="KIND", help="give every entry this kind")
@@ -175,11 +177,17 @@ def _print_replay(result) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from memtui_core.agents.transfer import export_bytes, write_export
+    from memtui_core.agents.transfer import export_bytes, write_export, write_hermes
 
     store = open_store(args)
     kind = text_arg(args.kind, "KIND") if args.kind else None
     target = text_arg(args.output, "FILE") if args.output and args.output != "-" else None
+    if args.fmt == "hermes":  # two files, MEMORY.md and USER.md: a folder, and what went where
+        if target is None:
+            raise CliError("the hermes format writes a folder holding MEMORY.md and USER.md: give -o FOLDER")
+        for line in write_hermes(store, target, kind).lines():
+            print(line, file=sys.stderr)
+        return 0
     data = export_bytes(store, args.fmt, kind, file_name=target or "")
     if target is None:
         sys.stdout.buffer.write(data)

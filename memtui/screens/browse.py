@@ -225,7 +225,7 @@ class BrowseScreen(ModeScreen):
         self.notify(f"Sorted {label}", timeout=2)
 
     def action_filter(self) -> None:
-        self.filter_input.focus()
+        self.set_focus(self.filter_input)  # at once: keys typed in the same burst as `/` are on their way
 
     def marked(self) -> list[Entry]:
         """The marked entries still in the store, in store order."""
@@ -257,14 +257,17 @@ class BrowseScreen(ModeScreen):
         self.view_tabs.select_view(name)
 
     def action_add(self) -> None:
-        self.app.edit_entry(Draft(None))
+        if self.can_write("Adding a memory"):
+            self.app.edit_entry(Draft(None))
 
     def action_edit(self) -> None:
         entry = self.selected_entry()
-        if entry is not None:
+        if entry is not None and self.can_write("Editing"):
             self.app.edit_entry(Draft(entry))
 
     def action_reclassify(self) -> None:
+        if not self.can_write("Changing a kind"):
+            return
         marked = self.marked()
         if marked:
             entry_actions.reclassify_all(self, marked, self._clear_marks)
@@ -272,6 +275,8 @@ class BrowseScreen(ModeScreen):
             entry_actions.reclassify(self, entry)
 
     def action_delete(self) -> None:
+        if not self.can_write("Deleting"):
+            return
         marked = self.marked()
         if marked:
             entry_actions.delete_all(self, marked, self._clear_marks)
@@ -279,6 +284,8 @@ class BrowseScreen(ModeScreen):
             entry_actions.delete(self, entry)
 
     def action_approve(self) -> None:
+        if not self.can_write("Approving"):
+            return
         blocked = [entry for entry in self.marked() if entry.blocked]
         if blocked:
             entry_actions.approve_all(self, blocked, self._clear_marks)

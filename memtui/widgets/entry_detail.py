@@ -15,6 +15,7 @@ from memtui_core.model import AuditEvent, Entry
 from ..messages import StoreHistory, StoreSnapshot
 from .fmt import OP_COLOURS, ago, kind_badge, one_line, timestamp
 from .palette import P
+from .wrap import Wrapped
 
 
 class EntryDetail(VerticalScroll):
@@ -51,11 +52,13 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     meta.append(f"{length}/{snapshot.max_text}", style=f"bold {P.warning}" if length >= snapshot.max_text else "bold")
     meta.append(" chars · source ", style=P.muted)
     meta.append(entry.source or "—")
-    parts: list[RenderableType] = [title, meta, Text(""), Text(entry.text), Text("")]
+    parts: list[RenderableType] = [title, meta, Text(""), Wrapped(entry.text), Text("")]
 
     fields = Table.grid(padding=(0, 1))
     fields.add_column(style=f"bold {P.muted}", no_wrap=True)
     fields.add_column()
+    fields.add_row("keywords", Text(", ".join(entry.keywords)) if entry.keywords
+                   else Text("none (e edits them; K in explain adds a query's missing words)", style=P.muted))
     fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({ago(entry.ts, now)})" if entry.ts else "unknown"))
     fields.add_row("eviction", eviction_text(entry, snapshot))
     fields.add_row("injected", usage_text(entry, snapshot, now))

@@ -64,8 +64,37 @@ def kind_badge(kind: Kind, english: bool = True, width: int | None = None) -> Te
     return text
 
 
+def kind_label(kind: Kind, lang: str) -> Text:
+    """The kind's name in one language, in its colour: `偏好` (zh) or `preference` (en)."""
+    return Text(kind.label if lang == "zh" else kind.value, style=f"bold {KIND_COLOURS[kind]}")
+
+
+def user_language(store_lang: str | None = None) -> str:
+    """`zh` or `en`, the person's language for words the app shows in one language only: the store's
+    language setting when it names one, else the locale ($LC_ALL, $LC_MESSAGES, $LANG: zh_CN.UTF-8
+    is Chinese), else English."""
+    import os
+
+    if store_lang in ("zh", "en"):
+        return store_lang
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
 def kind_name(kind: Kind) -> str:
     return f"{kind.label} {kind.value}"
+
+
+def status_words(status: object) -> str:
+    """A status as the app names it everywhere (`no match`, `weak match`, `cut top-k`), never the
+    internal value (`zero_score`); a value that is no Status (a probe's `missing`) as it is."""
+    try:
+        return STATUS_LOOK[Status(status)][0]
+    except (ValueError, KeyError):
+        return str(status).replace("_", " ")
 
 
 def status_badge(status: Status) -> Text:
@@ -94,6 +123,11 @@ def ago(ts: float, now: float | None = None) -> str:
     """`3d ago`, `just now`, or `at an unknown time`."""
     when = age(ts, now)
     return "at an unknown time" if when == "—" else "just now" if when == "now" else f"{when} ago"
+
+
+def plural(count: int, word: str) -> str:
+    """`1 injection`, `2 injections`, `0 injections`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def timestamp(ts: float) -> str:

@@ -1,4 +1,4 @@
-"""The language setting: zh, en or auto, from the argument, the store, $MEMTUI_LANG, else zh."""
+"""The language setting: zh, en or auto, from the argument, the store, $MEMTUI_LANG, else auto."""
 
 from __future__ import annotations
 
@@ -28,10 +28,19 @@ def store(tmp_path, monkeypatch):
     return store
 
 
-def test_the_default_is_the_original_chinese_block_byte_for_byte(store):
-    assert store.lang == "zh"
+def test_the_default_speaks_the_users_language(store):
+    """With no setting, a Chinese message gets the original block byte for byte, an English one the
+    English block (issue 29: an English user got a Chinese header)."""
+    assert store.lang == "auto"
     assert store.retrieve_block("部署 dry-run").encode("utf-8") == ORIGINAL_BLOCK.encode("utf-8")
-    assert store.retrieve_block("deploy the dry-run please") == ORIGINAL_BLOCK  # zh stays zh
+    assert store.retrieve_block("deploy the dry-run please").split("\n")[1] == HEADER_EN
+
+
+def test_zh_keeps_the_original_chinese_block_byte_for_byte(store):
+    chinese = MemoryStore(store.dir, lang="zh")
+    assert chinese.retrieve_block("部署 dry-run").encode("utf-8") == ORIGINAL_BLOCK.encode("utf-8")
+    assert chinese.retrieve_block("deploy the dry-run please") == ORIGINAL_BLOCK  # zh stays zh
+    assert store.retrieve_block("deploy the dry-run please", lang="zh") == ORIGINAL_BLOCK
 
 
 def test_english_block(store):
@@ -73,6 +82,8 @@ def test_a_bad_setting_is_a_clear_error(store, monkeypatch):
 def test_explain_renders_the_block_in_the_language(store):
     assert store.explain("部署 dry-run", lang="en").block.split("\n")[1] == HEADER_EN
     assert store.explain("部署 dry-run").block == ORIGINAL_BLOCK
+    assert store.explain("the dry-run deploy").block.split("\n")[1] == HEADER_EN
+    assert store.explain("the dry-run deploy", lang="zh").block == ORIGINAL_BLOCK
 
 
 @pytest.mark.parametrize(("text", "lang"), [

@@ -554,8 +554,8 @@ def test_reads_see_writes_from_another_store_object(tmp_path):
 # ---------------------------------------------------------------- explain
 
 
-def line_len(entry) -> int:
-    return len("\n- [" + entry.kind.label + "] " + entry.text)
+def line_len(entry, lang: str = "zh") -> int:
+    return len("\n- [" + entry.kind.label_for(lang) + "] " + entry.text)
 
 
 @pytest.fixture
@@ -638,9 +638,9 @@ def test_explain_block_equals_render_block(explain_store):
     for top_k, budget in [(4, 2400), (2, 2400), (3, 120), (1, 10), (0, 2400)]:
         explanation = explain_store.explain("deploy", top_k=top_k, budget=budget)
         picked = [h.entry for h in explain_store.search("deploy", top_k=top_k)] if top_k else []
-        assert explanation.block == render_block(picked, budget=budget)
+        assert explanation.block == render_block(picked, budget=budget, lang="en")  # an English query
         injected = [explanation.for_id(e.id) for e in picked if explanation.for_id(e.id).status == "injected"]
-        assert explanation.used_chars == sum(line_len(row) for row in injected)
+        assert explanation.used_chars == sum(line_len(row, "en") for row in injected)
         assert explanation.block.count("\n- [") == len(injected)
         assert (explanation.top_k, explanation.budget) == (top_k, budget)
 

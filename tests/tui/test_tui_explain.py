@@ -104,9 +104,10 @@ async def test_pin_one_entry_and_compare_term_by_term(seeded):
         await pilot.press("down", "space")  # from the query down to the ranked table, pin the top entry
         assert screen.pinned == a.id
         await pilot.press("down")
-        text = await wait_for_text(pilot, "Why is A above B?")
-        assert f"A is above B by {a.score - b.score:.3f}" in text
-        assert f"{a.score - b.score:+.3f}" in text
+        await wait_for_text(pilot, "Why is A above B?")
+        compared = screen.query_one("#why-compare")  # all of it, what is scrolled below the pane's edge too
+        assert shows(compared, f"A is above B by {a.score - b.score:.3f}")
+        assert shows(compared, f"{a.score - b.score:+.3f}")
 
         await pilot.press("up", "space")  # unpin
         assert screen.pinned is None

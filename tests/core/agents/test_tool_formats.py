@@ -144,7 +144,7 @@ def test_the_text_description_states_the_store_limit(max_text):
 def test_tool_arguments_that_strict_mode_produces_are_accepted(tmp_path):
     # strict mode makes the model send every property, null for "not given"
     store = MemoryStore(tmp_path)
-    assert run_tool("memory_save", {"kind": "fact", "text": "The repo uses uv"}, store).startswith("已记下")
+    assert run_tool("memory_save", {"kind": "fact", "text": "The repo uses uv"}, store).startswith("Saved (fact)")
     assert "The repo uses uv" in run_tool("memory_search", {"query": "uv", "top_k": None}, store)
 
 
@@ -164,16 +164,20 @@ def test_update_and_forget_go_through_the_audited_path_with_the_agent_actor(tmp_
 
     answer = call_tool("memory_update", {"id": entry_id, "text": "The CI runs on Buildkite", "kind": None}, store,
                        destructive=True)
-    assert not answer.is_error and answer.text == f"已更新 {entry_id}（事实）：The CI runs on Buildkite"
+    # answered in the language of the entry (the default `auto`)
+    assert not answer.is_error and answer.text == f"Updated {entry_id} (fact): The CI runs on Buildkite"
     answer = call_tool("memory_update", {"id": entry_id, "text": None, "kind": "lesson"}, store, destructive=True)
-    assert answer.text == f"已更新 {entry_id}（经验）：The CI runs on Buildkite"
+    assert answer.text == f"Updated {entry_id} (lesson): The CI runs on Buildkite"
     answer = call_tool("memory_update", {"id": entry_id, "text": None, "kind": "lesson"}, store, destructive=True)
-    assert answer.text == f"{entry_id} 没有变化"
+    assert answer.text == f"{entry_id} is unchanged"
+    answer = call_tool("memory_update", {"id": entry_id, "text": None, "kind": "fact"}, store, destructive=True,
+                       lang="zh")
+    assert answer.text == f"已更新 {entry_id}（事实）：The CI runs on Buildkite"
     answer = call_tool("memory_forget", {"id": entry_id}, store, destructive=True)
-    assert not answer.is_error and answer.text.startswith(f"已删除 {entry_id}（经验）：The CI runs on Buildkite")
+    assert not answer.is_error and answer.text.startswith(f"Forgot {entry_id} (fact): The CI runs on Buildkite")
     assert store.entries() == []
     events = store.audit()
-    assert [e.op.value for e in events] == ["add", "edit", "reclassify", "delete"]
+    assert [e.op.value for e in events] == ["add", "edit", "reclassify", "reclassify", "delete"]
     assert {e.actor for e in events} == {"agent-7"}
 
 
@@ -191,7 +195,8 @@ def test_destructive_tools_refuse_unless_enabled(tmp_path):
 @pytest.mark.parametrize(("name", "args", "expected"), [
     ("memory_forget", {"id": "ffffffffffff"}, "错误：没有 id 为 ffffffffffff 的记忆"),
     ("memory_forget", {}, "缺少 id"),
-    ("memory_update", {"id": "ffffffffffff", "text": "new text here", "kind": None}, "错误：没有 id 为 ffffffffffff 的记忆"),
+    ("memory_update", {"id": "ffffffffffff", "text": "新的内容", "kind": None}, "错误：没有 id 为 ffffffffffff 的记忆"),
+    ("memory_update", {"id": "ffffffffffff", "text": "new text here", "kind": None}, "Error: no memory with id ffffffffffff"),
     ("memory_update", {"id": "X", "text": None, "kind": None}, "错误：没有要修改的内容：请给出 text 或 kind"),
     ("memory_update", {"id": "X", "text": None, "kind": "opinion"}, "错误：未知的 kind 'opinion'"),
 ])

@@ -16,9 +16,28 @@ from memtui_core.agents.tools import run_tool, save_tool, search_tool, tool_sche
 HIT_LINE = re.compile(r"^[0-9a-f]{12} \[(偏好|纠正|经验|事实)\] \((\d+\.\d{2})\) (.+)$")
 
 
+@pytest.fixture(autouse=True)
+def chinese(monkeypatch):
+    """These tests check the Chinese answers word for word (the default, `auto`, would answer an
+    English text in English: test_the_default_answers_in_the_language_of_the_text)."""
+    monkeypatch.setenv("MEMTUI_LANG", "zh")
+
+
 @pytest.fixture
 def store(tmp_path):
     return MemoryStore(tmp_path)
+
+
+def test_the_default_answers_in_the_language_of_the_text(tmp_path, monkeypatch):
+    """Issue 29: with no setting, MCP answered an English user "已记下（经验）…"."""
+    monkeypatch.delenv("MEMTUI_LANG")
+    store = MemoryStore(tmp_path)
+    assert run_tool("memory_save", {"kind": "lesson", "text": "Run the migrations before the deploy"}, store) \
+        == "Saved (lesson); memories stored: 1"
+    assert run_tool("memory_save", {"kind": "lesson", "text": "部署前先跑迁移脚本"}, store) == "已记下（经验），当前记忆共 2 条"
+    assert run_tool("memory_search", {"query": "deploy"}, store).split(" ")[1] == "[lesson]"
+    stub = StubStore(remembered=RememberResult(added=True, entry=entry("Prefers pnpm", kind="preference")))
+    assert save_tool({"kind": "preference", "text": "Prefers pnpm"}, stub).startswith("Saved (preference)")
 
 
 def entry(text, kind="fact", id="0123456789ab", **extra):

@@ -289,10 +289,10 @@ def test_memory_save_accepts_keywords(tmp_path):
     store = MemoryStore(tmp_path / "s")
     answer = run_tool(SAVE_TOOL, {"kind": "fact", "text": "CI runs on Python 3.11",
                                   "keywords": ["continuous integration", "持续集成", 3]}, store)
-    assert answer.startswith("已记下")
+    assert answer.startswith("Saved")
     assert store.entries()[0].keywords == ["continuous integration", "持续集成"]
     answer = run_tool(SAVE_TOOL, {"kind": "fact", "text": "Docs are in docs/", "keywords": 5}, store)
-    assert answer.startswith("错误") and "keywords" in answer and len(store.entries()) == 1
+    assert answer.startswith("Error") and "keywords" in answer and len(store.entries()) == 1
 
 
 def test_control_characters_never_reach_a_stored_keyword(store):

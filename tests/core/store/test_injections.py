@@ -38,7 +38,8 @@ def test_every_injection_is_one_line_with_ranked_ids_and_a_redacted_query(tmp_pa
     block = store.retrieve_block(f"部署 dry-run 中文 token {SECRET}")
     assert block
     [line] = log_lines(store)
-    assert line["actor"] == "agent" and line["profile"] == "default" and line["lang"] == "zh"
+    # the default language is the message's (auto): its Latin words outnumber its CJK characters
+    assert line["actor"] == "agent" and line["profile"] == "default" and line["lang"] == "en"
     assert SECRET not in line["q"] and "[REDACTED" in line["q"] and "部署 dry-run" in line["q"]
     assert abs(line["at"] - time.time()) < 60
     ids = [hit[0] for hit in line["hits"]]
@@ -46,7 +47,7 @@ def test_every_injection_is_one_line_with_ranked_ids_and_a_redacted_query(tmp_pa
     records = {r.id: r for r in store.storage.load().records}
     # the characters logged per hit add up to what the block spent
     picked = [records[i] for i in ids]
-    assert sum(hit[3] for hit in line["hits"]) == render_lines(picked, store.limits.char_budget).used_chars
+    assert sum(hit[3] for hit in line["hits"]) == render_lines(picked, store.limits.char_budget, line["lang"]).used_chars
     assert all(hit[4] == text_hash(records[hit[0]].text) for hit in line["hits"])
     assert stat.S_IMODE(os.stat(store.dir / LOG_NAME).st_mode) == 0o600
     assert SECRET.encode() not in (store.dir / LOG_NAME).read_bytes()
