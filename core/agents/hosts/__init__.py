@@ -1,0 +1,59 @@
+"""Where agents live: the adapters that plug memtui into an agent host's own memory hooks.
+
+    claude_code      the Claude Code hook (`memtui hook claude-code`) and the settings that install it
+    hermes           a Hermes Agent memory provider (`memtui setup hermes` installs its plugin folder)
+    langgraph_store  a LangGraph `BaseStore` over a memtui store
+
+A module that needs a host's package imports it inside itself, never from here or from memtui_core's
+top level, so the per-turn path (`memtui hook claude-code`) loads only the store.
+
+Every adapter gets its store from `open_store` and its blocks from `turn_block` and `core_block`:
+one place decides which store a host's turn reads, so project stores can be added there.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import os
+
+    from ...limits import Limits
+    from ...memory import MemoryStore
+
+__all__ = ["open_store", "turn_block", "core_block"]
+
+
+def open_store(
+    dir: str | os.PathLike[str] | None = None,
+    *,
+    cwd: str | None = None,
+    actor: str = "api",
+    lang: str | None = None,
+    limits: Limits | None = None,
+) -> MemoryStore:
+    """The store a host reads and writes: `dir`, else `$MEMTUI_DIR`, else the platform data dir.
+
+    `cwd` is the folder the host works in (Claude Code's `cwd`, a Hermes workspace); every adapter
+    passes it, so the project a turn belongs to is known here when stores get scopes. Today it
+    does not change which store opens."""
+    from ...memory import MemoryStore
+
+    return MemoryStore(dir, limits=limits, actor=actor, lang=lang)
+
+
+def turn_block(store: MemoryStore, text: str, lang: str | None = None) -> str:
+    """The memories relevant to this message only ("" when none): what a host adds to the turn,
+    while the pinned core comes once, from `core_block`. Never raises."""
+    try:
+        return store.retrieve_block(text, lang=lang, core=False)
+    except Exception:
+        return ""
+
+
+def core_block(store: MemoryStore, lang: str | None = None) -> str:
+    """The pinned core, always in context ("" when nothing is pinned): what a host puts in the
+    system prompt or at the start of a session. Never raises."""
+    try:
+        return store.core_block(lang=lang)
+    except Exception:
+        return ""
