@@ -44,6 +44,7 @@ from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
 if TYPE_CHECKING:
     from .modals.conflict import ConflictChoice
     from .modals.edit import EditResult
+    from .node import AppParts
 
 # The ranking profiles the command palette switches to (memtui_core.limits.PROFILES), each with what it does.
 PROFILE_HELP = {
@@ -396,6 +397,13 @@ def _events_by_id(events: list[AuditEvent]) -> dict[str, list[AuditEvent]]:
         for entry_id in event.touched_ids():
             by_id.setdefault(entry_id, []).append(event)
     return by_id
+
+
+if TYPE_CHECKING:
+
+    def _provides_the_parts(app: MemtuiApp) -> AppParts:
+        """The checker holds the app to what its screens, dialogs and widgets reach (node.AppParts)."""
+        return app
 
 
 def run_app(store: MemoryStore, demo: bool = False, command: str = "memtui") -> None:
