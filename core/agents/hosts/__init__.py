@@ -20,7 +20,17 @@ if TYPE_CHECKING:
     from ...limits import Limits
     from ...memory import MemoryStore
 
-__all__ = ["open_store", "turn_block", "core_block"]
+__all__ = ["open_store", "turn_block", "core_block", "host_lang"]
+
+
+def host_lang(lang: str | None) -> str | None:
+    """The language a host's block is in: `lang`, else $MEMTUI_LANG (None lets the store read it),
+    else `auto`: a host's user may write in any language, so the labels follow the message."""
+    if lang is not None:
+        return lang
+    import os
+
+    return None if os.environ.get("MEMTUI_LANG") else "auto"
 
 
 def open_store(
