@@ -28,18 +28,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
 
-from . import core_block, open_store, turn_block
+from . import core_block, host_lang, open_store, turn_block
 
 try:  # the real base class when hermes-agent is installed, so its loader and manager accept the provider
     from agent.memory_provider import MemoryProvider
 except ImportError:
     MemoryProvider = object  # type: ignore[assignment,misc]
 
-__all__ = ["NAME", "ACTOR", "MemtuiMemoryProvider", "store_dir", "plugin_files", "PLUGIN_INIT"]
+__all__ = ["NAME", "ACTOR", "MemtuiMemoryProvider", "store_dir", "plugin_files", "PLUGIN_INIT", "hermes_home",
+           "plan_plugin", "plan_config", "with_memory_provider", "selected_provider"]
 
 NAME = "memtui"
 ACTOR = "hermes"
@@ -60,7 +62,12 @@ def store_dir(hermes_home: str | os.PathLike[str], agent_identity: str | None = 
 
 
 def _hermes_home(kwargs: dict[str, Any]) -> str:
-    return str(kwargs.get("hermes_home") or os.environ.get("HERMES_HOME") or Path("~/.hermes").expanduser())
+    return str(kwargs.get("hermes_home") or hermes_home())
+
+
+def hermes_home(given: str | os.PathLike[str] | None = None) -> Path:
+    """The Hermes home: `given`, else `$HERMES_HOME`, else `~/.hermes` (as hermes-agent decides it)."""
+    return Path(given or os.environ.get("HERMES_HOME") or "~/.hermes").expanduser()
 
 
 def _cwd() -> str | None:
@@ -126,9 +133,7 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
         else:
             directory = store_dir(hermes_home, kwargs.get("agent_identity"))
         lang = self._lang if self._lang is not None else config.get("lang")
-        if lang not in ("zh", "en", "auto"):
-            # Hermes talks in whatever language its user does: the block's labels follow the message
-            lang = None if os.environ.get("MEMTUI_LANG") else "auto"
+        lang = host_lang(lang if lang in ("zh", "en", "auto") else None)
         if self._destructive is None:
             self._destructive = config.get("destructive") is True
         with self._lock:
@@ -309,3 +314,124 @@ description: "memtui: long-term memory a person can look after (preferences, cor
 def plugin_files() -> dict[str, bytes]:
     """The files of `$HERMES_HOME/plugins/memtui/`, by name."""
     return {"__init__.py": PLUGIN_INIT.encode("utf-8"), "plugin.yaml": PLUGIN_YAML.encode("utf-8")}
+
+
+def plan_plugin(home: str | os.PathLike[str]):
+    """The plugin folder's files as changes: `<home>/plugins/memtui/__init__.py` and `plugin.yaml`,
+    where hermes-agent's loader looks for a user memory provider named memtui."""
+    from .files import FileChange, read_existing
+
+    folder = Path(home) / "plugins" / NAME
+    return [FileChange(str(folder / name), read_existing(str(folder / name)), data)
+            for name, data in plugin_files().items()]
+
+
+def plan_config(home: str | os.PathLike[str]):
+    """`<home>/config.yaml` with `memory.provider: memtui`, the rest of the file as it was."""
+    from .files import FileChange, SetupError, read_existing
+
+    path = str(Path(home) / "config.yaml")
+    before = read_existing(path)
+    try:
+        text = "" if before is None else before.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SetupError(f"{path} is not UTF-8 text; fix it or move it aside (nothing was written)") from None
+    after = with_memory_provider(text, path)
+    return FileChange(path, before, before if before is not None and after == text else after.encode("utf-8"))
+
+
+_TOP_MEMORY = re.compile(r"""^(["']?)memory\1[ \t]*:(.*)$""")
+_CHILD_PROVIDER = re.compile(r"""^(["']?)provider\1[ \t]*:(.*)$""")
+
+
+def selected_provider(text: str) -> str | None:
+    """The `memory.provider` a config.yaml's text selects, read with the same rules as the edit."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if _TOP_MEMORY.match(line):
+            for child in lines[i + 1:]:
+                if child.strip() and not child.lstrip().startswith("#"):
+                    if not child.startswith((" ", "\t")):
+                        break
+                    found = _CHILD_PROVIDER.match(child.strip())
+                    if found:
+                        return found.group(2).split("#", 1)[0].strip().strip("'\"") or None
+    return None
+
+
+def with_memory_provider(text: str, path: str = "config.yaml") -> str:
+    """`text` (a config.yaml) with `memory.provider: memtui`, edited line by line so comments and
+    the order of everything else stay. A layout it cannot edit safely (tabs, flow style, several
+    documents, a quoted or inline `memory`) raises SetupError naming the command that can."""
+    from .files import SetupError
+
+    def refuse(why: str) -> SetupError:
+        return SetupError(f"{path}: {why}; set it with `hermes config set memory.provider memtui` "
+                          f"(nothing was written)")
+
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if body[:len(body) - len(body.lstrip(" \t"))].count("\t"):
+            raise refuse("it is indented with tabs")
+        if body.strip() == "---" and any(l.strip() and not l.lstrip().startswith("#") for l in lines[:number]):
+            raise refuse("it holds more than one YAML document")
+    for i, line in enumerate(lines):
+        top = _TOP_MEMORY.match(line.rstrip("\r\n"))
+        if not top:
+            continue
+        if top.group(1):
+            raise refuse("its memory key is quoted")
+        if top.group(2).split("#", 1)[0].strip():
+            raise refuse("its memory section is written on one line")
+        indent = None
+        provider_at = None
+        j = i + 1
+        while j < len(lines):
+            body = lines[j].rstrip("\r\n")
+            if body.strip() and not body.lstrip().startswith("#"):
+                depth = len(body) - len(body.lstrip(" "))
+                if depth == 0:
+                    break
+                indent = depth if indent is None else indent
+                if depth == indent and _CHILD_PROVIDER.match(body.strip()):
+                    if provider_at is not None:
+                        raise refuse("memory.provider is there twice")
+                    provider_at = j
+                    value = _CHILD_PROVIDER.match(body.strip()).group(2).split("#", 1)[0].strip()
+                    if not value or value[0] in "{[|>&*!":
+                        raise refuse("memory.provider is not a plain value")
+            j += 1
+        newline = "\r\n" if line.endswith("\r\n") else "\n"
+        if provider_at is not None:
+            lines[provider_at] = " " * (indent or 2) + "provider: " + NAME + newline
+        else:
+            if not line.endswith(("\n", "\r")):
+                lines[i] = line + newline
+            lines.insert(i + 1, " " * (indent or 2) + "provider: " + NAME + newline)
+        return _checked("".join(lines), text, refuse)
+    prefix = text if not text or text.endswith("\n") else text + "\n"
+    return _checked(prefix + "memory:\n  provider: " + NAME + "\n", text, refuse)
+
+
+def _checked(after: str, before: str, refuse) -> str:
+    """When PyYAML is at hand, prove the edit: the new file reads as the old one with
+    memory.provider set, and nothing else changed."""
+    try:
+        import yaml
+    except ImportError:
+        return after
+    try:
+        old = yaml.safe_load(before) if before.strip() else {}
+        new = yaml.safe_load(after)
+    except yaml.YAMLError as error:
+        raise refuse(f"it is not valid YAML ({' '.join(str(error).split())[:120]})") from None
+    if old is None:
+        old = {}
+    if not isinstance(old, dict):
+        raise refuse("it does not hold a mapping")
+    memory = old.get("memory")
+    expected = {**old, "memory": {**(memory if isinstance(memory, dict) else {}), "provider": NAME}}
+    if new != expected:
+        raise refuse("an edit by lines would change more than memory.provider")
+    return after
