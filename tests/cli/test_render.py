@@ -8,6 +8,9 @@ import pytest
 
 from memtui_core.model import AuditOp
 from memtui import cli
+from memtui.cli.common import CliError, text_arg
+from memtui.cli.history import AUDIT_OPS
+from memtui.cli.inject import inject_parser, quick_inject_args
 from memtui.doctor import near_duplicates
 from memtui.render import Style, cell_width, clean, fit, pad, table, truncate
 
@@ -72,14 +75,14 @@ def test_the_command_word_is_found_past_global_options():
 
 
 def test_arguments_that_are_not_utf8_are_repaired_or_refused():
-    assert cli._text("部署", "QUERY") == "部署"
-    assert cli._text("caf\udce9", "QUERY") == "caf\ufffd"
-    with pytest.raises(cli.CliError, match="TEXT is not valid UTF-8"):
-        cli._text("caf\udce9", "TEXT", strict=True)
+    assert text_arg("部署", "QUERY") == "部署"
+    assert text_arg("caf\udce9", "QUERY") == "caf\ufffd"
+    with pytest.raises(CliError, match="TEXT is not valid UTF-8"):
+        text_arg("caf\udce9", "TEXT", strict=True)
 
 
 def test_the_audit_ops_offered_are_the_models():
-    assert cli.AUDIT_OPS == tuple(op.value for op in AuditOp)
+    assert AUDIT_OPS == tuple(op.value for op in AuditOp)
 
 
 def test_main_returns_the_exit_status_in_process(tmp_path, capsys):
@@ -98,9 +101,9 @@ def test_main_returns_the_exit_status_in_process(tmp_path, capsys):
     ],
 )
 def test_the_quick_inject_parser_agrees_with_argparse(argv):
-    quick = cli._quick_inject_args(list(argv))
+    quick = quick_inject_args(list(argv))
     assert quick is not None
-    assert vars(quick) == vars(cli._inject_parser().parse_args(list(argv)))
+    assert vars(quick) == vars(inject_parser().parse_args(list(argv)))
 
 
 @pytest.mark.parametrize(
@@ -108,4 +111,4 @@ def test_the_quick_inject_parser_agrees_with_argparse(argv):
              ["--json", "q"], ["q", "--dir"], ["--la", "en", "q"], ["-x"]],
 )
 def test_anything_unusual_goes_to_argparse(argv):
-    assert cli._quick_inject_args(list(argv)) is None
+    assert quick_inject_args(list(argv)) is None

@@ -11,20 +11,25 @@ The probes live in `<store dir>/probes.json`; see docs/probes.md.
 
 from __future__ import annotations
 
+from memtui.cli.common import PROG, echo, emit_json, open_store, query_arg, stderr, text_arg
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
+    from memtui.cli.common import Commands
+
 HELP = "retrieval regression tests: a query and the entries it must inject, or nothing"
 
 
-def add_probe_commands(parser: argparse.ArgumentParser, parents: list, formatter, epilog: str) -> None:
-    """`probe add|run|list|rm` under `parser` (the `probe` command); `parents` give --dir and --json."""
-    sub = parser.add_subparsers(dest="probe_command", metavar="ACTION", title="actions", required=True)
+def register(commands: Commands) -> None:
+    """`probe add|run|list|rm`: each action takes the store options and --json."""
+    parser = commands.add("probe", HELP)
+    actions = commands.under(parser.add_subparsers(dest="probe_command", metavar="ACTION", title="actions",
+                                                   required=True))
 
     def action(name: str, help: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=help, parents=parents, formatter_class=formatter,
-                              epilog=epilog)
+        return actions.add(name, help, json=True)
 
     p = action("add", "keep a probe: QUERY must inject the entries given, or nothing (a probe with the "
                       "same query is replaced)")
@@ -49,19 +54,17 @@ def add_probe_commands(parser: argparse.ArgumentParser, parents: list, formatter
 
 def _warn_about(args: argparse.Namespace, probe_file) -> None:
     """What reading probes.json found: a corrupt file moved aside now, or left aside earlier."""
-    from memtui.cli import PROG, _stderr
-
     if probe_file.quarantined:
-        _stderr(f"{PROG}: warning: {probe_file.path} was corrupt ({probe_file.error}): moved it to "
-                f"{probe_file.quarantined}; no probe was lost, fix that file and move it back")
+        stderr(f"{PROG}: warning: {probe_file.path} was corrupt ({probe_file.error}): moved it to "
+               f"{probe_file.quarantined}; no probe was lost, fix that file and move it back")
     older = [name for name in probe_file.broken if name != probe_file.quarantined]
     if older:
         files = "file" if len(older) == 1 else "files"
-        _stderr(f"{PROG}: warning: {len(older)} corrupt probes {files} set aside in {args.store.dir} "
-                f"(newest {older[-1]}); fix and move it back to probes.json, or delete it")
+        stderr(f"{PROG}: warning: {len(older)} corrupt probes {files} set aside in {args.store.dir} "
+               f"(newest {older[-1]}); fix and move it back to probes.json, or delete it")
     for item in probe_file.invalid:
-        _stderr(f"{PROG}: warning: probes.json item {item.index} is not a probe ({item.error}); kept as it is, "
-                f"not run")
+        stderr(f"{PROG}: warning: probes.json item {item.index} is not a probe ({item.error}); kept as it is, "
+               f"not run")
 
 
 def _expectation(probe) -> str:
@@ -75,28 +78,27 @@ def _quoted(query: str, width: int = 60) -> str:
 
 
 def cmd_probe_add(args: argparse.Namespace) -> int:
-    from memtui.cli import _emit_json, _echo, _open, _query, _text
     from memtui_core.agents.probes import add_probe, evaluate, load_probes
 
-    query = _query(args.query)
-    expect = None if args.expect_nothing else [_text(value, "ID") for value in args.expect]
-    store = _open(args)
+    query = query_arg(args.query)
+    expect = None if args.expect_nothing else [text_arg(value, "ID") for value in args.expect]
+    store = open_store(args)
     _warn_about(args, load_probes(store))  # a corrupt file is moved aside and said so before the write
     probe, outcome = add_probe(store, query, expect)
     result = evaluate(probe, store.explain(probe.query))
     if args.json:
-        return _emit_json({"outcome": outcome, "probe": probe.model_dump(mode="json"),
-                           "result": result.model_dump(mode="json")})
+        return emit_json({"outcome": outcome, "probe": probe.model_dump(mode="json"),
+                          "result": result.model_dump(mode="json")})
     from memtui.render import Style
 
     style = Style()
     verb = {"added": "added", "updated": "updated", "unchanged": "already kept as"}[outcome]
-    _echo(f"{verb} probe {style.bold(probe.id)}: {_quoted(probe.query)} must inject {_expectation(probe)}")
+    echo(f"{verb} probe {style.bold(probe.id)}: {_quoted(probe.query)} must inject {_expectation(probe)}")
     if result.passed:
-        _echo(style.green("  it passes now"))
+        echo(style.green("  it passes now"))
     else:
-        _echo(style.yellow("  it fails now (`memtui probe run` shows this every time until it passes):"))
-        _echo(*_miss_lines(result, style))
+        echo(style.yellow("  it fails now (`memtui probe run` shows this every time until it passes):"))
+        echo(*_miss_lines(result, style))
     return 0
 
 
@@ -116,66 +118,62 @@ def _ratio(part: int, whole: int) -> str:
 
 
 def cmd_probe_run(args: argparse.Namespace) -> int:
-    from memtui.cli import _emit_json, _echo, _open
     from memtui_core.agents.probes import load_probes, run_probes
 
-    store = _open(args)
+    store = open_store(args)
     probe_file = load_probes(store)
     _warn_about(args, probe_file)
     run = run_probes(store, probe_file)
     if args.json:
-        _emit_json(run.model_dump(mode="json"))
+        emit_json(run.model_dump(mode="json"))
         return 0 if run.ok else 1
     from memtui.render import Style
 
     style = Style()
     total = run.passed + run.failed
     if not total:
-        _echo(style.dim(f"no probes in {probe_file.path} (`memtui probe add QUERY --expect ID` keeps one)"))
+        echo(style.dim(f"no probes in {probe_file.path} (`memtui probe add QUERY --expect ID` keeps one)"))
         return 0 if run.ok else 1
     summary = (f"{run.passed} of {total} probes pass · hit rate {_ratio(run.hits, run.expected)} · "
                f"false recall {_ratio(run.recalled, run.nothing_probes)}")
     if run.others_per_probe is not None:
         summary += f" · {run.others_per_probe:.2f} other entries per probe beside the expected ones"
-    _echo(style.bold(summary) if run.failed == 0 else style.red(summary))
+    echo(style.bold(summary) if run.failed == 0 else style.red(summary))
     for result in run.results:
         if result.passed:
             continue
-        _echo(f"FAIL {style.bold(result.probe.id)} {_quoted(result.probe.query)} must inject "
-              f"{_expectation(result.probe)}")
-        _echo(*_miss_lines(result, style))
+        echo(f"FAIL {style.bold(result.probe.id)} {_quoted(result.probe.query)} must inject "
+             f"{_expectation(result.probe)}")
+        echo(*_miss_lines(result, style))
     return 0 if run.ok else 1
 
 
 def cmd_probe_list(args: argparse.Namespace) -> int:
-    from memtui.cli import _emit_json, _echo, _open
     from memtui_core.agents.probes import load_probes
 
-    store = _open(args)
+    store = open_store(args)
     probe_file = load_probes(store)
     _warn_about(args, probe_file)
     if args.json:
-        return _emit_json([probe.model_dump(mode="json") for probe in probe_file.probes])
+        return emit_json([probe.model_dump(mode="json") for probe in probe_file.probes])
     from memtui.render import Style, age, clean, table, terminal_width
 
     style = Style()
     rows = [[probe.id, age(probe.ts), _expectation(probe), clean(probe.query)] for probe in probe_file.probes]
     if rows:
-        _echo(*table(["ID", "AGE", "EXPECT", "QUERY"], rows, width=terminal_width(), style=style,
-                     styles=[style.bold, style.dim, style.cyan, None]))
-    _echo(style.dim(f"{len(rows)} probes in {probe_file.path}"))
+        echo(*table(["ID", "AGE", "EXPECT", "QUERY"], rows, width=terminal_width(), style=style,
+                    styles=[style.bold, style.dim, style.cyan, None]))
+    echo(style.dim(f"{len(rows)} probes in {probe_file.path}"))
     return 0
 
 
 def cmd_probe_rm(args: argparse.Namespace) -> int:
-    from memtui.cli import _emit_json, _echo, _open, _text
-
     from memtui_core.agents.probes import load_probes, remove_probe
 
-    store = _open(args)
+    store = open_store(args)
     _warn_about(args, load_probes(store))
-    probe = remove_probe(store, _text(args.id, "ID"))
+    probe = remove_probe(store, text_arg(args.id, "ID"))
     if args.json:
-        return _emit_json(probe.model_dump(mode="json"))
-    _echo(f"deleted probe {probe.id}: {_quoted(probe.query)} (it expected {_expectation(probe)})")
+        return emit_json(probe.model_dump(mode="json"))
+    echo(f"deleted probe {probe.id}: {_quoted(probe.query)} (it expected {_expectation(probe)})")
     return 0

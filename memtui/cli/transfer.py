@@ -10,32 +10,35 @@ from __future__ import annotations
 
 import sys
 
-from memtui.cli import CliError, _echo, _emit_json, _open, _positive, _text
+from memtui.cli.common import CliError, echo, emit_json, open_store, positive_int, text_arg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
+    from memtui.cli.common import Commands
 
-def register(command, as_json) -> None:
-    """Add the three commands to the parser (`command` makes a subparser, as in build_parser)."""
+
+def register(commands: Commands) -> None:
     from memtui_core.agents.transfer import EXPORT_FORMATS, IMPORT_FORMATS
 
-    p = command("injections", "past injections from the injection log: what was injected, and replays", as_json)
+    p = commands.add("injections", "past injections from the injection log: what was injected, and replays",
+                     json=True)
     p.add_argument("--id", dest="entry_id", metavar="ID", help="only injections that included this entry")
     p.add_argument("--since", metavar="WHEN", help="only since: 2026-11-24, 3d, 12h or 30m ago")
-    p.add_argument("--last", type=_positive, default=None, metavar="N", help="only the newest N")
-    p.add_argument("--show", type=_positive, metavar="N", help="injection N: each entry as it was injected")
-    p.add_argument("--replay", type=_positive, metavar="N", help="injection N replayed against today's store")
+    p.add_argument("--last", type=positive_int, default=None, metavar="N", help="only the newest N")
+    p.add_argument("--show", type=positive_int, metavar="N", help="injection N: each entry as it was injected")
+    p.add_argument("--replay", type=positive_int, metavar="N", help="injection N replayed against today's store")
     p.set_defaults(handler=cmd_injections)
 
-    p = command("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown")
+    p = commands.add("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown")
     p.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="json")
     p.add_argument("--kind", metavar="KIND", help="only this kind")
     p.add_argument("-o", "--output", metavar="FILE", help="write FILE (atomically, 0600); default stdout")
     p.set_defaults(handler=cmd_export)
 
-    p = command("import", "add entries from a file through the normal write rules, in one transaction", as_json)
+    p = commands.add("import", "add entries from a file through the normal write rules, in one transaction",
+                     json=True)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--format", dest="fmt", choices=IMPORT_FORMATS, default=None,
                    help="default: detected from the content")
@@ -68,7 +71,7 @@ def cmd_injections(args: argparse.Namespace) -> int:
 
     from memtui_core.store.injections import explain_line, replay
 
-    store = _open(args)
+    store = open_store(args)
     log = store.injection_log
     since = parse_since(args.since, time.time()) if args.since else None
     lines, skipped = log.read(since)
@@ -83,32 +86,32 @@ def cmd_injections(args: argparse.Namespace) -> int:
             raise CliError(f"no injection {number} in the log (`memtui injections` lists them)")
         if args.replay is not None:
             result = replay(store, line)
-            return _emit_json(_shaped("ReplayReport", result.as_dict())) if args.json else _print_replay(result)
+            return emit_json(_shaped("ReplayReport", result.as_dict())) if args.json else _print_replay(result)
         rows = explain_line(store, line)
         if args.json:
-            return _emit_json(_shaped("InjectionShown", {**_public(line), "entries": rows}))
+            return emit_json(_shaped("InjectionShown", {**_public(line), "entries": rows}))
         _print_line_head(line)
         _print_rows(rows)
         return 0
     if args.entry_id:
-        wanted = _text(args.entry_id, "ID")
+        wanted = text_arg(args.entry_id, "ID")
         lines = [line for line in lines if any(hit["id"] == wanted for hit in line["hits"])]
     if args.last is not None:
         lines = lines[-args.last:]
     if args.json:
-        return _emit_json([_shaped("InjectionRecord", _public(line)) for line in lines])
+        return emit_json([_shaped("InjectionRecord", _public(line)) for line in lines])
     from memtui.render import Style, clean, local_time, table, terminal_width
 
     style = Style()
     if not log.enabled:
-        _echo(style.dim("the injection log is off (injection_log=0 or MEMTUI_INJECTION_LOG=off)"))
+        echo(style.dim("the injection log is off (injection_log=0 or MEMTUI_INJECTION_LOG=off)"))
     if not lines:
-        _echo(style.dim(f"no injections logged{' match' if args.entry_id or since else ''} in {log.path}"))
+        echo(style.dim(f"no injections logged{' match' if args.entry_id or since else ''} in {log.path}"))
         return 0
     rows = [[str(line["n"]), local_time(line["at"]), clean(line["actor"]), str(len(line["hits"])),
              " ".join(hit["id"] for hit in line["hits"]) or "-", clean(_query_cell(line))] for line in lines]
-    _echo(*table(["N", "TIME", "ACTOR", "HITS", "IDS", "QUERY"], rows, width=terminal_width(), style=style,
-                 styles=[style.bold, style.dim, None, None, style.dim, None]))
+    echo(*table(["N", "TIME", "ACTOR", "HITS", "IDS", "QUERY"], rows, width=terminal_width(), style=style,
+                styles=[style.bold, style.dim, None, None, style.dim, None]))
     return 0
 
 
@@ -132,39 +135,39 @@ def _public(line: dict) -> dict:
 def _print_line_head(line: dict) -> None:
     from memtui.render import clean, local_time
 
-    _echo(f"injection {line['n']} at {local_time(line['at'])} by {clean(line['actor'])} "
-          f"(profile {clean(line['profile'])}): {clean(_query_cell(line))}")
+    echo(f"injection {line['n']} at {local_time(line['at'])} by {clean(line['actor'])} "
+         f"(profile {clean(line['profile'])}): {clean(_query_cell(line))}")
 
 
 def _print_rows(rows: list[dict], indent: str = "  ") -> None:
     from memtui.render import clean
 
     if not rows:
-        _echo(indent + "nothing was injected")
+        echo(indent + "nothing was injected")
     for row in rows:
         text = row.get("text")
         shown = clean(text) if text is not None else "(text no longer kept anywhere)"
-        _echo(f"{indent}#{row['rank']} {row['id']} [{row.get('kind') or '?'}] score {row.get('score')} "
-              f"{row.get('chars')} chars {row.get('status', '')}".rstrip() + f": {shown}")
+        echo(f"{indent}#{row['rank']} {row['id']} [{row.get('kind') or '?'}] score {row.get('score')} "
+             f"{row.get('chars')} chars {row.get('status', '')}".rstrip() + f": {shown}")
         if row.get("today"):
-            _echo(f"{indent}   today: {clean(row['today'])}")
+            echo(f"{indent}   today: {clean(row['today'])}")
 
 
 def _print_replay(result) -> int:
     _print_line_head(result.line)
-    _echo("then:")
+    echo("then:")
     _print_rows(result.then)
-    _echo("today:")
+    echo("today:")
     _print_rows(result.now)
     if result.same:
-        _echo("the same entries, in the same order, would be injected today")
+        echo("the same entries, in the same order, would be injected today")
     else:
         for label, ids in (("no longer injected", result.dropped), ("newly injected", result.added),
                            ("still injected", result.kept)):
             if ids:
-                _echo(f"{label}: {' '.join(ids)}")
+                echo(f"{label}: {' '.join(ids)}")
     if result.note:
-        _echo(f"note: {result.note}")
+        echo(f"note: {result.note}")
     return 0
 
 
@@ -174,9 +177,9 @@ def _print_replay(result) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from memtui_core.agents.transfer import export_bytes, write_export
 
-    store = _open(args)
-    kind = _text(args.kind, "KIND") if args.kind else None
-    target = _text(args.output, "FILE") if args.output and args.output != "-" else None
+    store = open_store(args)
+    kind = text_arg(args.kind, "KIND") if args.kind else None
+    target = text_arg(args.output, "FILE") if args.output and args.output != "-" else None
     data = export_bytes(store, args.fmt, kind, file_name=target or "")
     if target is None:
         sys.stdout.buffer.write(data)
@@ -191,36 +194,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from memtui_core.agents.transfer import import_file
 
-    store = _open(args)
-    kind = _text(args.kind, "KIND") if args.kind else None
-    plan = import_file(store, _text(args.file, "FILE"), args.fmt, kind=kind, dry_run=args.dry_run,
+    store = open_store(args)
+    kind = text_arg(args.kind, "KIND") if args.kind else None
+    plan = import_file(store, text_arg(args.file, "FILE"), args.fmt, kind=kind, dry_run=args.dry_run,
                        allow_evict=args.yes)
     if args.json:
-        return _emit_json(_shaped("ImportReport", {**plan.as_dict(), "dry_run": args.dry_run}))
-    _echo(*plan_lines(plan, args.dry_run))
+        return emit_json(_shaped("ImportReport", {**plan.as_dict(), "dry_run": args.dry_run}))
+    from memtui.render import plan_lines
+
+    echo(*plan_lines(plan, args.dry_run))
     return 0
 
 
-def plan_lines(plan, dry_run: bool) -> list[str]:
-    """The plan as text: one line per entry, then what is evicted, then the summary."""
-    from memtui.render import clean, truncate
-
-    verb = {"add": "add" if dry_run else "added", "refresh": "refresh" if dry_run else "refreshed"}
-    out = []
-    for row in plan.rows:
-        notes = [n for n, on in (("cut to limit", row["truncated"]), ("secret redacted", row["redacted"]),
-                                 ("BLOCKED by the threat scan", row["blocked"])) if on]
-        target = f" {row['id']}" if row["id"] else ""
-        out.append(f"{verb[row['action']]:<9} line {row['line']:<5} [{row['kind']}]{target}"
-                   + (f" ({'; '.join(notes)})" if notes else "") + f": {truncate(clean(row['text']), 70)}")
-    for gone in plan.evicted:
-        out.append(f"{'evict' if dry_run else 'evicted':<9} {gone['id']} [{gone['kind']}]: "
-                   f"{truncate(clean(gone['text']), 70)}")
-    head = ("would import " if dry_run else "imported ") + plan.summary
-    out.append(head)
-    if dry_run:
-        out.append("nothing was written" + ("; the eviction needs --yes" if plan.evicted else ""))
-    return out
-
-
-__all__ = ["cmd_export", "cmd_import", "cmd_injections", "parse_since", "plan_lines", "register"]
+__all__ = ["cmd_export", "cmd_import", "cmd_injections", "parse_since", "register"]

@@ -12,12 +12,23 @@ from __future__ import annotations
 import argparse
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memtui.cli.common import Commands
+
 SHELLS = ("bash", "zsh", "tcsh")
 
 # shtab's file and directory completers, per shell (the values of shtab.FILE and shtab.DIRECTORY,
 # written out so that building the parser never imports shtab).
 _DIRECTORY = {"bash": "_shtab_compgen_dirs", "zsh": "_files -/", "tcsh": "d"}
 _FILE = {"bash": "_shtab_compgen_files", "zsh": "_files", "tcsh": "f"}
+
+
+def register(commands: Commands) -> None:
+    p = commands.add("completion", "print a shell completion script: eval \"$(memtui completion bash)\"")
+    p.add_argument("shell", choices=SHELLS, metavar="SHELL", help=", ".join(SHELLS))
+    root = commands.root  # the script covers every command: handed over here, never imported back
+    p.set_defaults(handler=lambda args: cmd_completion(args, root))
 
 
 def _annotate(parser: argparse.ArgumentParser) -> None:
@@ -38,12 +49,10 @@ def _annotate(parser: argparse.ArgumentParser) -> None:
                 _annotate(sub)
 
 
-def cmd_completion(args: argparse.Namespace) -> int:
+def cmd_completion(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """The script for `parser`, the whole `memtui` parser (given by `register`)."""
     import shtab
 
-    from memtui.cli import build_parser
-
-    parser = build_parser()
     _annotate(parser)
     script = shtab.complete(parser, shell=args.shell)
     sys.stdout.write(script if script.endswith("\n") else script + "\n")

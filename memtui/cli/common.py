@@ -1,0 +1,298 @@
+"""What every `memtui` command shares: the error it raises, how it reads its arguments, opens the
+store and prints (a line, a table cell, one JSON document), and how its parser is built.
+
+The bottom of the command package: it imports nothing of `memtui.cli` and only os and sys at load
+time, because `memtui inject` (run before every agent turn) loads it. Each command module imports
+from here; nothing here imports a command module.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # typing itself costs an import on the agent path
+if TYPE_CHECKING:
+    import argparse
+
+PROG = "memtui"
+
+EPILOG = """\
+store: --dir DIR, else $MEMTUI_DIR, else the platform data directory (memory.json, backups/, audit.jsonl).
+exit status: 0 success; 1 a failed operation (one line `memtui: error: ...` on stderr); 2 a usage error.
+A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the options of a command."""
+
+PROFILE_NAMES = ("default", "nanohermes", "semantic")  # memtui_core.limits.PROFILES, named here so `inject` imports nothing
+
+LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
+
+
+class CliError(Exception):
+    """A failed operation: printed as one line on stderr, exit status 1."""
+
+
+# ---------------------------------------------------------------------------- argument types
+
+
+def _bad_value(message: str) -> Exception:
+    import argparse
+
+    return argparse.ArgumentTypeError(message)
+
+
+def nonnegative_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise _bad_value(f"not a whole number: {value!r}") from None
+    if number < 0:
+        raise _bad_value(f"must be 0 or more: {value!r}")
+    return number
+
+
+def positive_int(value: str) -> int:
+    number = nonnegative_int(value)
+    if number < 1:
+        raise _bad_value(f"must be 1 or more: {value!r}")
+    return number
+
+
+def positive_seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise _bad_value(f"not a number of seconds: {value!r}") from None
+    if not number > 0 or number == float("inf"):
+        raise _bad_value(f"must be more than 0 seconds: {value!r}")
+    return number
+
+
+def store_directory(value: str) -> str:
+    if not value.strip():
+        raise _bad_value("must not be empty")
+    return value
+
+
+# ---------------------------------------------------------------------------- building parsers
+
+
+def help_formatter(prog: str):
+    """Help sized to the terminal without importing shutil (argparse builds a formatter for
+    every argument it adds, so the default one costs every run, not only --help)."""
+    import argparse
+
+    try:
+        width = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        try:
+            width = os.get_terminal_size(sys.stderr.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            width = 80
+    return argparse.RawDescriptionHelpFormatter(prog, width=max(width - 2, 40))
+
+
+def new_parser(prog: str, **kwargs) -> argparse.ArgumentParser:
+    import argparse
+
+    return argparse.ArgumentParser(prog=prog, formatter_class=help_formatter, **kwargs)
+
+
+def add_store_options(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument("--dir", type=store_directory, default=default, metavar="DIR",
+                        help="store directory (default: $MEMTUI_DIR, else the platform data dir)")
+    parser.add_argument("--lock-timeout", type=positive_seconds, default=default, metavar="SECONDS",
+                        help="how long a write waits for another writer (default 10)")
+    parser.add_argument("--profile", choices=PROFILE_NAMES, default=default,
+                        help="ranking profile: default (stopwords, gate, keywords), nanohermes (the original "
+                             "ranking, exactly) or semantic (default plus a veto on hits far in meaning from the "
+                             "message; 0.3-1 s more per new process, about 20 ms per turn in a long-running one)")
+
+
+def add_lang_option(parser: argparse.ArgumentParser, help: str = LANG_HELP) -> None:
+    parser.add_argument("--lang", choices=("zh", "en", "auto"), default=None, help=help)
+
+
+class Commands:
+    """The `memtui COMMAND` parsers being built. Each command module's `register(commands)` adds
+    its own commands through `add`; the front door (`memtui.cli.build_parser`) calls them in the
+    order `memtui --help` lists the commands."""
+
+    def __init__(self, root: argparse.ArgumentParser, subparsers, store_options: argparse.ArgumentParser,
+                 as_json: argparse.ArgumentParser) -> None:
+        self.root = root  # the whole `memtui` parser (completion scripts are generated from it)
+        self.subparsers = subparsers
+        self.store_options = store_options  # --dir, --lock-timeout, --profile after the command word
+        self.as_json = as_json  # --json
+
+    def add(self, name: str, help: str, *, json: bool = False) -> argparse.ArgumentParser:
+        """A command `name`, with the store options, and --json when it has a JSON output."""
+        parents = [self.store_options, self.as_json] if json else [self.store_options]
+        return self.subparsers.add_parser(name, help=help, description=help, parents=parents,
+                                          formatter_class=help_formatter, epilog=EPILOG)
+
+    def under(self, subparsers) -> Commands:
+        """The same, for the actions of a command with its own subcommands (`memtui probe add`)."""
+        return Commands(self.root, subparsers, self.store_options, self.as_json)
+
+
+# ---------------------------------------------------------------------------- reading arguments
+
+
+def open_store(args: argparse.Namespace, actor: str = "cli"):
+    """The store the command works on (remembered on `args` for the warnings after it)."""
+    from memtui_core.memory import MemoryStore
+
+    limits = None
+    profile = getattr(args, "profile", None)
+    if args.lock_timeout is not None or profile not in (None, "default"):
+        from memtui_core.limits import Limits
+
+        limits = Limits.profile(profile or "default")
+        if args.lock_timeout is not None:
+            limits = limits.replace(lock_timeout=args.lock_timeout)
+    store = MemoryStore(args.dir, limits=limits, actor=actor, lang=getattr(args, "lang", None))
+    if os.path.exists(store.dir) and not os.path.isdir(store.dir):
+        raise CliError(f"store path {store.dir} is not a directory (check --dir or $MEMTUI_DIR)")
+    args.store = store
+    return store
+
+
+def store_warnings(store) -> list[str]:
+    """What the store has to say after a command (see `memtui_core.store.health.recent_warnings`)."""
+    from memtui_core.store.health import recent_warnings
+
+    warnings = [f"{w.text}; run `{w.fix}`" if w.fix else w.text for w in recent_warnings(store.storage)]
+    if store._injection_log is not None:  # written now, so a failure is told before the process ends
+        store._injection_log.flush()
+        failure = store._injection_log.take_error()
+        if failure:
+            warnings.append(failure)
+    return warnings
+
+
+def text_arg(value: str, what: str, strict: bool = False) -> str:
+    """An argument as real text. Bytes that are not UTF-8 reach us as lone surrogates:
+    a text to store is refused, anything else gets U+FFFD in their place."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        pass
+    if strict:
+        raise CliError(f"{what} is not valid UTF-8 (check the terminal's encoding)")
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def query_arg(value: str) -> str:
+    """A QUERY argument; `-` reads it from stdin."""
+    if value == "-":
+        return sys.stdin.buffer.read().decode("utf-8", "replace")
+    return text_arg(value, "QUERY")
+
+
+def input_text(value: str, what: str) -> str:
+    """A TEXT to store; `-` reads it from stdin, which must then be UTF-8."""
+    if value != "-":
+        return text_arg(value, what, strict=True)
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"{what} from stdin is not valid UTF-8") from None
+
+
+def command_prefix(args: argparse.Namespace) -> str:
+    """`memtui` plus the --dir the user gave, for commands we suggest."""
+    if args.dir is None:
+        return PROG
+    import shlex
+
+    return f"{PROG} --dir {shlex.quote(args.dir)}"
+
+
+# ---------------------------------------------------------------------------- output
+
+
+def emit_json(data: object) -> int:
+    import orjson
+
+    option = orjson.OPT_NON_STR_KEYS
+    if sys.stdout.isatty():
+        option |= orjson.OPT_INDENT_2
+    try:
+        payload = orjson.dumps(data, option=option)
+    except orjson.JSONEncodeError:  # a path given as bytes that are not UTF-8
+        payload = orjson.dumps(_repaired(data), option=option)
+    flush_stdout()
+    sys.stdout.buffer.write(payload + b"\n")
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _repaired(data: object) -> object:
+    """`data` with every string made valid UTF-8 (undecodable bytes become U+FFFD)."""
+    if isinstance(data, str):
+        return text_arg(data, "")
+    if isinstance(data, dict):
+        return {_repaired(key): _repaired(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_repaired(item) for item in data]
+    return data
+
+
+def dump(model) -> dict:
+    return model.model_dump(mode="json")
+
+
+def echo(*lines: str) -> None:
+    out = sys.stdout
+    if (out.encoding or "").lower().replace("-", "") != "utf8":
+        try:
+            out.reconfigure(errors="replace")  # type: ignore[attr-defined]
+        except (AttributeError, ValueError):
+            pass
+    for line in lines:
+        out.write(line + "\n")
+
+
+def stderr(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def warn_cut(store, original_length: int | None) -> None:
+    """A text cut to the limit is never silent: one warning on stderr, whatever the output format."""
+    stderr(f"{PROG}: warning: the text had {original_length} characters and was cut to "
+           f"{store.limits.max_text} (the max_text limit)")
+
+
+def kind_cell(kind) -> str:
+    return f"{kind.value}"
+
+
+def text_cell(entry, style):
+    """The TEXT cell of an entry: blocked ones say so, in red; redacted ones are marked."""
+    from memtui.render import clean
+
+    notes = []
+    if "blocked" in entry.flags:
+        categories = [f.split(":", 1)[1] for f in entry.flags if f.startswith("threat:")]
+        notes.append("[blocked" + (": " + ", ".join(categories) if categories else "") + "]")
+    if "secret-redacted" in entry.flags:
+        notes.append("[redacted]")
+    text = " ".join(notes + [clean(entry.text)])
+    if "blocked" in entry.flags:
+        return (text, style.red)
+    return (text, style.yellow) if notes else text

@@ -1,0 +1,104 @@
+"""`memtui list` and `memtui add`: the entries as they are, and remembering a new one.
+
+    memtui list --kind preference
+    memtui add fact "前端用 Vite 构建" --keyword vite
+
+A new entry goes through the store's write rules (near-duplicates, the threat scan, secrets,
+eviction); what happened to it is said in one line each.
+"""
+
+from __future__ import annotations
+
+from memtui.cli.common import (command_prefix, dump, echo, emit_json, input_text, kind_cell, open_store,
+                               text_arg, text_cell, warn_cut)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from memtui.cli.common import Commands
+
+
+def register(commands: Commands) -> None:
+    p = commands.add("list", "list the entries, in store order", json=True)
+    p.add_argument("--kind", metavar="KIND", help="only this kind: preference, correction, lesson or fact")
+    p.set_defaults(handler=cmd_list)
+
+    p = commands.add("add", "remember one entry (a near-duplicate refreshes the existing one)", json=True)
+    p.add_argument("kind", metavar="KIND", help="preference, correction, lesson or fact")
+    p.add_argument("text", metavar="TEXT", help="the memory (`-` reads it from stdin)")
+    p.add_argument("--source", default="cli", help="where it came from (default: cli)")
+    p.add_argument("--keyword", action="append", default=None, metavar="K", dest="keywords",
+                   help="a retrieval keyword (repeatable): a synonym or the other language's word; never shown "
+                        "in the block")
+    p.set_defaults(handler=cmd_add)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    entries = store.entries()
+    if args.kind is not None:
+        from memtui_core.kinds import Kind
+
+        kind = Kind.require(text_arg(args.kind, "KIND"))
+        entries = [entry for entry in entries if entry.kind is kind]
+    if args.json:
+        return emit_json([dump(entry) for entry in entries])
+    from memtui.render import Style, age, clean, table, terminal_width
+
+    style = Style()
+    rows = [[entry.id, kind_cell(entry.kind), age(entry.ts), clean(entry.source) or "-", text_cell(entry, style)]
+            for entry in entries]
+    if rows:
+        echo(*table(["ID", "KIND", "AGE", "SOURCE", "TEXT"], rows, width=terminal_width(), style=style,
+                    styles=[style.dim, style.cyan, None, style.dim, None]))
+    total = len(store)
+    shown = f"{len(entries)} of {total}" if args.kind is not None else f"{total}"
+    echo(style.dim(f"{shown} entries ({total}/{store.limits.max_entries})"))
+    invalid = len(store.invalid())
+    if invalid:
+        items = "1 invalid item in the file is" if invalid == 1 else f"{invalid} invalid items in the file are"
+        echo(style.yellow(f"{items} kept but not listed; see `{command_prefix(args)} doctor`"))
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from memtui_core.kinds import Kind
+
+    kind = Kind.require(text_arg(args.kind, "KIND"))
+    text = input_text(args.text, "TEXT")
+    source = text_arg(args.source, "--source", strict=True)
+    keywords = [text_arg(k, "--keyword", strict=True) for k in args.keywords] if args.keywords is not None else None
+    store = open_store(args)
+    result = store.remember(kind, text, source=source, keywords=keywords)
+    if result.truncated:
+        warn_cut(store, result.original_length)
+    if args.json:
+        return emit_json(dump(result))
+    from memtui.render import Style, clean, truncate
+
+    style = Style()
+    entry = result.entry
+    evicted_ids = [old.id for old in result.evicted]
+    if result.added:
+        echo(f"added {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
+    else:
+        echo(f"already remembered as {style.bold(entry.id)} ({entry.kind.value}): refreshed its time; "
+             f"text and kind kept")
+        if entry.kind is not kind:
+            echo(style.yellow(f"  you said {kind.value}; it stays {entry.kind.value} "
+                              f"(`{command_prefix(args)} reclassify {entry.id} {kind.value}` to change it)"))
+    if entry.id in evicted_ids:
+        echo(style.yellow(f"  the store is full ({store.limits.max_entries}) of entries that are kept longer: "
+                          f"it was evicted at once"))
+    others = [old for old in result.evicted if old.id != entry.id]
+    for old in others:
+        echo(style.yellow(f"  evicted {old.id} ({old.kind.value}) to stay within {store.limits.max_entries}: "
+                          f"{truncate(clean(old.text), 50)}"))
+    if entry.id not in evicted_ids and "blocked" in entry.flags:
+        categories = [f.split(":", 1)[1] for f in entry.flags if f.startswith("threat:")]
+        echo(style.red(f"  blocked by the threat scan ({', '.join(categories) or 'flagged'}): stored, but never "
+                       f"injected until approved (`{command_prefix(args)} approve {entry.id}`)"))
+    elif result.added and "secret-redacted" in entry.flags:
+        echo(style.yellow("  a secret in the text was replaced by [REDACTED:...]"))
+    return 0
