@@ -10,7 +10,7 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 __all__ = [
-    "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
+    "AUDIT_UNLOGGED", "BLOCKED", "CORE_OVER_BUDGET", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
     "PERMISSIONS", "QUARANTINED", "RECOVERED", "SYMLINK", "UNREADABLE", "UNWRITABLE", "Warning",
 ]
 
@@ -28,6 +28,7 @@ SYMLINK = "symlink"  # a store file is a symbolic link: refused
 PERMISSIONS = "permissions"  # other users can write to the store directory
 DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
+CORE_OVER_BUDGET = "core-over-budget"  # entries pinned by hand do not fit the pinned core's budget
 
 
 def __getattr__(name: str):

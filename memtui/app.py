@@ -302,7 +302,7 @@ class MemtuiApp(App[None]):
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.current_mode))
+            self.push_screen(HelpScreen(help_sections(self.current_mode, type(self))))
 
     def show_audit_for(self, entry_id: str) -> None:
         self.visit("audit", entry_id)  # the audit screen filters on it
@@ -389,6 +389,40 @@ class MemtuiApp(App[None]):
         """Called by the browse screen the first time it shows rows (for the startup measurement)."""
         if self.first_rows_at is None:
             self.first_rows_at = time.perf_counter()
+
+
+def help_sections(current: str, app_class: type[App[None]]) -> list[tuple[str, list[Binding]]]:
+    """The bindings `?` lists, by part: the current mode's first, then the app's (they work
+    everywhere), the other modes', the editor's and the conflict dialog's. The help screen is
+    handed them, so it imports none of the screens it lists."""
+    from .modals.conflict import ConflictModal
+    from .modals.edit import EditModal
+    from .screens.audit import AuditScreen
+    from .screens.backups import BackupsScreen
+    from .screens.explain import ExplainScreen
+    from .screens.injections import InjectionsScreen
+    from .screens.probes import ProbesScreen
+
+    modes: dict[str, tuple[str, type[Screen]]] = {
+        "browse": ("Browse (entries)", BrowseScreen),
+        "explain": ("Explain (w)", ExplainScreen),
+        "backups": ("Backups (b)", BackupsScreen),
+        "audit": ("Audit (a)", AuditScreen),
+        "injections": ("Injections (i)", InjectionsScreen),
+        "probes": ("Probes (P)", ProbesScreen),
+    }
+    out: list[tuple[str, list[Binding]]] = []
+    if current in modes:
+        out.append((modes[current][0], _bindings(modes[current][1])))
+    out.append(("Everywhere", _bindings(app_class)))
+    out += [(title, _bindings(cls)) for name, (title, cls) in modes.items() if name != current]
+    out.append(("Editor (e, n)", _bindings(EditModal)))
+    out.append(("Conflict", _bindings(ConflictModal)))
+    return out
+
+
+def _bindings(node_class: type) -> list[Binding]:
+    return [b for b in getattr(node_class, "BINDINGS", []) if isinstance(b, Binding)]
 
 
 def _events_by_id(events: list[AuditEvent]) -> dict[str, list[AuditEvent]]:

@@ -15,6 +15,8 @@ from ..errors import ConflictError, EntryNotFound, InvalidInput
 from ..ranking.keywords import clean_keywords, merge_keywords
 from ..kinds import Kind
 from .records import Document, Record, new_id, normalize
+from .entries import _entry, _stamp
+from .pinning import Pinning
 from .storage import Change
 from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
 
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["Writing"]
 
 
-class Writing:
-    """The write half of MemoryStore's API (see store.py for the read half)."""
+class Writing(Pinning):
+    """The write half of MemoryStore's API (see store.py for the read half); pins: pinning.py."""
 
     if TYPE_CHECKING:
         limits: Limits
@@ -156,7 +158,7 @@ class Writing:
             if expected is not None:
                 raise ConflictError(entry_id, None, expected)
             raise EntryNotFound(entry_id)
-        if expected is not None and _as_view(expected) != record.view():
+        if expected is not None and _as_view(expected) != _pin_as_entry(record.view()):
             raise ConflictError(entry_id, _entry(record), expected)
         return record
 
@@ -275,6 +277,8 @@ class Writing:
             return self.delete(entry_id, expected=after)  # undoing an add is a delete, if nothing changed since
         if not isinstance(entry_id, str) or not isinstance(before, dict):
             raise InvalidInput(f"a {op or 'this'} event cannot be undone: it has no entry before it")
+        if op in ("pin", "unpin") and isinstance(after, dict):
+            return self._undo_pin(data, entry_id, before, after)
         old_kind = Kind.require(before.get("kind"))
         old_text, old_flags, _cut = self._prepare_text(before.get("text"))
         note = f"undo: {op} of {_stamp(data.get('at'))} by {data.get('actor') or '?'}"
@@ -286,6 +290,8 @@ class Writing:
                     raise ConflictError(entry_id, _entry(current), None)
                 record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""),
                                 int(before.get("ts") or 0), list(old_flags))
+                if isinstance(before.get("pinned"), bool):  # back in the core, at its place in the order if named
+                    record.pin = before["pinned"]
                 record.judge()
                 doc.items.append(record)
                 events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
@@ -335,28 +341,12 @@ def _as_view(expected: Any) -> dict:
     for optional in ("flags", "keywords"):
         if not data.get(optional):
             data.pop(optional, None)
-    return {key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()}
+    return _pin_as_entry({key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()})
 
 
-def _entry(record: Record) -> Entry:
-    from ..model import Entry
-
-    return Entry.model_construct(
-        id=record.id,
-        kind=record.kind,
-        text=record.text,
-        source=record.source,
-        ts=record.ts,
-        flags=record.effective_flags,
-        keywords=record.keywords,
-        **{key: value for key, value in record.extra.items() if key != "keywords"},
-    )
-
-
-def _stamp(at: object) -> str:
-    """An event's time as UTC, to name it in a note."""
-    import datetime as _dt
-
-    if not isinstance(at, (int, float)):
-        return "an unknown time"
-    return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _pin_as_entry(view: dict) -> dict:
+    """A view with `pinned` as the Entry model has it: present only when pinned (kept out by hand
+    and not pinned both read as not pinned)."""
+    if view.get("pinned") is not True:
+        view.pop("pinned", None)
+    return view

@@ -1,4 +1,7 @@
-"""`?`: every key of the app, grouped by where it works, built from the bindings themselves."""
+"""`?`: every key of the app, grouped by where it works, built from the bindings themselves.
+
+The app hands over the bindings of each part (`memtui.app.help_sections`): this screen imports none
+of the screens it lists."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
 from ..widgets.palette import P
 
 
@@ -20,9 +24,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,q", "close", "Close", id="help.close"),
     ]
 
-    def __init__(self, current: str) -> None:
+    def __init__(self, sections: list[tuple[str, list[Binding]]]) -> None:
+        """`sections`: each title with the bindings of its part, in the order they are listed (the app
+        gives them: the current screen first, then the keys that work everywhere, and the rest)."""
         super().__init__(classes="modal")
-        self.current = current
+        self._sections = sections
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="help-dialog"):
@@ -31,31 +37,9 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(self.render_keys(), id="help-keys")
 
     def sections(self) -> list[tuple[str, list[Binding]]]:
-        from ..modals.conflict import ConflictModal
-        from ..modals.edit import EditModal
-        from .audit import AuditScreen
-        from .backups import BackupsScreen
-        from .browse import BrowseScreen
-        from .explain import ExplainScreen
-        from .injections import InjectionsScreen
-        from .probes import ProbesScreen
-
-        screens = {
-            "browse": ("Browse (entries)", BrowseScreen),
-            "explain": ("Explain (w)", ExplainScreen),
-            "backups": ("Backups (b)", BackupsScreen),
-            "audit": ("Audit (a)", AuditScreen),
-            "injections": ("Injections (i)", InjectionsScreen),
-            "probes": ("Probes (P)", ProbesScreen),
-        }
-        out = []
-        if self.current in screens:
-            out.append((screens[self.current][0], _bindings(screens[self.current][1])))
-        out.append(("Everywhere", _bindings(type(self.app))))
-        out += [(title, _bindings(cls)) for name, (title, cls) in screens.items() if name != self.current]
-        out.append(("Editor (e, n)", _bindings(EditModal)))
-        out.append(("Conflict", _bindings(ConflictModal)))
-        return out
+        """The keys worth listing: a binding with an id and a description."""
+        return [(title, [b for b in bindings if isinstance(b, Binding) and b.id and b.description])
+                for title, bindings in self._sections]
 
     def render_keys(self) -> RenderableType:
         parts: list[RenderableType] = []
@@ -74,6 +58,3 @@ class HelpScreen(ModalScreen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
-
-def _bindings(node_class: type) -> list[Binding]:
-    return [b for b in getattr(node_class, "BINDINGS", []) if isinstance(b, Binding) and b.id and b.description]
