@@ -37,6 +37,7 @@ pytestmark = pytest.mark.skipif(CLAUDE is None, reason="Claude Code is not insta
 
 STAGING = "The staging server is called blue-harbor-7 and deploys need the --canary flag"
 UNRELATED = "Release notes are written in the imperative mood"
+PINNED = "Always answer in British English, with metric units"
 
 
 def run_claude(project, tmp_path, stub: LlmStub, prompt: str) -> dict:
@@ -69,7 +70,9 @@ def project(tmp_path):
     folder = tmp_path / "project"
     folder.mkdir()
     store = tmp_path / "store"
-    write_store(store, [{"kind": "fact", "text": STAGING}, {"kind": "preference", "text": UNRELATED}])
+    # the preference is the pinned core (its kind puts it there), in context from the session's start
+    write_store(store, [{"kind": "fact", "text": STAGING}, {"kind": "lesson", "text": UNRELATED},
+                        {"kind": "preference", "text": PINNED}])
     done = run_memtui("setup", "claude-code", "--project", str(folder), store=store)
     assert done.code == 0, done.err
     assert sys.executable in (folder / ".claude" / "settings.json").read_text()  # this venv's memtui, by path
@@ -85,14 +88,15 @@ def test_the_request_carries_the_memory_the_prompt_needs(project, tmp_path):
     assert "=== Long-term memory" in sent
     assert STAGING in sent
     assert UNRELATED not in sent  # only what the prompt needs
+    assert sent.count(PINNED) == 1  # the core, once: SessionStart brought it, the prompt's block does not repeat it
     # the MCP server from .mcp.json is running: the model is offered memtui's tools
     names = {tool.get("name") for tool in requests[0]["tools"]}
     assert {"mcp__memtui__memory_save", "mcp__memtui__memory_search"} <= names
 
 
-def test_a_prompt_that_needs_no_memory_gets_none(project, tmp_path):
+def test_the_session_starts_with_the_pinned_core_only(project, tmp_path):
     with LlmStub() as stub:
         run_claude(project, tmp_path, stub, "Write a haiku about autumn leaves")
     sent = json.dumps(turn_requests(stub)[0]["messages"], ensure_ascii=False)
-    assert "=== Long-term memory" not in sent
-    assert STAGING not in sent
+    assert sent.count(PINNED) == 1  # from SessionStart; the prompt needed nothing more
+    assert STAGING not in sent and UNRELATED not in sent

@@ -35,8 +35,9 @@ PYTHON = hermes_python()
 pytestmark = pytest.mark.skipif(PYTHON is None, reason="no Python with hermes-agent and memtui: set "
                                                        "MEMTUI_HERMES_PYTHON, or make .ci/hermes (see .ci/run)")
 
-COLOUR = "The user's favourite colour is teal, for every chart and slide"
+COLOUR = "The charts and slides use the company colours, teal and slate"
 UNRELATED = "Release notes are written in the imperative mood"
+PINNED = "Always answer in British English, with metric units"
 
 
 @pytest.fixture
@@ -80,8 +81,8 @@ def test_hermes_loads_the_provider_and_its_manager_drives_it(tmp_path, home):
         manager.add_provider(provider)
         manager.initialize_all(session_id="s1", platform="cli", agent_context="primary", agent_identity="default")
         manager.initialize_all(session_id="s2", platform="cli", agent_context="primary", agent_identity="default")
-        saved = manager.handle_tool_call("memory_save", {{"kind": "preference", "text": {COLOUR!r}, "keywords": None}})
-        again = manager.handle_tool_call("memory_save", {{"kind": "preference", "text": {COLOUR!r}, "keywords": None}})
+        saved = manager.handle_tool_call("memory_save", {{"kind": "fact", "text": {COLOUR!r}, "keywords": None}})
+        again = manager.handle_tool_call("memory_save", {{"kind": "fact", "text": {COLOUR!r}, "keywords": None}})
         manager.notify_memory_tool_write(json.dumps({{"success": True}}),
                                          {{"action": "add", "target": "memory", "content": {UNRELATED!r}}})
         print(json.dumps({{
@@ -97,17 +98,19 @@ def test_hermes_loads_the_provider_and_its_manager_drives_it(tmp_path, home):
         """)
     assert result["is_provider"] and "memtui" in result["names"]
     assert {"memory_save", "memory_search"} <= set(result["tools"])
-    assert result["saved"] == {"result": "Saved (preference); memories stored: 1"}
+    assert result["saved"] == {"result": "Saved (fact); memories stored: 1"}
     assert "Already remembered" in result["again"]["result"]  # initialised twice: one store, one entry
     assert COLOUR in result["prefetch"] and UNRELATED not in result["prefetch"]
     assert result["nothing"] == ""
     assert result["store"] == str(home / "memtui" / "default")
-    assert result["entries"] == [["preference", COLOUR, "hermes"], ["fact", UNRELATED, "hermes"]]
+    assert result["entries"] == [["fact", COLOUR, "hermes"], ["fact", UNRELATED, "hermes"]]
 
 
 def test_a_hermes_turn_sends_the_model_the_memories_it_needs(tmp_path, home):
-    write_store(home / "memtui" / "default", [{"kind": "preference", "text": COLOUR},
-                                               {"kind": "fact", "text": UNRELATED}])
+    # the preference is the core (its kind puts it there): the system prompt carries it
+    write_store(home / "memtui" / "default", [{"kind": "fact", "text": COLOUR},
+                                               {"kind": "lesson", "text": UNRELATED},
+                                               {"kind": "preference", "text": PINNED}])
     with LlmStub() as stub:
         config = (home / "config.yaml").read_text()
         (home / "config.yaml").write_text(
@@ -122,4 +125,7 @@ def test_a_hermes_turn_sends_the_model_the_memories_it_needs(tmp_path, home):
     assert user["content"].startswith("What colour should the charts be?")
     assert COLOUR in user["content"] and "=== Long-term memory" in user["content"]
     assert UNRELATED not in json.dumps(request["messages"])
+    system = request["messages"][0]
+    assert system["role"] == "system" and PINNED in system["content"]  # the core, in the system prompt
+    assert PINNED not in user["content"]
     assert {"memory_save", "memory_search"} <= {tool["function"]["name"] for tool in request.get("tools", [])}

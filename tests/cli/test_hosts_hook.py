@@ -57,20 +57,22 @@ def one_warning(result) -> str:
 
 
 def test_a_prompt_gets_the_memories_it_needs(store_dir, tmp_path):
-    block = context(hook(store_dir, prompt("部署脚本怎么跑？", tmp_path)))
+    block = context(hook(store_dir, prompt("前端用什么构建？", tmp_path)))
     assert block.startswith("=== Long-term memory") and block.endswith("=== End long-term memory ===")
-    assert "部署脚本默认先 dry-run" in block
-    assert "前端用 Vite" not in block
-    answer = orjson.loads(hook(store_dir, prompt("部署脚本怎么跑？", tmp_path)).raw)
+    assert "前端用 Vite 构建" in block
+    assert "pytest 的 tmp_path" not in block
+    # the preference and the correction are the pinned core: SessionStart brought them, a prompt does not repeat them
+    assert "回复用中文" not in block and "部署脚本默认先 dry-run" not in block
+    answer = orjson.loads(hook(store_dir, prompt("前端用什么构建？", tmp_path)).raw)
     assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
 
 
 def test_the_labels_follow_the_prompts_language(tmp_path):
     store = tmp_path / "store"
-    write_store(store, [{"kind": "correction", "text": "Deploys run with --dry-run first, then for real"}])
+    write_store(store, [{"kind": "lesson", "text": "Deploys run with --dry-run first, then for real"}])
     block = context(hook(store, prompt("how do deploys run?", tmp_path), env={"MEMTUI_LANG": ""}))
-    assert "- [correction] Deploys run with --dry-run first" in block
-    assert "[纠正] " in context(hook(store, prompt("how do deploys run?", tmp_path), env={"MEMTUI_LANG": "zh"}))
+    assert "- [lesson] Deploys run with --dry-run first" in block
+    assert "[经验] " in context(hook(store, prompt("how do deploys run?", tmp_path), env={"MEMTUI_LANG": "zh"}))
 
 
 def test_nothing_relevant_prints_nothing(store_dir, tmp_path):
@@ -79,13 +81,15 @@ def test_nothing_relevant_prints_nothing(store_dir, tmp_path):
         assert (result.code, result.raw, result.err) == (0, b"", ""), text
 
 
-def test_a_session_start_without_a_pinned_core_prints_nothing(store_dir, tmp_path):
-    result = hook(store_dir, {**START_EVENT, "cwd": str(tmp_path)})
+def test_a_session_start_without_a_core_prints_nothing(tmp_path):
+    store = tmp_path / "store"
+    write_store(store, [SAMPLE[2], SAMPLE[3]])  # a lesson and a fact: nothing that holds in every turn
+    result = hook(store, {**START_EVENT, "cwd": str(tmp_path)})
     assert (result.code, result.raw, result.err) == (0, b"", "")
 
 
 def test_each_turn_is_in_the_injection_log(store_dir, tmp_path):
-    context(hook(store_dir, prompt("部署脚本怎么跑？", tmp_path)))
+    context(hook(store_dir, prompt("前端用什么构建？", tmp_path)))
     lines = run_memtui("injections", "--json", store=store_dir).json()
     assert lines, "the hook's turn is logged like any other injection"
 
@@ -129,9 +133,9 @@ def test_a_locked_store_is_still_read(store_dir, tmp_path):
     # reads never wait for the lock, so a writer holding it costs the prompt nothing
     with FileLock(str(store_dir / "memory.json.lock")):
         start = time.monotonic()
-        block = context(hook(store_dir, prompt("部署脚本怎么跑？", tmp_path)))
+        block = context(hook(store_dir, prompt("前端用什么构建？", tmp_path)))
         assert time.monotonic() - start < 10
-    assert "部署脚本默认先 dry-run" in block
+    assert "前端用 Vite 构建" in block
 
 
 def test_a_corrupt_store_locked_by_a_writer_never_holds_up_the_prompt(tmp_path):
@@ -170,9 +174,9 @@ def test_a_usage_error_is_status_1_never_2(store_dir):
 
 
 def test_the_options_are_read_with_and_without_argparse(store_dir, tmp_path):
-    event = orjson.dumps(prompt("部署脚本怎么跑？", tmp_path))
+    event = orjson.dumps(prompt("pytest 的临时目录怎么写？", tmp_path))
     other = tmp_path / "other"
-    write_store(other, [SAMPLE[1]])
+    write_store(other, [{"kind": "lesson", "text": "pytest 的 tmp_path 比手写临时目录可靠，部署前先 dry-run"}])
     for args in (["--dir", str(other), "hook", "claude-code"], ["hook", "claude-code", "--dir", str(other)],
                  ["hook", "claude-code", f"--dir={other}", "--lang", "en", "--timeout=9"],
                  ["--profile", "default", "hook", "claude-code", "--dir", str(other)]):
@@ -201,3 +205,44 @@ def test_the_hook_loads_no_more_than_inject(store_dir, tmp_path):
     assert sorted(m for m in loaded for name in heavy if m == name or m.startswith(name + ".")) == []
     assert sorted(m for m in loaded if m.startswith("memtui.cli")) == ["memtui.cli", "memtui.cli.common",
                                                                       "memtui.cli.hosts"]
+
+
+# ---------------------------------------------------------------------------- the pinned core
+
+
+def pinned_store(tmp_path):
+    """A standing preference (in the core by its kind), a fact pinned by hand, and a lesson."""
+    from memtui_core.memory import MemoryStore
+
+    store = MemoryStore(tmp_path / "store")
+    store.remember("preference", "回复用中文，代码注释用英文")
+    store.pin(store.remember("fact", "生产数据库只读，迁移必须走审批单").entry.id)
+    store.remember("lesson", "部署脚本先 dry-run，确认后再真正执行")
+    return tmp_path / "store"
+
+
+def test_session_start_gets_the_pinned_core(tmp_path):
+    store = pinned_store(tmp_path)
+    result = hook(store, {**START_EVENT, "cwd": str(tmp_path)})
+    block = context(result)
+    assert orjson.loads(result.raw)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert block.startswith("=== Long-term memory: core")
+    assert "回复用中文，代码注释用英文" in block and "生产数据库只读" in block
+    assert "部署脚本先 dry-run" not in block  # only the core: nothing was asked yet
+
+
+def test_a_prompt_gets_its_memories_without_the_core_again(tmp_path):
+    # the core came with SessionStart and stays in the conversation; each prompt adds only its own part
+    store = pinned_store(tmp_path)
+    # the prompt matches the pinned fact too (search finds it), but the fact is not sent again
+    block = context(hook(store, prompt("部署脚本怎么跑？数据库迁移呢", tmp_path)))
+    assert "部署脚本先 dry-run" in block
+    assert "生产数据库只读" not in block and "回复用中文，代码注释用英文" not in block
+
+
+def test_the_core_follows_the_language_of_its_entries(tmp_path):
+    from memtui_core.memory import MemoryStore
+
+    MemoryStore(tmp_path / "store").remember("preference", "Answer in British English, with metric units")
+    block = context(hook(tmp_path / "store", {**START_EVENT, "cwd": str(tmp_path)}, env={"MEMTUI_LANG": ""}))
+    assert "- [preference] Answer in British English" in block

@@ -53,11 +53,11 @@ def test_a_new_project_gets_both_hooks_and_the_mcp_server(project, store_dir):
 
     # what was written runs: the hook command answers an event as Claude Code would send it
     [hook] = memtui_hooks(settings, "UserPromptSubmit")
-    event = {"hook_event_name": "UserPromptSubmit", "cwd": str(project), "prompt": "部署脚本怎么跑？"}
+    event = {"hook_event_name": "UserPromptSubmit", "cwd": str(project), "prompt": "前端用什么构建？"}
     ran = subprocess.run(hook["command"], shell=True, input=orjson.dumps(event), capture_output=True, cwd=project,
                          env={**os.environ, "MEMTUI_DIR": str(project / "not-this-one")}, timeout=30)
     assert ran.returncode == 0, ran.stderr
-    assert "部署脚本默认先 dry-run" in orjson.loads(ran.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "前端用 Vite 构建" in orjson.loads(ran.stdout)["hookSpecificOutput"]["additionalContext"]
     assert [server["command"], *server["args"]][:3] == [sys.executable, "-m", "memtui"]
 
 

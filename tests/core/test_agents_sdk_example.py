@@ -63,11 +63,17 @@ class StandIn(Model):
 def test_the_instructions_carry_the_memories_the_message_needs(monkeypatch, tmp_path):
     ns = example(monkeypatch, tmp_path)
     ns["store"].remember("preference", "Answer in British English, with metric units")
-    prompt = asyncio.run(ns["agent"].get_system_prompt(RunContextWrapper(ns["Turn"]("Which units should you use?"))))
+    ns["store"].remember("fact", "The staging server is called blue-harbor-7")
+
+    def instructions(message: str) -> str:
+        return asyncio.run(ns["agent"].get_system_prompt(RunContextWrapper(ns["Turn"](message))))
+
+    prompt = instructions("Which staging server do we deploy to?")
     assert prompt.startswith("You are a coding agent.")
-    assert "- [preference] Answer in British English, with metric units" in prompt
-    unrelated = asyncio.run(ns["agent"].get_system_prompt(RunContextWrapper(ns["Turn"]("Parse this CSV file"))))
-    assert unrelated == "You are a coding agent."
+    assert "The staging server is called blue-harbor-7" in prompt
+    assert "Answer in British English, with metric units" in prompt  # the core: in every turn
+    unrelated = instructions("Parse this CSV file")
+    assert "blue-harbor-7" not in unrelated and "Answer in British English" in unrelated
 
 
 def test_the_tools_are_strict_function_tools_that_run(monkeypatch, tmp_path):

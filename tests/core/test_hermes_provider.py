@@ -75,9 +75,10 @@ def test_tools_are_openai_functions_and_answer_json_strings(tmp_path):
 
 def test_prefetch_brings_the_memories_the_message_needs(tmp_path):
     provider = started(tmp_path / "home")
-    provider.handle_tool_call("memory_save", {"kind": "preference", "text": COLOUR, "keywords": None})
-    block = provider.prefetch("What is my favourite colour?")
-    assert COLOUR in block and block.startswith("=== Long-term memory")
+    staging = "The staging server is called blue-harbor-7"
+    provider.handle_tool_call("memory_save", {"kind": "fact", "text": staging, "keywords": None})
+    block = provider.prefetch("Which staging server do we deploy to?")
+    assert staging in block and block.startswith("=== Long-term memory")
     assert "<memory-context>" not in block  # Hermes adds its own fence and strips a second one
     assert provider.prefetch("How do I parse a CSV file?") == ""
     assert provider.prefetch("") == ""
@@ -142,3 +143,14 @@ def test_the_plugin_folder_is_found_by_hermes_loaders_rules():
     assert "from memtui_core.agents.hosts.hermes import MemtuiMemoryProvider" in init
     compile(init, "__init__.py", "exec")
     assert b"name: memtui" in files["plugin.yaml"]
+
+
+def test_the_pinned_core_is_in_the_system_prompt_and_not_again_per_turn(tmp_path):
+    provider = started(tmp_path / "home")
+    core = provider.store.remember("preference", "Answer in British English, with metric units").entry
+    provider.store.pin(core.id)
+    provider.store.remember("fact", "The staging server is called blue-harbor-7")
+    system = provider.system_prompt_block()
+    assert "Answer in British English" in system and "blue-harbor-7" not in system
+    turn = provider.prefetch("Which units and which staging server? Answer in British English")
+    assert "blue-harbor-7" in turn and "Answer in British English, with metric units" not in turn

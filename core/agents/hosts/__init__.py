@@ -61,9 +61,22 @@ def turn_block(store: MemoryStore, text: str, lang: str | None = None) -> str:
 
 
 def core_block(store: MemoryStore, lang: str | None = None) -> str:
-    """The pinned core, always in context ("" when nothing is pinned): what a host puts in the
-    system prompt or at the start of a session. Never raises."""
+    """The pinned core, always in context ("" when it is empty): what a host puts in the system
+    prompt or at the start of a session, once. With `auto` there is no message to follow yet, so
+    the header and labels follow the core's own entries. Never raises."""
     try:
-        return store.core_block(lang=lang)
+        if lang != "auto" and (lang is not None or store.lang != "auto"):
+            return store.core_block(lang=lang)
+        block = store.core_block(lang="zh")
+        written = _entries_language(block)
+        return block if written == "zh" or not block else store.core_block(lang=written)
     except Exception:
         return ""
+
+
+def _entries_language(block: str) -> str:
+    """The language the entries of a rendered block are written in (its labels aside)."""
+    from ...lang import detect_lang
+
+    texts = [line.split("] ", 1)[1] for line in block.splitlines() if line.startswith("- [") and "] " in line]
+    return detect_lang(" ".join(texts))

@@ -9,7 +9,7 @@ context then reaches the model with that turn.
   pinned core. Nothing relevant: no output at all. It never raises and never blocks a prompt: bad
   input or a store it cannot read gives no output and one line for stderr.
 - `plan_setup(...)`: the changes to `.claude/settings.json` (the two hooks) and `.mcp.json` (the
-  MCP server) that install memtui, merged into what is there; `write_change` writes one of them.
+  MCP server) that install memtui, merged into what is there (`files.write_change` writes them).
 
 Only the standard library, orjson and the store are imported: this is the per-turn path.
 """
