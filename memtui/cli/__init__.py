@@ -34,12 +34,13 @@ if TYPE_CHECKING:
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from memtui.cli import (completion, curate, doctor, entries, history, hosts, inject, probe, schema, search,
-                            serve, transfer)
+    from memtui.cli import (completion, curate, doctor, entries, history, hosts, inject, pins, probe, schema,
+                            search, serve, transfer)
     from memtui.cli.common import Commands
 
     # The command modules, in the order `memtui --help` lists their commands.
-    groups = (entries, search, inject, curate, history, doctor, serve, hosts, probe, schema, completion, transfer)
+    groups = (entries, search, inject, curate, pins, history, doctor, serve, hosts, probe, schema, completion,
+              transfer)
 
     # --dir and --lock-timeout work before or after the command; SUPPRESS keeps a value given
     # before the command when the command's own parser does not see one.
