@@ -10,9 +10,9 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 __all__ = [
-    "AUDIT_UNLOGGED", "BLOCKED", "DISK_FULL", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "LIMITS_INVALID",
-    "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED", "RECOVERED", "SPACE_FREED",
-    "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNREADABLE", "UNWRITABLE", "Warning",
+    "AUDIT_UNLOGGED", "BLOCKED", "CORE_OVER_BUDGET", "DISK_FULL", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS",
+    "LIMITS_INVALID", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED", "RECOVERED",
+    "SPACE_FREED", "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNREADABLE", "UNWRITABLE", "Warning",
 ]
 
 AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
@@ -34,6 +34,7 @@ DISK_FULL = "disk-full"  # the disk has no room for the next write (about two co
 SPACE_FREED = "space-freed"  # a write found the disk full and freed old backups to be saved
 LIMITS_INVALID = "limits-invalid"  # the store's own limits hold something that is not a valid limit: ignored
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
+CORE_OVER_BUDGET = "core-over-budget"  # entries pinned by hand do not fit the pinned core's budget
 
 
 def __getattr__(name: str):

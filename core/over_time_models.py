@@ -23,6 +23,14 @@ class InjectionHit(BaseModel):
     th: str | None = None  # hash of the text as it was injected
 
 
+class InjectedCore(BaseModel):
+    """An entry of the pinned core a logged block carried (docs/injection.md#the-pinned-core)."""
+
+    id: str
+    chars: int
+    th: str | None = None  # hash of the text as it was injected
+
+
 class InjectionRecord(BaseModel):
     """One line of the injection log, as `memtui injections --json` lists it."""
 
@@ -35,6 +43,7 @@ class InjectionRecord(BaseModel):
     qh: str
     cut: bool = False
     hits: list[InjectionHit]
+    core: list[InjectedCore] = []  # the pinned core the block carried before the hits
 
 
 class InjectedEntry(BaseModel):

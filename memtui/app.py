@@ -220,6 +220,7 @@ class MemtuiApp(TypeAhead):
                 usage=usage(log.read()[0]),
                 usage_days=store.limits.injection_days,
                 usage_logged=log.enabled,
+                core=_core_of(store),
             )
             self.post_message(StoreLoaded(snapshot, select))
             health = store.health()
@@ -282,6 +283,7 @@ class MemtuiApp(TypeAhead):
         self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor,
                                  lang=lang)
         self.notify(f"Ranking profile: {name}")
+        self.reload()  # the pinned core follows the profile (nanohermes has none)
         if self.current_mode == "explain":
             from .screens.explain import ExplainScreen
 
@@ -426,6 +428,9 @@ def help_sections(current: str, app_class: type[App[None]]) -> list[tuple[str, l
         out.append((modes[current][0], _bindings(modes[current][1])))
     out.append(("Everywhere", _bindings(app_class)))
     out += [(title, _bindings(cls)) for name, (title, cls) in modes.items() if name != current]
+    from .modals.core import CoreModal
+
+    out.append(("The pinned core (c)", _bindings(CoreModal)))
     out.append(("Editor (e, n)", _bindings(EditModal)))
     out.append(("Conflict", _bindings(ConflictModal)))
     return out
@@ -433,6 +438,14 @@ def help_sections(current: str, app_class: type[App[None]]) -> list[tuple[str, l
 
 def _bindings(node_class: type) -> list[Binding]:
     return [b for b in getattr(node_class, "BINDINGS", []) if isinstance(b, Binding)]
+
+
+def _core_of(store: MemoryStore):
+    """The store's pinned core for the snapshot; None when it cannot be worked out (the rest still loads)."""
+    try:
+        return store.core()
+    except Exception:
+        return None
 
 
 def _events_by_id(events: list[AuditEvent]) -> dict[str, list[AuditEvent]]:

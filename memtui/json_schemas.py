@@ -45,7 +45,8 @@ OUTPUTS: tuple[Output, ...] = (
     Output("explain", "memtui_core.model:Explanation", ("explain", "部署 dry-run"), version=2,
            title="memtui explain --json"),
     Output("entry", "memtui_core.model:Entry", ("edit", "{id}", "--text", "新的文字"),
-           title="memtui edit | reclassify | rm | approve --json: the entry after the change (rm: as deleted)"),
+           title="memtui edit | reclassify | rm | approve | pin | unpin --json: the entry after the change (rm: as "
+                 "deleted)"),
     Output("backups", "memtui_core.model:Backup", ("backups",), many=True, title="memtui backups --json"),
     Output("restore", "memtui_core.model:RestoreResult", ("restore", "{backup}", "--dry-run"),
            title="memtui restore [--dry-run] --json"),
@@ -60,12 +61,15 @@ OUTPUTS: tuple[Output, ...] = (
            title="memtui injections --show N --json: one injection, each entry as it was then"),
     Output("replay", "memtui_core.over_time_models:ReplayReport", ("injections", "--replay", "1"),
            title="memtui injections --replay N --json: a past injection's query against today's store"),
+    Output("core", "memtui_core.model:CoreReport", ("core",),
+           title="memtui core --json: the pinned core in order, its budget, and what does not fit"),
     Output("import", "memtui_core.over_time_models:ImportReport",
            ("import", "tests/cli/data/memories.jsonl", "--dry-run"), title="memtui import FILE [--dry-run] --json"),
 )
 
 # Commands whose --json prints an output registered under another name.
-COMMAND_OUTPUT = {"edit": "entry", "reclassify": "entry", "rm": "entry", "approve": "entry"}
+COMMAND_OUTPUT = {"edit": "entry", "reclassify": "entry", "rm": "entry", "approve": "entry", "pin": "entry",
+                  "unpin": "entry"}
 
 
 def by_name(name: str) -> Output:

@@ -2,7 +2,8 @@
 
 `memory.json.index` holds, for one exact content of memory.json, each entry's threat verdict (of
 the entries judged so far), whether its text goes into the block as it is (of the entries
-rendered so far), its keywords as tokens, the inverted index of the texts (terms, postings,
+rendered so far), its keywords as tokens, where the pinned core looks (the pinned entries in the
+core's order, and per kind the others newest first), the inverted index of the texts (terms, postings,
 document lengths), whether the file is canonical (in memtui's own form: records.Document.canonical)
 and, for a canonical file, where each entry's object starts and ends in its bytes. The keyword
 weight and BM25's k1 and b are applied on load, so one file serves every ranking profile.
@@ -45,7 +46,7 @@ import orjson
 
 __all__ = ["FORMAT", "INDEX_SUFFIX", "Derived", "content_key", "derive", "ensure", "index_path", "parse", "read", "save"]
 
-FORMAT = 4  # 4: the header carries the limits memory.json holds (store_limits.py)
+FORMAT = 5  # 5: the header carries the store's limits (store_limits.py) and the core's candidates (`pins`, `recent`)
 INDEX_SUFFIX = ".index"
 MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
@@ -61,7 +62,7 @@ class Derived:
     of `ranking.Index`, with each entry's keywords as tokens."""
 
     __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans",
-                 "limits")
+                 "limits", "pins", "recent")
 
     def __init__(
         self,
@@ -76,6 +77,8 @@ class Derived:
         canonical: bool = False,
         spans: array | None = None,
         limits: dict | None = None,
+        pins: list[int] | None = None,
+        recent: dict[str, list[int]] | None = None,
     ) -> None:
         self.key = key
         # the valid limits memory.json's top level carries (store_limits.carried), so a query that
@@ -93,6 +96,10 @@ class Derived:
         self.starts = starts
         self.ids = ids
         self.doc_lens = doc_lens
+        # where the pinned core looks (ranking.pinned.candidates), by position: the entries pinned by
+        # hand in the core's order, and per kind those the policy may take, newest first; None: not known
+        self.pins = pins
+        self.recent = recent
 
 
 def _hash(data: bytes | memoryview) -> str:
@@ -105,7 +112,7 @@ def _hash(data: bytes | memoryview) -> str:
 
 
 _CODE = ("safety.threats", "safety.scan_views", "ranking.inject", "store.derived", "text.tokenize", "ranking.index",
-         "kinds", "store.records")
+         "kinds", "store.records", "ranking.pinned")
 
 
 def _code_files():
@@ -262,6 +269,11 @@ def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Der
             return None
         if not all(type(kw) is list and all(type(t) is str for t in kw) for kws in keywords if kws for kw in kws):
             return None
+        pins, recent = header["pins"], header["recent"]
+        if type(pins) is not list or type(recent) is not dict or not all(type(v) is list for v in recent.values()):
+            return None
+        if not all(type(p) is int and 0 <= p < n_docs for part in (pins, *recent.values()) for p in part):
+            return None
         counts = {"term_ends": n_terms, "starts": n_terms + 1, "ids": n_ids, "doc_lens": n_docs,
                   "spans": 2 * n_docs if canonical else 0}
         pos = 0
@@ -290,7 +302,7 @@ def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Der
         return None
     terms = TermTable(parts["terms"], ends)  # type: ignore[arg-type]
     found = Derived(key, verdicts, keywords, terms, starts, parts["ids"], parts["doc_lens"], plain,  # type: ignore[arg-type]
-                    canonical, parts["spans"] if canonical else None, limits)  # type: ignore[arg-type]
+                    canonical, parts["spans"] if canonical else None, limits, pins, recent)  # type: ignore[arg-type]
     return found
 
 
@@ -343,6 +355,8 @@ def encode(derived: Derived) -> bytes:
             "plain": derived.plain,
             "keywords": derived.keywords,
             "limits": derived.limits,
+            "pins": derived.pins or [],
+            "recent": derived.recent or {},
         }
     )
     return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *sections])
@@ -509,18 +523,21 @@ def without_gc(make, *args, **kwargs):
 def derive(
     records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
     limits: dict | None = None,
+    order: list[str] | None = None,
 ) -> Derived:
     """The derived index of these records (as parsed from the bytes `key` names, which are
     `canonical` or not: records.Document.canonical). Given those bytes (`data`) of a canonical
     file, it also says where each entry is in them, for queries that parse only what they meet.
     `redact`: the records may hold secrets another program wrote (memtui's own writes never store
-    one): their terms are taken from the redacted text, so the saved index holds no secret either."""
-    return without_gc(_derive, records, key, canonical, data, redact, limits)
+    one): their terms are taken from the redacted text, so the saved index holds no secret either.
+    `order`: the file's core order (records.Document.core_order)."""
+    return without_gc(_derive, records, key, canonical, data, redact, limits, order)
 
 
 def _derive(
     records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
     limits: dict | None = None,
+    order: list[str] | None = None,
 ) -> Derived:
     """See `derive`."""
     from ..ranking.index import build_parts, document_tokens
@@ -546,7 +563,11 @@ def _derive(
 
         found = entry_spans(data)
         spans = array("i", found) if found is not None and len(found) == 2 * len(records) else None
-    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans, limits)
+    from ..ranking.pinned import candidates
+
+    pins, recent = candidates(records, order or [])
+    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans, limits,
+                   pins, recent)
 
 
 def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None):
@@ -576,7 +597,7 @@ def ensure(storage, doc, written: bool = False) -> Derived | None:
         from .store_limits import carried
 
         doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written,
-                             limits=carried(doc.top)[0])
+                             limits=carried(doc.top)[0], order=doc.core_order)
         doc.data = None
         save(storage, doc.derived)
     return doc.derived

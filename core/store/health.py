@@ -13,8 +13,9 @@ TYPE_CHECKING = False
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from ..health_codes import (
-    AUDIT_UNLOGGED, BLOCKED, LIMITS_INVALID, SPACE_FREED, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS,
-    QUARANTINED, RECOVERED, SPECIAL_FILE, SYMLINK, TS_OUT_OF_RANGE, UNREADABLE, UNWRITABLE,
+    AUDIT_UNLOGGED, BLOCKED, CORE_OVER_BUDGET, DISK_FULL, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, LIMITS_INVALID,
+    NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS, QUARANTINED, RECOVERED, SPACE_FREED, SPECIAL_FILE, SYMLINK,
+    TS_OUT_OF_RANGE, UNREADABLE, UNWRITABLE,
 )
 from ..limits import Limits
 from .records import ts_out_of_range
@@ -22,7 +23,7 @@ from .storage import BROKEN_PREFIX, Storage
 
 if TYPE_CHECKING:
     from ..health_codes import Warning
-    from ..model import Health, Quarantine
+    from ..model import CoreReport, Health, Quarantine
 
 __all__ = ["Warning", "health", "is_locked", "quarantined_files", "recent_warnings"]
 
@@ -184,9 +185,10 @@ def _broken_names(storage: Storage) -> list[str]:
         return []
 
 
-def health(storage: Storage, limits: Limits, log=None) -> Health:
+def health(storage: Storage, limits: Limits, log=None, core: CoreReport | None = None) -> Health:
     """Everything a person should know about the store in `storage`, without changing anything.
-    `log`: the store's InjectionLog (for its usage and its write errors); by default one is opened."""
+    `log`: the store's InjectionLog (for its usage and its write errors); by default one is opened.
+    `core`: the store's pinned core (MemoryStore.core), for what it holds and what does not fit."""
     from ..model import Health, InvalidEntry, Quarantine
 
     doc = storage.load()
@@ -263,12 +265,29 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
         warnings.append(_warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
                                 f"chmod u+rwx {directory}"))
     injections, share = _injection_usage(storage, limits, log, records, warnings)
+    if core is not None and core.pinned_left_out:
+        warnings.append(core_warning(core))
     return Health(
         path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,
         locked=is_locked(storage), writable=writable, warnings=warnings,
         injections=injections, injected_share=share,
+        core_entries=len(core.entries) if core else 0, core_used=core.used if core else 0,
+        core_budget=core.budget if core else limits.core_budget,
+        core_left_out=[member.entry.id for member in core.left_out] if core else [],
     )
+
+
+def core_warning(core: CoreReport) -> Warning:
+    """The pinned entries that do not fit the core's budget, by id: never left out silently."""
+    left = core.pinned_left_out
+    n = len(left)
+    ids = ", ".join(member.entry.id for member in left[:8]) + (f" and {n - 8} more" if n > 8 else "")
+    need = sum(member.chars for member in left)
+    return _warning(CORE_OVER_BUDGET,
+                    f"the pinned core is over its budget ({core.used}/{core.budget} characters used): "
+                    f"{n} pinned entr{'y' if n == 1 else 'ies'} ({need} characters) left out of every block: {ids}",
+                    "memtui core")
 
 
 def _injection_usage(storage: Storage, limits: Limits, log, records: list,

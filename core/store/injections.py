@@ -32,6 +32,10 @@ from _thread import allocate_lock  # the lock alone: `threading` is imported onc
 
 import orjson
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 __all__ = ["LOG_NAME", "InjectionLog", "Replay", "explain_line", "replay", "text_hash", "usage"]
 
 LOG_NAME = "injections.jsonl"
@@ -131,9 +135,13 @@ def text_hash(text: str) -> str:
 
 
 def entry_lines(block: str) -> list[str]:
-    """The entry lines of a rendered block, in rank order (start, header, a blank line, the
-    entries, a blank line, end)."""
-    return block.split("\n")[3:-2] if block else []
+    """The entry lines of a rendered block, in order: the pinned core's, then the retrieved ones in
+    rank order (start, header, a blank line, the entries -- with the core, each section under its
+    label, a blank line between them -- a blank line, end). An entry's line is one line that
+    starts `- [`; a label or the header never does."""
+    if not block:
+        return []
+    return [line for line in block.split("\n")[2:-2] if line.startswith("- [")]
 
 
 def query_hash(query: str) -> str:
@@ -169,15 +177,18 @@ class InjectionLog:
 
     # ------------------------------------------------------------------ writing (the per-turn path)
 
-    def record(self, query: object, hits: list, block: str, lang: str = "zh", profile: str | None = None) -> None:
-        """Log one injection: `hits` are (record, score) in rank order, `block` what was returned.
+    def record(self, query: object, hits: list, block: str, lang: str = "zh", profile: str | None = None,
+               core: Sequence = ()) -> None:
+        """Log one injection: `hits` are (record, score) in rank order, `block` what was returned,
+        `core` the records of the pinned core the block carries (logged under `core`).
         Never raises. The line is formatted and written off the caller's path: kept in memory and
         written within a second (by the next call, a background flusher, `flush()`, a read, or
         at exit), so a warm `retrieve_block` pays for a tuple, not for a disk write."""
         if not self.enabled:
             return
         try:
-            item = (time.time(), query, lang, profile, [(r.id, score, r.text) for r, score in hits], block)
+            item = (time.time(), query, lang, profile, [(r.id, score, r.text) for r, score in hits], block,
+                    [(r.id, r.text) for r in core])
             with self._lock:
                 self._buffer.append(item)
                 first = self._buffer[0][0]
@@ -208,7 +219,8 @@ class InjectionLog:
         else:
             self.error = None
 
-    def _line(self, at: float, query: object, lang: str, profile: str, hits: list, block: str) -> bytes:
+    def _line(self, at: float, query: object, lang: str, profile: str, hits: list, block: str,
+              core: list = ()) -> bytes:
         from ..safety.threats import redact
 
         text = query if isinstance(query, str) else ""
@@ -225,6 +237,9 @@ class InjectionLog:
         else:
             out["qh"] = query_hash(text)
         lines = entry_lines(block)
+        if core:  # each entry of the pinned core as [id, characters of its line, hash of the text]
+            out["core"] = [[entry_id, len(line) + 1, text_hash(text)] for (entry_id, text), line in zip(core, lines)]
+            lines = lines[len(core):]
         # each hit as [id, rank, score, characters of its line, hash of the text injected]
         out["hits"] = [
             [entry_id, rank, round(score, 4), len(lines[rank - 1]) + 1, text_hash(text)]
@@ -357,6 +372,11 @@ def _normalise(line: object) -> dict:
             raise ValueError("a hit is not [id, rank, score, chars, text hash]")
         out.append(dict(zip(_HIT_FIELDS, hit)))
     line["hits"] = out
+    core = line.get("core", [])
+    if not (isinstance(core, list) and all(isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                                           and isinstance(item[1], int) for item in core)):
+        raise ValueError("core is not a list of [id, chars, text hash]")
+    line["core"] = [dict(zip(("id", "chars", "th"), item)) for item in core]
     if "qh" not in line:
         line["qh"] = query_hash(line.get("q", ""))
     line.setdefault("actor", "unknown")
@@ -368,7 +388,7 @@ def usage(lines: list[dict]) -> dict[str, tuple[int, float]]:
     """Per entry id: (how many logged injections included it, when it was last injected)."""
     out: dict[str, tuple[int, float]] = {}
     for line in lines:
-        for hit in line["hits"]:
+        for hit in (*line.get("core", ()), *line["hits"]):  # an entry of the pinned core was in the prompt too
             count, _last = out.get(hit["id"], (0, 0.0))
             out[hit["id"]] = (count + 1, line["at"])
     return out

@@ -24,6 +24,7 @@ _ID = lazy_pattern(r"[0-9a-f]{12}\Z")
 _TEXT_FLAGS = ("blocked", "secret-redacted")  # flags a text earns, dropped when the text changes
 _TEXT_FLAG_PREFIXES = ("threat:", "approved:")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
+CORE_ORDER = "core_order"  # the top-level list of pinned ids in the core's order (docs/format.md#the-pinned-core)
 
 
 _PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
@@ -231,6 +232,25 @@ class Record:
             self.extra.pop("keywords", None)
 
     @property
+    def pin(self) -> bool | None:
+        """The optional `pinned` field: True, pinned into the core by hand; False, kept out of it by
+        hand; None (absent, or not a boolean: kept as it is until a pin or unpin), the core's policy
+        decides (docs/format.md#the-pinned-core)."""
+        value = self.extra.get("pinned")
+        return value if isinstance(value, bool) else None
+
+    @pin.setter
+    def pin(self, value: bool | None) -> None:
+        if value is None:
+            self.extra.pop("pinned", None)
+        else:
+            self.extra["pinned"] = value
+
+    @property
+    def pinned(self) -> bool:
+        return self.extra.get("pinned") is True
+
+    @property
     def effective_flags(self) -> list[str]:
         """Stored flags plus what the scan found on load."""
         flags = list(self.flags)
@@ -344,6 +364,22 @@ class Document:
 
     def ids(self) -> dict[str, Record]:
         return {item.id: item for item in self.items if isinstance(item, Record)}
+
+    @property
+    def core_order(self) -> list[str]:
+        """The order of the entries pinned by hand, as the optional top-level `core_order` list of
+        ids keeps it (what is not a list of strings reads as none, and is kept until a pin writes)."""
+        value = self.top.get(CORE_ORDER)
+        if not isinstance(value, list):
+            return []
+        return [item for item in value if isinstance(item, str)]
+
+    @core_order.setter
+    def core_order(self, ids: list[str]) -> None:
+        if ids:
+            self.top[CORE_ORDER] = list(ids)
+        else:
+            self.top.pop(CORE_ORDER, None)
 
     def use_key(self, key: bytes | None) -> Document:
         """Verify every entry's approval with the store's key; returns the document."""

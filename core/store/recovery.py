@@ -245,6 +245,9 @@ class Recovery:
             doc.items.append(record)
         else:
             doc.items[position] = record
+        order = event.get("core_after")  # a pin or unpin wrote the core's order too
+        if isinstance(order, list):
+            doc.core_order = order
         return doc
 
     def unlogged_change(self, current: bytes, doc: Document) -> list[Event]:

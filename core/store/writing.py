@@ -15,6 +15,8 @@ from ..errors import ConflictError, EntryNotFound, EvictionRefused, InvalidInput
 from ..ranking.keywords import clean_keywords, merge_keywords
 from ..kinds import Kind
 from .records import Document, Record, new_id, normalize, read_ts
+from .entries import _entry, _stamp
+from .pinning import Pinning
 from .storage import Change
 from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, strip_invisible, threat_flags
 
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["Writing"]
 
 
-class Writing:
-    """The write half of MemoryStore's API (see store.py for the read half)."""
+class Writing(Pinning):
+    """The write half of MemoryStore's API (see store.py for the read half); pins: pinning.py."""
 
     if TYPE_CHECKING:
         limits: Limits
@@ -165,7 +167,7 @@ class Writing:
             if expected is not None:
                 raise ConflictError(entry_id, None, expected)
             raise EntryNotFound(entry_id)
-        if expected is not None and _as_view(expected) != record.view():
+        if expected is not None and _as_view(expected) != _pin_as_entry(record.view()):
             raise ConflictError(entry_id, _entry(record), expected)
         return record
 
@@ -284,6 +286,8 @@ class Writing:
             return self.delete(entry_id, expected=after)  # undoing an add is a delete, if nothing changed since
         if not isinstance(entry_id, str) or not isinstance(before, dict):
             raise InvalidInput(f"a {op or 'this'} event cannot be undone: it has no entry before it")
+        if op in ("pin", "unpin") and isinstance(after, dict):
+            return self._undo_pin(data, entry_id, before, after)
         old_kind = Kind.require(before.get("kind"))
         old_text, old_flags, _cut = self._prepare_text(before.get("text"))
         note = f"undo: {op} of {_stamp(data.get('at'))} by {data.get('actor') or '?'}"
@@ -296,6 +300,8 @@ class Writing:
                 ts = before.get("ts")
                 ts = read_ts(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) and ts == ts else 0
                 record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""), ts, list(old_flags))
+                if isinstance(before.get("pinned"), bool):  # back in the core, at its place in the order if named
+                    record.pin = before["pinned"]
                 record.judge()
                 doc.items.append(record)
                 events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
@@ -345,37 +351,12 @@ def _as_view(expected: Any) -> dict:
     for optional in ("flags", "keywords"):
         if not data.get(optional):
             data.pop(optional, None)
-    return {key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()}
+    return _pin_as_entry({key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()})
 
 
-def _entry(record: Record) -> Entry:
-    from ..model import Entry
-
-    extra = {key: value for key, value in record.extra.items() if key != "keywords"} if record.extra else None
-    # Every field is set (fields another program added are extras, which the set never names), so
-    # the set of the fields set is the same for every entry: one shared set instead of one each (at
-    # 100,000 entries they took 49 MiB). Entry is frozen, so pydantic never adds to it, and
-    # model_copy copies it before updating it.
-    return Entry.model_construct(
-        _ENTRY_FIELDS,
-        id=record.id,
-        kind=record.kind,
-        text=record.text,
-        source=record.source,
-        ts=record.ts,
-        flags=record.effective_flags,
-        keywords=record.keywords,
-        **(extra or {}),
-    )
-
-
-_ENTRY_FIELDS = {"id", "kind", "text", "source", "ts", "flags", "keywords"}
-
-
-def _stamp(at: object) -> str:
-    """An event's time as UTC, to name it in a note."""
-    import datetime as _dt
-
-    if not isinstance(at, (int, float)):
-        return "an unknown time"
-    return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _pin_as_entry(view: dict) -> dict:
+    """A view with `pinned` as the Entry model has it: present only when pinned (kept out by hand
+    and not pinned both read as not pinned)."""
+    if view.get("pinned") is not True:
+        view.pop("pinned", None)
+    return view

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from memtui.cli.common import Commands
 
 AUDIT_OPS = ("add", "refresh", "edit", "reclassify", "delete", "evict", "approve", "restore", "quarantine", "import",
-             "limits")
+             "limits", "pin", "unpin")
 
 
 def register(commands: Commands) -> None:

@@ -97,7 +97,7 @@ def cmd_injections(args: argparse.Namespace) -> int:
         return 0
     if args.entry_id:
         wanted = text_arg(args.entry_id, "ID")
-        lines = [line for line in lines if any(hit["id"] == wanted for hit in line["hits"])]
+        lines = [line for line in lines if any(hit["id"] == wanted for hit in (*line["core"], *line["hits"]))]
     if args.last is not None:
         lines = lines[-args.last:]
     if args.json:
@@ -110,10 +110,11 @@ def cmd_injections(args: argparse.Namespace) -> int:
     if not lines:
         echo(style.dim(f"no injections logged{' match' if args.entry_id or since else ''} in {log.path}"))
         return 0
-    rows = [[str(line["n"]), local_time(line["at"]), clean(line["actor"]), str(len(line["hits"])),
-             " ".join(hit["id"] for hit in line["hits"]) or "-", clean(_query_cell(line))] for line in lines]
-    echo(*table(["N", "TIME", "ACTOR", "HITS", "IDS", "QUERY"], rows, width=terminal_width(), style=style,
-                styles=[style.bold, style.dim, None, None, style.dim, None]))
+    rows = [[str(line["n"]), local_time(line["at"]), clean(line["actor"]), str(len(line["core"])),
+             str(len(line["hits"])), " ".join(hit["id"] for hit in line["hits"]) or "-", clean(_query_cell(line))]
+            for line in lines]
+    echo(*table(["N", "TIME", "ACTOR", "CORE", "HITS", "IDS", "QUERY"], rows, width=terminal_width(), style=style,
+                styles=[style.bold, style.dim, None, style.dim, None, style.dim, None]))
     return 0
 
 
@@ -131,7 +132,8 @@ def _shaped(model: str, data: dict) -> dict:
 
 
 def _public(line: dict) -> dict:
-    return {key: line[key] for key in ("n", "at", "actor", "profile", "lang", "q", "qh", "cut", "hits") if key in line}
+    return {key: line[key] for key in ("n", "at", "actor", "profile", "lang", "q", "qh", "cut", "hits", "core")
+            if key in line}
 
 
 def _print_line_head(line: dict) -> None:

@@ -35,6 +35,7 @@ def restyle() -> None:
         Status.BELOW_THRESHOLD: ("weak match", f"bold {P.on_pin}", "held back by the relevance gate"),
         Status.ZERO_SCORE: ("no match", P.muted, "no query term"),
         Status.BLOCKED: ("blocked", f"bold {P.on_error}", "held back"),
+        Status.PINNED: ("pinned", f"bold reverse {P.primary}", "in every block (the pinned core)"),
     })
     FLAG_STYLES.update({"blocked": f"bold {P.on_error}", "secret-redacted": P.warning})
     OP_COLOURS.update({
@@ -48,6 +49,8 @@ def restyle() -> None:
         "restore": P.secondary,
         "quarantine": P.error,
         "import": P.muted,
+        "pin": P.primary,
+        "unpin": P.muted,
     })
 
 
@@ -160,6 +163,17 @@ def flag_words(flags: list[str]) -> Text:
             out.append(" ")
         out.append(word, style=style)
     return out
+
+
+def core_word(place: tuple[str, int] | None) -> Text:
+    """Where an entry stands in the pinned core, in one word for the table: `pinned` (by hand),
+    `core` (by its kind), `left out` (over the core's budget); nothing otherwise."""
+    if place is None or place[0] == "kept_out":
+        return Text("", end="")
+    how = place[0]
+    if how == "left_out":
+        return Text("left out", style=f"bold {P.warning}", end="")
+    return Text("pinned" if how == "pinned" else "core", style=f"bold {P.primary}", end="")
 
 
 def meter(used: int, total: int, width: int = 30) -> Text:

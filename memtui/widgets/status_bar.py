@@ -61,6 +61,12 @@ def render_status(
     count, cap = len(snapshot.entries), snapshot.max_entries
     full_style = f"bold {P.error}" if count >= cap else f"bold {P.warning}" if count >= cap * 0.9 else "bold"
     text.append(f"{count}/{cap}", style=full_style)
+    core = snapshot.core
+    if core is not None and core.budget > 0:
+        text.append(" │ ", style="dim")
+        text.append(f"core {len(core.entries)} · {core.used}/{core.budget}", style="bold")
+        if core.left_out:
+            text.append(f" · {len(core.left_out)} left out", style=f"bold {P.warning}")
     if history is None:
         return text
     health = history.health

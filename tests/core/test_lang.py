@@ -15,7 +15,7 @@ from memtui_core.memory import MemoryStore
 ORIGINAL_BLOCK = (
     "=== Long-term memory (retrieved from past sessions) ===\n"
     "以下是从过往会话中检索到的相关记忆（由对话自动提炼，仅供参考；用户当前指令优先）：\n"
-    "\n- [纠正] 部署脚本默认先 dry-run，确认后再真正执行"
+    "\n- [经验] 部署脚本默认先 dry-run，确认后再真正执行"
     "\n\n=== End long-term memory ==="
 )
 
@@ -24,7 +24,8 @@ ORIGINAL_BLOCK = (
 def store(tmp_path, monkeypatch):
     monkeypatch.delenv("MEMTUI_LANG", raising=False)
     store = MemoryStore(tmp_path)
-    store.remember("correction", "部署脚本默认先 dry-run，确认后再真正执行")
+    # a lesson: retrieved for the message (a correction would be in the pinned core, test_pinned.py)
+    store.remember("lesson", "部署脚本默认先 dry-run，确认后再真正执行")
     return store
 
 
@@ -45,7 +46,7 @@ def test_zh_keeps_the_original_chinese_block_byte_for_byte(store):
 
 def test_english_block(store):
     block = MemoryStore(store.dir, lang="en").retrieve_block("部署 dry-run")
-    assert block == f"{BLOCK_START}\n{HEADER_EN}\n\n- [correction] 部署脚本默认先 dry-run，确认后再真正执行\n\n{BLOCK_END}"
+    assert block == f"{BLOCK_START}\n{HEADER_EN}\n\n- [lesson] 部署脚本默认先 dry-run，确认后再真正执行\n\n{BLOCK_END}"
     assert store.retrieve_block("部署 dry-run", lang="en") == block  # per call, too
 
 

@@ -35,7 +35,9 @@ TEXTS = [
 
 @pytest.fixture
 def store(tmp_path) -> MemoryStore:
-    store = MemoryStore(tmp_path / "store")
+    """The four entries, retrieved by relevance: the pinned core (which would carry the correction
+    and the preference in every block) is off; probes with it: test_the_pinned_core_*."""
+    store = MemoryStore(tmp_path / "store", Limits(core_budget=0))
     for kind, text in TEXTS:
         store.remember(kind, text)
     return store
@@ -231,8 +233,9 @@ def test_the_cheap_check_agrees_with_explain_and_the_block(tmp_path):
     for n in range(60):
         query = " ".join(rng.sample(words, rng.randint(1, 4)))
         explanation = store.explain(query)
-        fast = injected_ids(store, query)
-        assert fast == [row.id for row in explanation.entries if row.status == "injected"]
+        fast = injected_ids(store, query)  # the pinned core (on: preferences and corrections) first
+        assert fast == explanation.core + [row.id for row in explanation.entries if row.status == "injected"]
+        assert explanation.core and all(explanation.for_id(i).status == "pinned" for i in explanation.core)
         assert (store.retrieve_block(query) == "") == (not fast)
         probe = Probe(id="0000", query=query, expect=[rng.choice(entries).id] if n % 2 else [])
         assert evaluate(probe, explanation).passed == check_passes(store, probe)
@@ -257,3 +260,45 @@ def test_any_query_is_kept_as_it_reads_back_or_refused_in_one_line(tmp_path_fact
     [loaded] = load_probes(store).probes
     assert loaded == probe
     assert add_probe(store, query, None) == (probe, "unchanged")
+
+
+# ---------------------------------------------------------------- the pinned core
+
+
+def test_the_pinned_core_is_injected_for_a_probe_and_never_a_recall(tmp_path):
+    store = MemoryStore(tmp_path / "store")  # the default core: the correction and the preference
+    for kind, text in TEXTS:
+        store.remember(kind, text)
+    deploy, chinese, vite = ids(store)["部署脚本"], ids(store)["回复用中"], ids(store)["Vite"]
+    expect_core, _ = add_probe(store, "what database do we use?", [deploy])  # no shared word: the core has it
+    nothing, _ = add_probe(store, "zebra giraffe", None)  # the core is in its block, and it still passes
+    recall, _ = add_probe(store, "Vite 热更新", None)  # a retrieved entry: a recall
+    run = run_probes(store)
+    by_id = {result.probe.id: result for result in run.results}
+    assert by_id[expect_core.id].passed and set(by_id[expect_core.id].pinned) == {deploy, chinese}
+    assert by_id[expect_core.id].injected[:2] == by_id[expect_core.id].pinned
+    assert by_id[nothing.id].passed and by_id[nothing.id].retrieved == []
+    assert not by_id[recall.id].passed and [m.id for m in by_id[recall.id].misses] == [vite]
+    assert (run.hits, run.expected, run.recalled, run.nothing_probes, run.others) == (1, 1, 1, 2, 0)
+    # explain agrees: the same verdicts from the slow path, with the core's status
+    for probe in (expect_core, nothing):
+        from memtui_core.agents.probes import evaluate
+
+        slow = evaluate(probe, store.explain(probe.query))
+        assert slow.passed and slow.pinned == by_id[probe.id].pinned
+    assert store.explain("what database do we use?").for_id(deploy).status == "pinned"
+
+
+def test_a_pin_that_leaves_the_core_breaks_the_probe_that_needed_it(tmp_path):
+    store = MemoryStore(tmp_path / "store", Limits(core_kinds=()))  # only pins: nothing by kind
+    for kind, text in TEXTS:
+        store.remember(kind, text)
+    db = ids(store)["数据库是"]
+    store.pin(db)
+    add_probe(store, "how should the deploy go?", [db])
+    probes = load_probes(store).probes
+    assert run_probes(store).ok
+    [broken] = would_break(store, db, probes, fields={"pinned": False})
+    assert broken.after.misses[0].id == db and broken.after.misses[0].status == "zero_score"
+    store.unpin(db)
+    assert not run_probes(store).ok

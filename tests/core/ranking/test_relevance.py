@@ -19,6 +19,10 @@ from memtui_core.text.stopwords import DEFAULT_STOPWORDS
 from memtui_core.memory import MemoryStore
 from memtui_core.text.tokenize import tokenize
 
+# The ranking alone: these tests are about which entries a message retrieves, so the pinned core
+# (which takes preferences and corrections out of retrieval) is off; its rules: test_pinned.py.
+RANKING = Limits(core_budget=0)
+
 
 def write(directory, items):
     directory.mkdir(parents=True, exist_ok=True)
@@ -94,7 +98,7 @@ def test_nanohermes_profile_is_the_original_ranking():
 
 
 def test_function_words_alone_match_nothing(store_dir):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     assert store.search("what is the capital of Australia?") != []  # "capital" is a real match
     assert store.search("what is the answer to this?") == []
     assert store.search("这是什么意思呢") == []
@@ -104,7 +108,7 @@ def test_function_words_alone_match_nothing(store_dir):
 
 
 def test_chinese_function_bigrams_are_ignored(store_dir):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     explanation = store.explain("什么时候可以部署")
     assert "什么" in explanation.ignored and "可以" in explanation.ignored
     row = explanation.for_id(f"{6:012x}")  # holds 什么 only as a function word
@@ -112,7 +116,7 @@ def test_chinese_function_bigrams_are_ignored(store_dir):
 
 
 def test_explain_says_a_term_was_ignored_and_why(store_dir):
-    explanation = MemoryStore(store_dir).explain("the staging database")
+    explanation = MemoryStore(store_dir, RANKING).explain("the staging database")
     assert explanation.ignored == ["the"] and explanation.profile == "default"
     row = explanation.for_id(f"{5:012x}")
     by_term = {t.term: t for t in row.terms}
@@ -123,12 +127,12 @@ def test_explain_says_a_term_was_ignored_and_why(store_dir):
 
 
 def test_only_function_words_gives_a_plain_reason(store_dir):
-    row = MemoryStore(store_dir).explain("what is the").entries[0]
+    row = MemoryStore(store_dir, RANKING).explain("what is the").entries[0]
     assert row.status == Status.ZERO_SCORE and "only function words" in row.reason
 
 
 def test_default_scores_are_bm25_over_the_query_without_stopwords(store_dir):
-    store = MemoryStore(store_dir, Limits(min_coverage=0, relative_floor=0, fold_inflections=0, keyword_weight=0))
+    store = MemoryStore(store_dir, RANKING.replace(min_coverage=0, relative_floor=0, fold_inflections=0, keyword_weight=0))
     entries = store.entries()
     docs = [document_tokens(e.text, e.kind.label, e.kind.value) for e in entries]
     engine = bm25s.BM25(method="atire", idf_method="lucene", k1=1.2, b=0.75, dtype="float64")
@@ -148,7 +152,7 @@ def test_default_scores_are_bm25_over_the_query_without_stopwords(store_dir):
 
 
 def test_weak_tail_is_held_back_with_its_own_status(store_dir):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     query = "pytest release staging"
     explanation = store.explain(query)
     statuses = {row.id: row.status for row in explanation.entries}
@@ -169,7 +173,7 @@ def test_weak_tail_is_held_back_with_its_own_status(store_dir):
 def test_coverage_gate_holds_back_an_entry_matching_a_minor_term(tmp_path):
     write(tmp_path / "s", [item(i, "fact", f"note {i} about yaml files") for i in range(1, 8)]
           + [item(9, "lesson", "Kubernetes rollouts need a readiness probe")])
-    store = MemoryStore(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s", RANKING)
     explanation = store.explain("kubernetes readiness probe yaml")
     top = explanation.entries[0]
     assert top.id == f"{9:012x}" and top.status == Status.INJECTED
@@ -177,7 +181,7 @@ def test_coverage_gate_holds_back_an_entry_matching_a_minor_term(tmp_path):
     assert minor.status == Status.BELOW_THRESHOLD and "query's weight" in minor.reason
     assert [h.entry.id for h in store.search("kubernetes readiness probe yaml")] == [top.id]
     # with the gate off, the minor matches fill the top 4
-    ungated = MemoryStore(tmp_path / "s", Limits(min_coverage=0, relative_floor=0))
+    ungated = MemoryStore(tmp_path / "s", RANKING.replace(min_coverage=0, relative_floor=0))
     assert len(ungated.search("kubernetes readiness probe yaml")) == 4
 
 
@@ -191,11 +195,11 @@ def test_a_share_just_below_the_bar_never_reads_as_the_bar(tmp_path):
     # an entry whose share is a hair under min_coverage: rounded, both would print the same percent
     write(tmp_path / "s", [item(1, "fact", "note about yaml files"), item(2, "lesson", "readiness probe for pods")])
     query = "kubernetes readiness probe yaml"
-    ungated = MemoryStore(tmp_path / "s", Limits(min_coverage=0, relative_floor=0))
+    ungated = MemoryStore(tmp_path / "s", RANKING.replace(min_coverage=0, relative_floor=0))
     held_idf = sum(t.idf for t in ungated.explain(query).for_id(f"{1:012x}").terms if t.tf and not t.ignored)
     total = sum(t.idf for t in ungated.explain(query).entries[0].terms if t.df and not t.ignored)
     coverage = held_idf / total
-    store = MemoryStore(tmp_path / "s", Limits(min_coverage=coverage + 1e-5, relative_floor=0))
+    store = MemoryStore(tmp_path / "s", RANKING.replace(min_coverage=coverage + 1e-5, relative_floor=0))
     share = store.explain(query).for_id(f"{1:012x}")
     assert share.status == Status.BELOW_THRESHOLD, share.reason
     held, bar = _percents(share.reason)
@@ -216,7 +220,7 @@ def test_shares_below_the_bar_always_print_below_it(share, bar):
 def test_relative_floor_reason_names_the_best_score(tmp_path):
     write(tmp_path / "s", [item(1, "fact", "alpha beta gamma delta"), item(2, "fact", "gamma and many other words "
                                                                                     "here to make it long enough")])
-    store = MemoryStore(tmp_path / "s", Limits(min_coverage=0, relative_floor=0.9))
+    store = MemoryStore(tmp_path / "s", RANKING.replace(min_coverage=0, relative_floor=0.9))
     row = store.explain("alpha beta gamma").for_id(f"{2:012x}")
     assert row.status == Status.BELOW_THRESHOLD and "best hit" in row.reason
 
@@ -266,7 +270,7 @@ def test_different_words_with_a_shared_prefix_stay_apart(query_word, store_word)
 def test_among_several_forms_the_one_most_entries_hold_wins(tmp_path):
     write(tmp_path / "s", [item(1, "fact", "deployment notes"), item(2, "fact", "deploy script"),
                            item(3, "fact", "deploy on friday")])
-    store = MemoryStore(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s", RANKING)
     assert [t.term for t in store.explain("deploying").entries[0].terms] == ["deploy"]
 
 
@@ -284,7 +288,7 @@ def test_folding_only_ever_lands_on_a_store_word_with_the_same_stem(tokens, voca
 
 
 def test_plural_folding_in_the_store_and_explain(store_dir):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     hits = store.search("which tests")
     assert hits and hits[0].entry.id == f"{3:012x}"
     assert [t.term for t in store.explain("which tests").for_id(f"{3:012x}").terms if t.tf] == ["test"]
@@ -292,7 +296,7 @@ def test_plural_folding_in_the_store_and_explain(store_dir):
 
 
 def test_a_keyword_of_several_words_needs_most_of_them(store_dir):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     assert store.search("reverse a linked list") == []
     hits = store.search("is there a reverse proxy")
     assert hits and hits[0].entry.id == f"{4:012x}"
@@ -303,7 +307,7 @@ def test_a_keyword_of_several_words_needs_most_of_them(store_dir):
 def test_nanohermes_ignores_keywords_in_the_file(store_dir):
     nano = MemoryStore(store_dir, Limits.nanohermes())
     assert nano.search("backend") == [] and nano.search("端口") == []
-    assert MemoryStore(store_dir).search("backend")[0].entry.id == f"{4:012x}"
+    assert MemoryStore(store_dir, RANKING).search("backend")[0].entry.id == f"{4:012x}"
 
 
 # ---------------------------------------------------------------- explain agrees with retrieval
@@ -324,7 +328,7 @@ def random_store(tmp_path_factory):
         items.append(item(n, rng.choice([k.value for k in Kind]), " ".join(words), keywords=keywords))
     directory = tmp_path_factory.mktemp("rel") / "s"
     write(directory, items)
-    return MemoryStore(directory, Limits(char_budget=100_000))
+    return MemoryStore(directory, RANKING.replace(char_budget=100_000))
 
 
 @settings(max_examples=80, deadline=None)
@@ -343,7 +347,7 @@ def test_explain_injects_exactly_what_search_returns(random_store, words):
 def test_an_entry_matching_only_on_a_number_is_held_back(tmp_path):
     write(tmp_path / "s", [item(1, "fact", "iOS support starts at 15.0"), item(2, "fact", "The API listens on port 8080"),
                            item(3, "fact", "Flutter apps are built with flutter build")])
-    store = MemoryStore(tmp_path / "s")
+    store = MemoryStore(tmp_path / "s", RANKING)
     explanation = store.explain("flutter build takes 15 minutes")
     assert explanation.for_id(f"{1:012x}").status == Status.BELOW_THRESHOLD  # only "15" matches
     assert [h.entry.id for h in store.search("flutter build takes 15 minutes")] == [f"{3:012x}"]
@@ -366,20 +370,20 @@ def test_a_long_message_spread_over_memories_still_gets_the_best_covered_ones(tm
     write(tmp_path / "s", [item(1, "fact", "alpha beta notes"), item(2, "fact", "gamma notes"),
                            item(3, "fact", "delta notes"), item(4, "fact", "epsilon notes"),
                            item(5, "fact", "zeta notes")])
-    store = MemoryStore(tmp_path / "s", Limits(relative_floor=0))
+    store = MemoryStore(tmp_path / "s", RANKING.replace(relative_floor=0))
     query = "alpha gamma delta epsilon zeta omega"
     explanation = store.explain(query)
     assert not [row for row in explanation.entries if row.status == Status.BELOW_THRESHOLD]
     hits = store.search(query)
     assert hits and len(hits) == 4  # every entry covers the same share: all tie, top_k of them pass
-    ungated = MemoryStore(tmp_path / "s", Limits(min_coverage=0.9, relative_floor=0))
+    ungated = MemoryStore(tmp_path / "s", RANKING.replace(min_coverage=0.9, relative_floor=0))
     assert len(ungated.search(query)) == 4  # the bar is never above what the best entries hold
 
 
 def test_below_the_best_coverage_when_no_entry_reaches_the_bar(tmp_path):
     write(tmp_path / "s", [item(1, "fact", "kafka topics and consumer groups"), item(2, "fact", "kafka brokers"),
                            item(3, "fact", "retention policy"), item(4, "fact", "grafana dashboards")])
-    store = MemoryStore(tmp_path / "s", Limits(relative_floor=0, min_coverage=0.9))
+    store = MemoryStore(tmp_path / "s", RANKING.replace(relative_floor=0, min_coverage=0.9))
     explanation = store.explain("kafka consumer groups retention grafana alerts")
     first = explanation.for_id(f"{1:012x}")
     assert first.status == Status.INJECTED
@@ -390,7 +394,7 @@ def test_below_the_best_coverage_when_no_entry_reaches_the_bar(tmp_path):
 @pytest.mark.parametrize("query", ["tell me a fun fact about octopuses", "what's your preference, tea or coffee?",
                                    "any lessons from the 2008 crisis?", "我有个偏好想问问"])
 def test_a_kind_named_in_passing_injects_nothing(store_dir, query):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     assert store.search(query) == [] and store.retrieve_block(query) == ""
     held = [row for row in store.explain(query).entries if row.score > 0]
     assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
@@ -401,7 +405,7 @@ def test_a_kind_named_in_passing_injects_nothing(store_dir, query):
 def test_a_message_of_numbers_needs_every_number(store_dir, query):
     # "15" and "8080" are each held by an entry; a message of nothing but numbers (and kinds'
     # names) is a coincidence unless one entry holds all of them.
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     assert store.search(query) == []
     held = [row for row in store.explain(query).entries if row.score > 0]
     assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
@@ -410,7 +414,7 @@ def test_a_message_of_numbers_needs_every_number(store_dir, query):
 
 @pytest.mark.parametrize("query,expected", [("8080", 4), ("port 8080", 4), ("15", 5), ("8080 事实", 4)])
 def test_a_message_of_numbers_an_entry_holds_all_of_finds_it(store_dir, query, expected):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     assert [h.entry.id for h in store.search(query)] == [f"{expected:012x}"]
 
 
@@ -445,17 +449,17 @@ def named_store(tmp_path):
 @pytest.mark.parametrize("query", ["what's a good name for a sourdough starter?", "how do noise-cancelling headphones work?",
                                    "What year did the Berlin Wall fall?"])
 def test_an_entry_sharing_only_general_words_is_held_back(named_store, query):
-    store = MemoryStore(named_store)
+    store = MemoryStore(named_store, RANKING)
     assert store.search(query) == []
     held = [row for row in store.explain(query).entries if row.score > 0]
     assert held and all(row.status == Status.BELOW_THRESHOLD and "it shares only" in row.reason for row in held)
-    assert MemoryStore(named_store, Limits(general_words=[])).search(query) != []  # the list is what holds them
+    assert MemoryStore(named_store, RANKING.replace(general_words=[])).search(query) != []  # the list is what holds them
 
 
 @pytest.mark.parametrize("query,expected", [("which logger name should I use", 1), ("my work laptop is slow", 2),
                                             ("how old is my cat this year", 3)])
 def test_a_general_word_beside_a_topic_still_counts(named_store, query, expected):
-    hits = MemoryStore(named_store).search(query)
+    hits = MemoryStore(named_store, RANKING).search(query)
     assert hits and hits[0].entry.id == f"{expected:012x}"
 
 
@@ -471,17 +475,17 @@ def folded_store(tmp_path):
 def test_a_general_word_stays_general_when_folded_and_in_chinese(folded_store, query, shared):
     """"name" finds the store's "names" by folding, and is still only a general word; 关于 ("about")
     is a general Chinese word as "about" is an English one. Neither carries a match alone."""
-    store = MemoryStore(folded_store)
+    store = MemoryStore(folded_store, RANKING)
     assert store.search(query) == []
     held = [row for row in store.explain(query).entries if row.score > 0]
     assert held and all(f"it shares only {shared} " in row.reason for row in held)
-    assert MemoryStore(folded_store, Limits(general_words=[])).search(query) != []  # the list is what holds them
+    assert MemoryStore(folded_store, RANKING.replace(general_words=[])).search(query) != []  # the list is what holds them
 
 
 @pytest.mark.parametrize("query,expected", [("which sample name format does the LIMS want?", 1),
                                             ("ctDNA 那篇论文写到哪了", 2)])
 def test_a_folded_or_chinese_general_word_beside_a_topic_still_counts(folded_store, query, expected):
-    hits = MemoryStore(folded_store).search(query)
+    hits = MemoryStore(folded_store, RANKING).search(query)
     assert hits and hits[0].entry.id == f"{expected:012x}"
 
 
@@ -500,7 +504,7 @@ def everyday_store(tmp_path):
     ("How does HTTPS certificate pinning work?", "https"),  # every URL holds it
 ])
 def test_word_boundary_bigrams_lone_characters_and_url_parts_are_coincidences(everyday_store, query, shared):
-    store = MemoryStore(everyday_store)
+    store = MemoryStore(everyday_store, RANKING)
     assert store.search(query) == []
     held = [row for row in store.explain(query).entries if row.score > 0]
     assert held and all(row.status == Status.BELOW_THRESHOLD for row in held)
@@ -511,12 +515,12 @@ def test_word_boundary_bigrams_lone_characters_and_url_parts_are_coincidences(ev
 @pytest.mark.parametrize("query,expected", [("回填数据要注意什么", 1), ("CSV 里的 ID 要 trim 吗", 2), ("猫能吃鸡肉吗", 3),
                                             ("grafana 的地址是什么", 4), ("家里的猫叫什么", 3)])
 def test_the_same_characters_beside_a_real_match_still_count(everyday_store, query, expected):
-    hits = MemoryStore(everyday_store).search(query)
+    hits = MemoryStore(everyday_store, RANKING).search(query)
     assert hits and hits[0].entry.id == f"{expected:012x}"
 
 
 def test_a_kind_name_with_a_topic_finds_the_topic(store_dir):
-    store = MemoryStore(store_dir)
+    store = MemoryStore(store_dir, RANKING)
     assert [h.entry.id for h in store.search("what lessons about pytest")] == [f"{3:012x}"]
     assert {h.entry.kind.value for h in store.search("偏好", top_k=10)} == {"preference"}
 
@@ -530,7 +534,7 @@ def test_a_big_store_picks_what_explain_would_inject(tmp_path):
     words = ZH + EN + ["kafka", "grafana", "helm", "rollout", "v2"]
     write(tmp_path / "big", [item(n, "fact", " ".join(rng.choices(words, k=rng.randint(2, 14))))
                              for n in range(1, VECTOR_MIN_DOCS + 120)])
-    store = MemoryStore(tmp_path / "big", Limits(char_budget=100_000))
+    store = MemoryStore(tmp_path / "big", RANKING.replace(char_budget=100_000))
     assert store._snap().index.vectorized
     for query in ("部署 脚本 kafka", "grafana helm rollout v2 cache", "the tests of the release", "端口", "zzz"):
         injected = sorted((r for r in store.explain(query).entries if r.status == Status.INJECTED), key=lambda r: r.rank)

@@ -51,7 +51,13 @@ def fresh_embedder(monkeypatch):
     semantic_floor._reset_for_tests()
 
 
+# The ranking alone: the floor judges retrieved hits; the pinned core (which takes preferences and
+# corrections out of retrieval) is off here, its rules are in test_pinned.py.
+RANKING = {"core_budget": 0}
+
+
 def seeded(directory, limits: Limits | None = None) -> MemoryStore:
+    limits = limits if limits is not None else Limits(**RANKING)
     store = MemoryStore(directory, limits)
     for kind, text, keywords in MEMORIES:
         store.remember(kind, text, keywords=keywords)
@@ -93,7 +99,7 @@ def test_a_bad_floor_is_a_one_line_error(bad):
 def test_a_hit_sharing_only_a_word_is_vetoed_and_explain_says_why(tmp_path, query):
     default = seeded(tmp_path)
     assert texts(default.search(query)) == [COINCIDENCES[query]]  # the words pick it
-    store = MemoryStore(tmp_path, Limits.semantic())
+    store = MemoryStore(tmp_path, Limits.semantic(**RANKING))
     assert store.search(query) == [] and store.retrieve_block(query) == ""
     explanation = store.explain(query)
     assert explanation.profile == "semantic" and explanation.semantic_floor == SEMANTIC_FLOOR
@@ -109,7 +115,7 @@ def test_a_hit_sharing_only_a_word_is_vetoed_and_explain_says_why(tmp_path, quer
 @pytest.mark.parametrize("query", list(RELEVANT))
 def test_a_relevant_hit_keeps_its_place_with_its_cosine(tmp_path, query):
     seeded(tmp_path)
-    store = MemoryStore(tmp_path, Limits.semantic())
+    store = MemoryStore(tmp_path, Limits.semantic(**RANKING))
     assert texts(store.search(query)) == [RELEVANT[query]]
     row = next(row for row in store.explain(query).entries if row.text == RELEVANT[query])
     assert row.status == "injected" and row.rank == 1 and row.cosine >= SEMANTIC_FLOOR
@@ -118,7 +124,7 @@ def test_a_relevant_hit_keeps_its_place_with_its_cosine(tmp_path, query):
 @needs_model
 def test_search_explain_and_the_block_agree_under_the_floor(tmp_path):
     seeded(tmp_path)
-    store = MemoryStore(tmp_path, Limits.semantic(top_k=2))
+    store = MemoryStore(tmp_path, Limits.semantic(**RANKING, top_k=2))
     for query in QUERIES:
         hits = [hit.entry.id for hit in store.search(query)]
         explanation = store.explain(query)
@@ -158,7 +164,7 @@ def test_the_floor_looks_at_most_depth_times_top_k_candidates(tmp_path):
 @needs_model
 def test_candidates_are_embedded_in_one_call_and_cached_by_their_exact_text(tmp_path, monkeypatch):
     seeded(tmp_path)
-    store = MemoryStore(tmp_path, Limits.semantic(min_coverage=0, relative_floor=0))
+    store = MemoryStore(tmp_path, Limits.semantic(**RANKING, min_coverage=0, relative_floor=0))
     calls: list[list[str]] = []
     real = semantic.passages
     monkeypatch.setattr(semantic, "passages", lambda texts: calls.append(list(texts)) or real(texts))
@@ -174,7 +180,7 @@ def test_candidates_are_embedded_in_one_call_and_cached_by_their_exact_text(tmp_
     # an edit is a new text: embedded again
     entry = next(hit.entry for hit in store.search("python version"))
     store.update(entry.id, keywords=["python", "interpreter"])
-    MemoryStore(tmp_path, Limits.semantic()).search("python version")
+    MemoryStore(tmp_path, Limits.semantic(**RANKING)).search("python version")
     assert calls and calls[0][0].endswith("python, interpreter")
 
 
@@ -199,7 +205,7 @@ def test_without_the_embedder_the_words_rank_alone_and_explain_says_so(tmp_path,
     default = seeded(tmp_path)
     monkeypatch.setenv(semantic.ENV, "off")
     semantic._reset_for_tests()
-    store = MemoryStore(tmp_path, Limits.semantic())
+    store = MemoryStore(tmp_path, Limits.semantic(**RANKING))
     for query in QUERIES:
         assert texts(store.search(query)) == texts(default.search(query)), query
         assert store.retrieve_block(query) == default.retrieve_block(query), query
@@ -218,10 +224,11 @@ def test_the_default_and_nanohermes_profiles_never_embed(tmp_path, monkeypatch):
     monkeypatch.setattr(semantic, "passages", refuse)
     monkeypatch.setattr(semantic, "queries", refuse)
     seeded(tmp_path)
-    for limits in (Limits(), Limits.nanohermes()):
+    for limits in (Limits(), Limits.nanohermes()):  # the core on: it never embeds either
         store = MemoryStore(tmp_path, limits)
         for query in QUERIES:
             store.search(query)
+            store.retrieve_block(query)
             explanation = store.explain(query)
             assert explanation.semantic_note is None and explanation.semantic_floor == 0
             assert all(row.cosine is None for row in explanation.entries)
@@ -237,8 +244,8 @@ def test_for_any_message_the_floor_only_removes_and_refills_from_the_gates_hits(
 
     directory = tmp_path_factory.mktemp("store")
     seeded(directory)
-    default = MemoryStore(directory, Limits(top_k=2))
-    store = MemoryStore(directory, Limits.semantic(top_k=2))
+    default = MemoryStore(directory, Limits(**RANKING, top_k=2))
+    store = MemoryStore(directory, Limits.semantic(**RANKING, top_k=2))
     words = st.sampled_from(["python", "version", "client", "reports", "中文", "回复", "language", "dog", "pill",
                              "杭州", "办公", "deploy", "部署", "tests", "the", "what", "Brazil", "stripes", "webhook"])
     messages = st.one_of(st.lists(words, max_size=6).map(" ".join), st.text(max_size=40))

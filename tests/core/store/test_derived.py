@@ -545,10 +545,17 @@ def test_a_canonical_file_is_queried_without_a_parse_and_answers_the_same(home, 
 
 def test_a_lean_query_meets_only_the_entries_it_needs(home):
     check(home)
-    store = MemoryStore(home, Limits(max_entries=1000))
+    store = MemoryStore(home, Limits(max_entries=1000, core_budget=0))
     assert store.retrieve_block("部署脚本 dry-run")
     met = store._snapshot.records._made
     assert 0 < len(met) < len(entries()) // 2
+    # the pinned core walks its candidates newest first, only as far as its budget goes
+    store = MemoryStore(home, Limits(max_entries=1000, core_budget=200))
+    assert store.retrieve_block("部署脚本 dry-run")
+    snap = store._snapshot
+    core = snap.core("zh")
+    assert core.picked and len(core.left_out) == 1  # the first that does not fit ends the walk
+    assert 0 < len(set(snap.records._made) - set(core.picked) - set(core.left_out)) < len(entries()) // 2
 
 
 @pytest.mark.parametrize("change", [

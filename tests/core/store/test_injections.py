@@ -21,7 +21,9 @@ SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 def make_store(tmp_path, **limits) -> MemoryStore:
-    store = MemoryStore(tmp_path / "s", Limits(**limits) if limits else None, actor="agent")
+    """Three entries, retrieved by relevance: the pinned core is off unless asked for (it would
+    carry the correction and the preference in every block; its log lines: test_the_core_is_logged)."""
+    store = MemoryStore(tmp_path / "s", Limits(**{"core_budget": 0, **limits}), actor="agent")
     store.remember("correction", "部署脚本默认先 dry-run，确认后再真正执行")
     store.remember("preference", "回复用中文，代码注释用英文")
     store.remember("fact", "staging database is postgres 16 on db.internal")
@@ -211,6 +213,25 @@ def test_usage_and_health_share(tmp_path):
     health = store.health()
     assert health.injections == 3
     assert health.injected_share == pytest.approx(2 / 3)
+
+
+def test_the_core_is_logged_apart_from_the_hits_and_counts_as_used(tmp_path):
+    store = make_store(tmp_path, core_budget=1000)  # the default core: the correction and the preference
+    block = store.retrieve_block("staging postgres")
+    [line] = log_lines(store)
+    by_kind = {e.kind.value: e for e in store.entries()}
+    assert [item[0] for item in line["core"]] == [by_kind["preference"].id, by_kind["correction"].id]
+    assert [hit[0] for hit in line["hits"]] == [by_kind["fact"].id]  # rank 1: the core takes no rank
+    assert line["hits"][0][1] == 1
+    # the characters logged add up to the lines the block carries, core and retrieved
+    lines = [row for row in block.split("\n") if row.startswith("- [")]
+    assert [item[1] for item in line["core"]] + [line["hits"][0][3]] == [len(row) + 1 for row in lines]
+    assert all(item[2] == text_hash(by_kind[k].text) for item, k in zip(line["core"], ("preference", "correction")))
+    lines_read, _ = store.injection_log.read()
+    assert set(usage(lines_read)) == {e.id for e in store.entries()}  # an entry of the core was in the prompt
+    assert store.health().injected_share == pytest.approx(1.0)
+    store.retrieve_block("kubernetes helm chart")  # nothing retrieved: the core alone is still logged
+    assert [len(item["core"]) for item in store.injection_log.read()[0]] == [2, 2]
 
 
 def test_a_long_lived_process_writes_within_a_second_or_two(tmp_path):

@@ -97,20 +97,20 @@ def test_unknown_entry_fields_and_top_level_keys_survive_a_write(tmp_path):
         "owner": {"name": "张三", "tags": ["a", "b"]},
         "entries": [
             {"id": "0123456789ab", "kind": "fact", "text": "数据库用 Postgres 16", "source": "cli", "ts": 5,
-             "pinned": True, "meta": {"origin": "import", "score": 2}},
+             "starred": True, "meta": {"origin": "import", "score": 2}},
         ],
         "zz_trailing": None,
     }
     write(tmp_path / "s", document)
     store = MemoryStore(tmp_path / "s")
-    assert store.get("0123456789ab").extra == {"pinned": True, "meta": {"origin": "import", "score": 2}}
+    assert store.get("0123456789ab").extra == {"starred": True, "meta": {"origin": "import", "score": 2}}
     store.remember("preference", "回复用中文")
     on_disk = read(tmp_path / "s")
     assert on_disk["version"] == 3
     assert on_disk["owner"] == {"name": "张三", "tags": ["a", "b"]}
     assert "zz_trailing" in on_disk and on_disk["zz_trailing"] is None
     first = on_disk["entries"][0]
-    assert first["pinned"] is True and first["meta"] == {"origin": "import", "score": 2}
+    assert first["starred"] is True and first["meta"] == {"origin": "import", "score": 2}
     assert {k: first[k] for k in ("id", "kind", "text", "source", "ts")} == {
         "id": "0123456789ab", "kind": "fact", "text": "数据库用 Postgres 16", "source": "cli", "ts": 5,
     }

@@ -47,10 +47,10 @@ def test_entries_share_one_set_of_the_fields_set_and_still_copy_and_compare_as_b
     store.remember("fact", "the second note, about the build")
     first, second = store.entries()
     assert first.model_fields_set is second.model_fields_set
-    assert first.model_fields_set == {"id", "kind", "text", "source", "ts", "flags", "keywords"}
+    assert first.model_fields_set == {"id", "kind", "text", "source", "ts", "flags", "keywords", "pinned"}
     changed = first.model_copy(update={"text": "a copy with another text"})
     assert changed.text == "a copy with another text" and first.text == "the first note, about the deploy"
-    assert first.model_fields_set == {"id", "kind", "text", "source", "ts", "flags", "keywords"}
+    assert first.model_fields_set == {"id", "kind", "text", "source", "ts", "flags", "keywords", "pinned"}
     assert first.model_dump(mode="json")["text"] == "the first note, about the deploy"
     # a field another program added is an extra, as before: dumped, not named in the set
     raw = orjson.loads(store.path.read_bytes())
