@@ -4,7 +4,7 @@ The core in order (pinned by hand first, then by kind, newest first), its budget
 not fit; `shift+up` and `shift+down` move the selected entry (an entry in the core by its kind is
 pinned when moved up, since pins come first), `p` pins or unpins it. Each is an ordinary write
 through the app (Pin, Unpin), so the list follows the store as it reloads. Dismisses with the
-entry that was selected, which Browse then shows. docs/app.md#the-pinned-core.
+entry that was selected, which Browse then shows. docs/app.md#the-pinned-core-c.
 """
 
 from __future__ import annotations
