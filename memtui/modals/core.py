@@ -4,7 +4,7 @@ The core in order (pinned by hand first, then by kind, newest first), its budget
 not fit; `shift+up` and `shift+down` move the selected entry (an entry in the core by its kind is
 pinned when moved up, since pins come first), `p` pins or unpins it. Each is an ordinary write
 through the app (Pin, Unpin), so the list follows the store as it reloads. Dismisses with the
-entry that was selected, which Browse then shows. docs/app.md#the-pinned-core.
+entry that was selected, which Browse then shows. docs/app.md#the-pinned-core-c.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class CoreModal(AppNode, ModalScreen[str | None]):
                 tooltip="Move the selected entry up the core (one there by its kind is pinned: pins come first)"),
         Binding("shift+down", "move(1)", "Move down", id="core.down",
                 tooltip="Move the selected pinned entry down among the pinned ones"),
-        Binding("p", "toggle", "Pin / unpin", id="core.pin",
+        Binding("p", "pin_or_unpin", "Pin / unpin", id="core.pin",
                 tooltip="Take the selected entry out of the core, or pin one left out or kept out"),
     ]
 
@@ -159,7 +159,7 @@ class CoreModal(AppNode, ModalScreen[str | None]):
         self._follow = entry.id
         self.app.submit(Pin(entry.id, entry, position=position))
 
-    def action_toggle(self) -> None:
+    def action_pin_or_unpin(self) -> None:
         entry = self.selected()
         snapshot = self.app.snapshot
         if entry is None or snapshot is None:

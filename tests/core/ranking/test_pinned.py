@@ -403,3 +403,18 @@ def test_for_any_store_the_core_fits_comes_first_and_is_never_repeated(tmp_path_
     assert len(lines_of(retrieved)) <= top_k
     explanation = store.explain(query)
     assert explanation.block == block and explanation.core == [m.entry.id for m in report.entries]
+
+
+def test_a_malformed_pin_or_order_reads_as_none_and_is_kept_until_a_pin(tmp_path):
+    write(tmp_path, [item(1, "fact", "a fact pinned with a string", pinned="yes"),
+                     item(2, "fact", "a fact pinned for real", pinned=True),
+                     item(3, "preference", "a preference")], core_order={"not": "a list"})
+    store = MemoryStore(tmp_path)
+    assert [m.entry.id for m in store.core().entries] == [f"{2:012x}", f"{3:012x}"]
+    assert store.get(f"{1:012x}").pinned is False
+    store.remember("fact", "another fact, written")  # a write that is not a pin keeps both as they were
+    raw = orjson.loads(store.path.read_bytes())
+    assert raw["entries"][0]["pinned"] == "yes" and raw["core_order"] == {"not": "a list"}
+    store.pin(f"{1:012x}", position=0)
+    raw = orjson.loads(store.path.read_bytes())
+    assert raw["entries"][0]["pinned"] is True and raw["core_order"] == [f"{1:012x}", f"{2:012x}"]
