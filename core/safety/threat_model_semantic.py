@@ -228,7 +228,7 @@ def batch(texts: Iterable[str]) -> Iterator[None]:
     if model is None or _batch.vectors is not None:
         yield
         return
-    from .threats import _without_quoted_examples
+    from .quoted import _without_quoted_examples
 
     inputs = list(dict.fromkeys(model_input(_without_quoted_examples(text) or text, model.view)
                                 for text in texts if isinstance(text, str) and text))

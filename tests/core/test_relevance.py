@@ -415,7 +415,7 @@ def test_a_message_of_numbers_an_entry_holds_all_of_finds_it(store_dir, query, e
 
 
 def test_general_words_are_the_maintained_list():
-    """core/text/general_words.py is generated from stopwords-iso; regenerate it when the package moves."""
+    """core/text/data/general_words.txt is generated from stopwords-iso; regenerate it when the package moves."""
     import importlib.util
     import sys
     from pathlib import Path
@@ -428,6 +428,7 @@ def test_general_words_are_the_maintained_list():
     sys.modules["gen_general_words"] = module
     spec.loader.exec_module(module)
     assert GENERAL_WORDS == frozenset(module.words())
+    assert module.TARGET.read_text(encoding="utf-8") == module.render(module.words())  # as generated, not edited
     assert {"name", "way", "work", "year"} <= GENERAL_WORDS
     assert not {"py", "sh", "ts", "ci", "pr"} & GENERAL_WORDS  # two-letter entries (country codes) are left out
     assert {"关于", "对于", "结果", "本地"} <= GENERAL_WORDS  # the Chinese list's two-character words
