@@ -134,11 +134,13 @@ class Rule:
         body = self.lead + triggers + self.then
         return body if self.view in ("raw", "cased") else body.replace(" ", r"\s*")
 
-    def _needs(self) -> re.Pattern[str]:
-        pattern = _NEEDS.get(self.id)
-        if pattern is None:
-            pattern = _NEEDS[self.id] = re.compile("|".join(map(re.escape, self.needs)))
-        return pattern
+    def _has_needs(self, text: str) -> bool:
+        """Whether `text` holds one of `needs`: plain substring tests, nothing compiled (a turn
+        that redacts its query tests the needs of some forty key formats). A pattern that ignores
+        case (`(?i)` in front) has its needs written in lower case and finds them in any case."""
+        if self.then.startswith("(?i)"):
+            text = text.lower()
+        return any(need in text for need in self.needs)
 
     def compiled(self) -> tuple:
         if self._compiled is None:
@@ -170,7 +172,7 @@ class Rule:
             self._compiled = (pattern, unless, apart)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        if self.needs and self._needs().search(text) is None:
+        if self.needs and not self._has_needs(text):
             return []
         if self.together:
             return self._clause_spans(text)
@@ -251,7 +253,6 @@ class Rule:
         return f"Rule({self.id!r})"
 
 
-_NEEDS: dict[str, re.Pattern[str]] = {}
 _LAZY = frozenset({"triggers", "then", "lead", "unless", "together", "apart", "bound"})
 
 

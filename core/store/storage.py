@@ -326,11 +326,16 @@ def _import_events(doc: Document, redacted: set[str] = frozenset()) -> list[Even
     return events
 
 
-def _redacted_value(value: Any) -> Any:
+def _redacted_value(value: Any, values: list[str] = ()) -> Any:
     """`value` (a string, or JSON made of lists and objects) with the secrets in its strings
-    redacted; `value` itself when it holds none. Walked with a stack, not recursion: another
-    program's field may be nested deeper than Python recurses."""
-    from ..safety.threats import redact_secrets
+    redacted, and every occurrence of `values` (secrets found elsewhere in the entry); `value`
+    itself when it holds none. Walked with a stack, not recursion: another program's field may be
+    nested deeper than Python recurses."""
+    from ..safety.redaction import redact_values
+    from ..safety.threats import redact_secrets as redact_one
+
+    def redact_secrets(string: str) -> str:
+        return redact_values(redact_one(string), values) if values else redact_one(string)
 
     if isinstance(value, str):
         return redact_secrets(value)
@@ -357,12 +362,24 @@ def _redacted_value(value: Any) -> Any:
 
 def _redact_foreign(doc: Document) -> set[str]:
     """Redact, in place, the secrets in every stored field of the entries (text, source, keywords
-    and any field another program added); the ids of the entries that held one. A text that
-    changes is judged again and marked `secret-redacted`, as a write through memtui would be."""
+    and any field another program added); the ids of the entries that held one. A value found
+    secret in one field is redacted in all of them, and a keyword holding part of one is dropped
+    (core/safety/redaction.py). A text that changes is judged again and marked `secret-redacted`,
+    as a write through memtui would be."""
+    from ..safety.redaction import redact_entry
+
     ids = set()
     for record in doc.records:
         text, source, extra = (_redacted_value(record.text), _redacted_value(record.source),
                                _redacted_value(record.extra))
+        keywords = record.keywords
+        whole = redact_entry(text, source, keywords)
+        if whole.changed:
+            text, source = whole.text, whole.source
+            extra = _redacted_value(extra, whole.values)
+            if keywords:
+                kept = [k for i, k in enumerate(whole.keywords) if i not in whole.fragments]
+                extra = {**extra, "keywords": kept} if kept else {k: v for k, v in extra.items() if k != "keywords"}
         if text == record.text and source == record.source and extra is record.extra:
             continue
         if text != record.text:
