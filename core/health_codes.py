@@ -10,8 +10,9 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 __all__ = [
-    "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT",
-    "PERMISSIONS", "QUARANTINED", "RECOVERED", "SYMLINK", "UNREADABLE", "UNWRITABLE", "Warning",
+    "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "FLAGGED_FIELD", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL",
+    "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED", "RECOVERED", "SYMLINK", "UNFLAGGED_THREAT", "UNREADABLE",
+    "UNWRITABLE", "Warning",
 ]
 
 AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
@@ -22,6 +23,8 @@ NEARLY_FULL = "nearly-full"
 OVER_LIMIT = "over-limit"
 INVALID = "invalid"  # items of entries that are not valid entries
 BLOCKED = "blocked"  # entries held back by the threat scan
+UNFLAGGED_THREAT = "unflagged-threat"  # blocked by the scan, but stored without the flag: another program wrote them
+FLAGGED_FIELD = "flagged-field"  # an entry's source or a keyword the threat scan flags
 UNWRITABLE = "unwritable"
 NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
 SYMLINK = "symlink"  # a store file is a symbolic link: refused

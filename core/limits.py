@@ -59,6 +59,8 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
                                    "0.3-1 s in a new process and about 20 ms a turn in a warm one; the semantic profile sets it"),
     "max_keywords": (int, 12, "enough for synonyms in two languages; more would let one entry claim every topic"),
     "max_keyword_chars": (int, 40, "a keyword is a word or short phrase, never a sentence smuggled past max_text"),
+    "max_source_chars": (int, 200, "a source names where an entry came from (a tool, a file, a task id); a longer "
+                                   "one would carry text past max_text into what people and models are shown"),
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
@@ -106,6 +108,7 @@ class Limits:
     semantic_floor: float
     max_keywords: int
     max_keyword_chars: int
+    max_source_chars: int
 
     def __init__(self, **overrides: object) -> None:
         unknown = set(overrides) - set(_FIELDS)

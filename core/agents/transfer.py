@@ -30,6 +30,7 @@ import orjson
 from ..errors import InvalidInput, MemtuiError
 from ..ranking.keywords import clean_keywords
 from ..kinds import Kind
+from ..store.writing import clean_source
 from ..store.records import Corrupt, Document, Record, _check, approval_flag, dumps, new_id, parse_document
 from ..safety.threat_model_semantic import batch as semantic_batch
 from ..safety.redaction import redact_entry
@@ -238,7 +239,9 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
         # A value found secret in one field is redacted in all of them, and a keyword holding part of
         # a secret is dropped, as a write drops it (core/safety/redaction.py).
         extra = _cleaned_keywords(item.extra, limits)
-        clean, source, redacted, cut_from = store._clean_entry(item.text, item.source or "", extra.get("keywords", ()))
+        # the source is shown to people and models too: one the scan flags is dropped, a long one cut
+        raw_source, source_note = clean_source(item.source or "", limits, strict=False)
+        clean, source, redacted, cut_from = store._clean_entry(item.text, raw_source, extra.get("keywords", ()))
         secrets_found = redacted.changed
         if redacted.fragments:
             kept = [k for i, k in enumerate(extra["keywords"]) if i not in redacted.fragments]
@@ -276,6 +279,8 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
         doc.items.append(record)
         row.update(id=entry_id, blocked=record.blocked)
         note = f"from {file}" + (f" (cut to {limits.max_text} characters)" if truncated else "")
+        if source_note:
+            note += f"; {source_note}"
         events.append({"op": "import", "id": entry_id, "before": None, "after": record.view(), "note": note, "file": file})
         plan.rows.append(row)
     excess = len(doc.records) - limits.max_entries

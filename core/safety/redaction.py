@@ -53,25 +53,32 @@ def redact_entry(text: str, source: str = "", keywords: list[str] | tuple[str, .
     fields = [text, source, *keywords]
     found = [_secrets(field) if field else [] for field in fields]
     spans: list[list[tuple[int, int, str]]] = [[(f.start, f.end, _label(f.rule)) for f in field] for field in found]
-    # The fields joined, one per line and run together: a secret that runs from one into the next
-    # ("password:" ending the text, the password in the source; half a token in each).
-    if len(fields) > 1 and any(fields[1:]):
-        for separator in ("\n", ""):
-            starts, at = [], 0
-            for field in fields:
-                starts.append(at)
-                at += len(field) + len(separator)
-            for finding in _secrets(separator.join(fields)):
-                for index, field in enumerate(fields):
-                    lo, hi = max(finding.start, starts[index]), min(finding.end, starts[index] + len(field))
-                    if hi > lo and not _covered(spans[index], lo - starts[index], hi - starts[index]):
-                        spans[index].append((lo - starts[index], hi - starts[index], _label(finding.rule)))
+    # The fields joined, one per line, and the text and source run together: a secret that runs
+    # from one into the next ("password:" ending the text and the password in the source; half a
+    # token in each). A finding of the joined fields counts only where it is new in every field it
+    # touches: "password is sunflower42" run into a source "sticky note" finds nothing new.
+    for separator, count in (("\n", len(fields)), ("", 2)):
+        if not any(fields[1:count]):
+            continue
+        starts, at = [], 0
+        for field in fields[:count]:
+            starts.append(at)
+            at += len(field) + len(separator)
+        for finding in _secrets(separator.join(fields[:count])):
+            parts = []
+            for index, field in enumerate(fields[:count]):
+                lo, hi = max(finding.start, starts[index]), min(finding.end, starts[index] + len(field))
+                if hi > lo:
+                    parts.append((index, lo - starts[index], hi - starts[index]))
+            if not any(_touches(spans[index], lo, hi) for index, lo, hi in parts):
+                for index, lo, hi in parts:
+                    spans[index].append((lo, hi, _label(finding.rule)))
     values = {fields[index][start:end]: label for index, field_spans in enumerate(spans)
               for start, end, label in field_spans}
     values = {value: label for value, label in values.items() if value.strip()}
     if not values:
         return Redacted(text, source, list(keywords), [], [], [])
-    longer = {value: label for value, label in values.items() if len(value.strip()) >= MIN_VALUE}
+    longer = {piece: label for value, label in values.items() for piece in _pieces(value)}
     for index, field in enumerate(fields):
         spans[index] += [span for span in _occurrences(field, longer) if not _covered(spans[index], span[0], span[1])]
     redacted = [_apply(field, field_spans) for field, field_spans in zip(fields, spans)]
@@ -86,8 +93,24 @@ def redact_values(value: str, values: list[str], label: str = "secret") -> str:
     """`value` with every occurrence of `values` (secrets found elsewhere in the entry) redacted."""
     if not value or not values:
         return value
-    spans = _occurrences(value, {found: label for found in values if len(found.strip()) >= MIN_VALUE})
+    spans = _occurrences(value, {piece: label for found in values for piece in _pieces(found)})
     return _apply(value, spans) if spans else value
+
+
+def _pieces(value: str) -> list[str]:
+    """What of a secret value is looked for in the other fields: the value, each of its words
+    (backup codes are a list; a key comes after its name, `AccountKey=...`), and each run of
+    letters and digits of eight or more (a key's random body without its prefix: `sk-proj-` and
+    what follows). A piece without a digit counts only from 20 characters on: `AccountKey` names
+    a key, it is not one."""
+    import re
+
+    out = {value.strip()} if len(value.strip()) >= MIN_VALUE else set()
+    for word in re.split(r"[\s,;:=]+", value):
+        out.add(word)
+        out.update(re.findall(r"[A-Za-z0-9]{8,}", word))
+    return [piece for piece in out if piece == value.strip() or len(piece) >= MIN_VALUE and
+            (any(char.isdigit() for char in piece) or len(piece) >= 20)]
 
 
 def _occurrences(field: str, values: dict[str, str]) -> list[tuple[int, int, str]]:
@@ -103,7 +126,21 @@ def _occurrences(field: str, values: dict[str, str]) -> list[tuple[int, int, str
         while at != -1:
             out.append((at, at + len(needle), label))
             at = hay.find(needle, at + 1)
+    # a run of the field that is part of a value: a key's body without its prefix, half a token
+    import re
+
+    for run in re.finditer(r"[A-Za-z0-9+/_-]{12,}", field):
+        piece = run.group().lower()
+        if any(char.isdigit() for char in piece) or len(piece) >= 20:
+            for value, label in values.items():
+                if piece in value.lower():
+                    out.append((run.start(), run.end(), label))
+                    break
     return out
+
+
+def _touches(spans: list[tuple[int, int, str]], start: int, end: int) -> bool:
+    return any(lo < end and start < hi for lo, hi, _ in spans)
 
 
 def _covered(spans: list[tuple[int, int, str]], start: int, end: int) -> bool:

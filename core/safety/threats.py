@@ -41,7 +41,7 @@ from .scan_views import (
 )
 
 __all__ = [
-    "CATEGORIES", "RULES", "Finding", "Rule", "redact", "redact_secrets", "scan_text", "strip_invisible",
+    "CATEGORIES", "RULES", "Finding", "Rule", "intent_findings", "redact", "redact_secrets", "scan_text", "strip_invisible",
     "strip_controls", "threat_flags",
 ]
 
@@ -408,6 +408,13 @@ def strip_invisible(text: str) -> str:
     """`text` without the characters the normalisation drops (default-ignorable, format and
     control characters, but for tab and line breaks), emoji sequences kept whole."""
     return strip_hidden(text)
+
+
+def intent_findings(value: str) -> list[Finding]:
+    """What the rules find in a field that is not the text (a source, a keyword): every finding
+    but a secret's (secrets are redacted there, not refused). No learned opinion: a source or a
+    keyword is a few words, too little for one."""
+    return [finding for finding in scan_text(value) if finding.category != "secret"] if value else []
 
 
 def threat_flags(findings: list[Finding]) -> list[str]:

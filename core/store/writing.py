@@ -17,7 +17,7 @@ from ..kinds import Kind
 from .records import Document, Record, new_id, normalize
 from .storage import Change
 from ..safety.redaction import Redacted, redact_entry, redact_values
-from ..safety.threats import scan_text, strip_controls, threat_flags
+from ..safety.threats import intent_findings, scan_text, strip_controls, threat_flags
 
 if TYPE_CHECKING:
     from typing import Any
@@ -125,6 +125,7 @@ class Writing:
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
         _require_unicode(source, "source")
+        source = clean_source(source, self.limits)[0]
         clean, flags, cut_from, source, _values = self._prepare_entry(text, source, new_keywords)
         key = normalize(clean)
 
@@ -327,6 +328,26 @@ class Writing:
                           record)
 
         return _entry(self._write(mutate))
+
+
+def clean_source(source: str, limits: Limits, strict: bool = True) -> tuple[str, str | None]:
+    """The source a write stores, and why it was changed (None: it was not). It is shown to people
+    and, through the MCP resource, to models, so it is read like the text (docs/threat-scan.md#every-field):
+    one the threat scan flags is refused (`strict`, a write) or dropped (an import: the caller
+    gives its own), and one longer than max_source_chars refused or cut."""
+    source = " ".join(strip_controls(source).split())
+    if len(source) > limits.max_source_chars:
+        if strict:
+            raise InvalidInput(f"source is {len(source):,} characters; at most {limits.max_source_chars} (it names "
+                               "where the entry came from)")
+        return source[: limits.max_source_chars].rstrip(), f"source cut to {limits.max_source_chars} characters"
+    found = intent_findings(source)
+    if found:
+        why = f"source was flagged by the threat scan ({found[0].category}: {found[0].reason})"
+        if strict:
+            raise InvalidInput(why + "; a source names where the entry came from")
+        return "", why
+    return source, None
 
 
 def refuse_fragments(fragments: list[int], keywords: list[str] | tuple[str, ...], values: list[str] = ()) -> None:
