@@ -196,8 +196,9 @@ class Rule:
         clauses = [clause.span() for clause in _CLAUSE.finditer(text)]
         if len(clauses) > 1 and not all(lexicon.search(text) for lexicon in lexicons):
             return out  # some list has no word anywhere in the text
-        if self.window > 1:  # a claim and what it licenses often sit in two sentences
-            clauses += [(clauses[k][0], clauses[k + self.window - 1][1]) for k in range(len(clauses) - self.window + 1)]
+        window = min(self.window, len(clauses))  # a text of fewer clauses than the window is read whole
+        if window > 1:  # a claim and what it licenses often sit in two sentences
+            clauses += [(clauses[k][0], clauses[k + window - 1][1]) for k in range(len(clauses) - window + 1)]
         for start, end in clauses:
             if all(lexicon.search(text, start, end) for lexicon in lexicons):
                 if apart is not None and apart(text[start:end]):
@@ -259,7 +260,7 @@ _LAZY = frozenset({"triggers", "then", "lead", "unless", "together", "apart", "b
 def _rule_text(text: str, regex: bool = False) -> str:
     """A rule's words or pattern normalised the way the words view normalises text: NFKC, case
     folding (in a pattern only outside ASCII, where it cannot touch an escape like \\S), the Latin
-    ligatures' TS #39 prototypes (æ -> ae, œ -> oe) and the combining marks dropped. So a rule
+    ligatures' TS #39 prototypes (æ -> ae, œ -> oe, ı -> i) and the combining marks dropped. So a rule
     written `κανόνες`, `คำสั่ง` or `begrænsning` meets the text as the view has it."""
     import unicodedata
 
@@ -267,7 +268,8 @@ def _rule_text(text: str, regex: bool = False) -> str:
         return text
     text = unicodedata.normalize("NFKC", text)
     text = "".join(char if char.isascii() else char.casefold() for char in text) if regex else text.casefold()
-    return fold_marks(text.replace("æ", "ae").replace("œ", "oe"))
+    # the Turkish dotless ı too: the views give it its prototype i ("kullanıcı" reads "kullanici")
+    return fold_marks(text.replace("æ", "ae").replace("œ", "oe").replace("ı", "i"))
 
 
 def _bounds(bound) -> tuple:
