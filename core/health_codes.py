@@ -10,9 +10,10 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 __all__ = [
-    "AUDIT_UNLOGGED", "BLOCKED", "CORE_OVER_BUDGET", "DISK_FULL", "DUPLICATE_KEY", "INVALID", "JUNK_BACKUPS",
-    "LIMITS_INVALID", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED", "RECOVERED",
-    "SPACE_FREED", "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNREADABLE", "UNWRITABLE", "Warning",
+    "AUDIT_UNLOGGED", "BLOCKED", "CORE_OVER_BUDGET", "DISK_FULL", "DUPLICATE_KEY", "FLAGGED_FIELD", "INVALID",
+    "JUNK_BACKUPS", "LIMITS_INVALID", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED",
+    "RECOVERED", "SPACE_FREED", "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNFLAGGED_THREAT", "UNREADABLE",
+    "UNWRITABLE", "Warning",
 ]
 
 AUDIT_UNLOGGED = "audit-unlogged"  # a change was saved but its audit events were not
@@ -23,6 +24,8 @@ NEARLY_FULL = "nearly-full"
 OVER_LIMIT = "over-limit"
 INVALID = "invalid"  # items of entries that are not valid entries
 BLOCKED = "blocked"  # entries held back by the threat scan
+UNFLAGGED_THREAT = "unflagged-threat"  # blocked by the scan, but stored without the flag: another program wrote them
+FLAGGED_FIELD = "flagged-field"  # an entry's source or a keyword the threat scan flags
 UNWRITABLE = "unwritable"
 NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
 SYMLINK = "symlink"  # a store file is a symbolic link: refused

@@ -67,6 +67,8 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
                    "kinds in the core without a pin, newest first, as far as the budget goes: a style of answer or "
                    "'use pnpm, not npm' holds in every turn, yet rarely shares a word with the message; empty "
                    "leaves only the entries pinned by hand"),
+    "max_source_chars": (int, 200, "a source names where an entry came from (a tool, a file, a task id); a longer "
+                                   "one would carry text past max_text into what people and models are shown"),
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
@@ -116,6 +118,7 @@ class Limits:
     max_keyword_chars: int
     core_budget: int
     core_kinds: tuple[str, ...]
+    max_source_chars: int
 
     def __init__(self, **overrides: object) -> None:
         unknown = set(overrides) - set(_FIELDS)

@@ -84,7 +84,7 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
     from pydantic import ValidationError
 
     from .. import __version__
-    from ..ranking.inject import clean_for_block
+    from ..ranking.inject import clean_for_block, shown_source
     from .tools import call_tool, tool_defs, type_error
 
     # Tool calls run in worker threads; one at a time keeps the store's caches simple.
@@ -153,14 +153,14 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
 
     @server.resource(ENTRIES_URI, name="entries", title="Memories",
                      description="Every memory that can be injected (blocked ones are left out), as JSON: "
-                                 "id, kind, text (as the block shows it), source, ts.",
+                                 "id, kind, text (as the block shows it), source (likewise; one the threat scan flags as \"\"), ts.",
                      mime_type="application/json")
     def entries() -> str:
         import orjson
 
         with lock:
-            rows = [{"id": e.id, "kind": e.kind.value, "text": clean_for_block(e.text), "source": e.source, "ts": e.ts}
-                    for e in store.entries() if "blocked" not in e.flags]
+            rows = [{"id": e.id, "kind": e.kind.value, "text": clean_for_block(e.text), "source": shown_source(e.source),
+                     "ts": e.ts} for e in store.entries() if "blocked" not in e.flags]
         return orjson.dumps({"entries": rows}, option=orjson.OPT_INDENT_2).decode()
 
     @server.resource(CORE_URI, name="core", title="The pinned core",

@@ -36,9 +36,11 @@ import orjson
 from ..errors import InvalidInput, MemtuiError
 from ..ranking.keywords import clean_keywords
 from ..kinds import Kind
+from ..store.writing import clean_source
 from ..store.records import Corrupt, Document, Record, _check, approval_flag, dumps, new_id, parse_document
 from ..safety.threat_model_semantic import batch as semantic_batch
-from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, threat_flags
+from ..safety.redaction import redact_entry
+from ..safety.threats import scan_text, threat_flags
 
 __all__ = ["EXPORT_FORMATS", "HERMES_FILES", "IMPORT_FORMATS", "HermesExport", "ImportPlan", "ImportRefused",
            "detect_format", "export_bytes", "hermes_target", "import_file", "parse_import", "plan_import",
@@ -272,13 +274,20 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
         file = f"{folder}/{item.file}" if item.file else folder  # a folder's MEMORY.md or USER.md
         # The same cleaning as every other write: control characters out, secrets redacted in the
         # text, the source and the keywords, the text cut to max_text.
-        clean, secrets_found, cut_from = store._clean_text(item.text)
+        # A value found secret in one field is redacted in all of them, and a keyword holding part of
+        # a secret is dropped, as a write drops it (core/safety/redaction.py).
+        extra = _cleaned_keywords(item.extra, limits)
+        # the source is shown to people and models too: one the scan flags is dropped, a long one cut
+        raw_source, source_note = clean_source(item.source or "", limits, strict=False)
+        clean, source, redacted, cut_from = store._clean_entry(item.text, raw_source, extra.get("keywords", ()))
+        secrets_found = redacted.changed
+        if redacted.fragments:
+            kept = [k for i, k in enumerate(extra["keywords"]) if i not in redacted.fragments]
+            extra = {**extra, "keywords": kept} if kept else {k: v for k, v in extra.items() if k != "keywords"}
         truncated = cut_from is not None
         if not clean:
             raise ImportRefused(f"{file} entry at line {item.line} is empty once control and invisible characters "
                                 "are removed; nothing was imported")
-        source = redact_secrets(strip_controls(item.source)) if item.source else ""
-        extra = _cleaned_keywords(item.extra, limits)
         try:
             clean.encode("utf-8")
         except UnicodeEncodeError:
@@ -309,6 +318,8 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
         doc.items.append(record)
         row.update(id=entry_id, blocked=record.blocked)
         note = f"from {file}" + (f" (cut to {limits.max_text} characters)" if truncated else "")
+        if source_note:
+            note += f"; {source_note}"
         events.append({"op": "import", "id": entry_id, "before": None, "after": record.view(), "note": note, "file": file})
         plan.rows.append(row)
     file = folder
@@ -413,7 +424,11 @@ def export_bytes(store, fmt: str = "json", kind: Kind | str | None = None, file_
     views = []
     for record in records:
         view = record.to_json()
-        view["text"] = redact(record.text)[0]
+        # every field an export shows, redacted as a write would (an entry another program wrote may hold one)
+        redacted = redact_entry(record.text, record.source, record.keywords)
+        view["text"], view["source"] = redacted.text, redacted.source
+        if record.keywords:
+            view["keywords"] = [k for i, k in enumerate(redacted.keywords) if i not in redacted.fragments]
         views.append(view)
     if fmt == "json":
         return dumps({"entries": views}, indent=True) + b"\n"

@@ -26,6 +26,7 @@ __all__ = [
     "render_core_block",
     "render_lines",
     "set_block",
+    "shown_source",
 ]
 
 BLOCK_START = "=== Long-term memory (retrieved from past sessions) ==="
@@ -81,6 +82,16 @@ def clean_for_block(text: str) -> str:
     text, _ = redact(text)
     # Line breaks first: some of them (NEL, VT, FF) are control characters strip_invisible drops.
     return _defuse(strip_invisible(_one_line(text)))
+
+
+def shown_source(source: str) -> str:
+    """An entry's source as a model may be shown it (the MCP resource): cleaned as a line of the
+    block is, and "" when the threat scan flags it (another program may have written it)."""
+    if not source:
+        return source
+    from ..safety.threats import intent_findings
+
+    return "" if intent_findings(source) else clean_for_block(source)
 
 
 def _defuse(text: str) -> str:

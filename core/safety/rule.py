@@ -134,11 +134,13 @@ class Rule:
         body = self.lead + triggers + self.then
         return body if self.view in ("raw", "cased") else body.replace(" ", r"\s*")
 
-    def _needs(self) -> re.Pattern[str]:
-        pattern = _NEEDS.get(self.id)
-        if pattern is None:
-            pattern = _NEEDS[self.id] = re.compile("|".join(map(re.escape, self.needs)))
-        return pattern
+    def _has_needs(self, text: str) -> bool:
+        """Whether `text` holds one of `needs`: plain substring tests, nothing compiled (a turn
+        that redacts its query tests the needs of some forty key formats). A pattern that ignores
+        case (`(?i)` in front) has its needs written in lower case and finds them in any case."""
+        if self.then.startswith("(?i)"):
+            text = text.lower()
+        return any(need in text for need in self.needs)
 
     def compiled(self) -> tuple:
         if self._compiled is None:
@@ -170,7 +172,7 @@ class Rule:
             self._compiled = (pattern, unless, apart)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        if self.needs and self._needs().search(text) is None:
+        if self.needs and not self._has_needs(text):
             return []
         if self.together:
             return self._clause_spans(text)
@@ -194,8 +196,9 @@ class Rule:
         clauses = [clause.span() for clause in _CLAUSE.finditer(text)]
         if len(clauses) > 1 and not all(lexicon.search(text) for lexicon in lexicons):
             return out  # some list has no word anywhere in the text
-        if self.window > 1:  # a claim and what it licenses often sit in two sentences
-            clauses += [(clauses[k][0], clauses[k + self.window - 1][1]) for k in range(len(clauses) - self.window + 1)]
+        window = min(self.window, len(clauses))  # a text of fewer clauses than the window is read whole
+        if window > 1:  # a claim and what it licenses often sit in two sentences
+            clauses += [(clauses[k][0], clauses[k + window - 1][1]) for k in range(len(clauses) - window + 1)]
         for start, end in clauses:
             if all(lexicon.search(text, start, end) for lexicon in lexicons):
                 if apart is not None and apart(text[start:end]):
@@ -251,14 +254,13 @@ class Rule:
         return f"Rule({self.id!r})"
 
 
-_NEEDS: dict[str, re.Pattern[str]] = {}
 _LAZY = frozenset({"triggers", "then", "lead", "unless", "together", "apart", "bound"})
 
 
 def _rule_text(text: str, regex: bool = False) -> str:
     """A rule's words or pattern normalised the way the words view normalises text: NFKC, case
     folding (in a pattern only outside ASCII, where it cannot touch an escape like \\S), the Latin
-    ligatures' TS #39 prototypes (æ -> ae, œ -> oe) and the combining marks dropped. So a rule
+    ligatures' TS #39 prototypes (æ -> ae, œ -> oe, ı -> i) and the combining marks dropped. So a rule
     written `κανόνες`, `คำสั่ง` or `begrænsning` meets the text as the view has it."""
     import unicodedata
 
@@ -266,7 +268,8 @@ def _rule_text(text: str, regex: bool = False) -> str:
         return text
     text = unicodedata.normalize("NFKC", text)
     text = "".join(char if char.isascii() else char.casefold() for char in text) if regex else text.casefold()
-    return fold_marks(text.replace("æ", "ae").replace("œ", "oe"))
+    # the Turkish dotless ı too: the views give it its prototype i ("kullanıcı" reads "kullanici")
+    return fold_marks(text.replace("æ", "ae").replace("œ", "oe").replace("ı", "i"))
 
 
 def _bounds(bound) -> tuple:

@@ -32,6 +32,8 @@ __all__ = ["DIRECTORY", "FAMILIES", "RuleDataError", "RuleSet", "family", "patte
            "word_list"]
 
 DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules")
+# detect-secrets' key formats as secret rules (scripts/gen_secret_detector.py), beside the files.
+DETECTOR = "detect_secrets.json"
 # The files, in the order of the table. Where two rules reading the same view find the same span,
 # the one that comes first here is listed first.
 FAMILIES = ("override", "persona", "authority", "encoded", "fence", "exfiltration", "invisible", "secret")
@@ -363,10 +365,38 @@ class RuleSet:
                 raise RuleDataError(f"{self.path(name)}: no such category (they are {', '.join(FAMILIES)})")
             data, fresh = self._read(name)
             found = _family(data, name, self.path(name), self.vocabulary)
+            if name == "secret":
+                found += self._detector(found)
             if not fresh or not self._vocabulary_fresh:
                 for rule in found:
                     rule.compiled()  # a pattern that does not compile: a RuleDataError naming file and rule
             self._families[name] = found
+        return found
+
+    def _detector(self, own: tuple[Rule, ...]) -> tuple[Rule, ...]:
+        """The key formats detect-secrets knows, read as rules (DETECTOR, written by
+        scripts/gen_secret_detector.py; docs/threat-scan.md#secrets): after secret.toml's own, so
+        where both find the same key the finding is named by memtui's rule. Checked like a rule
+        file, and every pattern compiled, when the directory is not the one shipped."""
+        import json
+
+        path = os.path.join(self.directory, DETECTOR)
+        try:
+            with open(path, "rb") as file:
+                data = json.loads(file.read())
+        except FileNotFoundError:
+            return ()
+        except (OSError, ValueError) as exc:
+            raise RuleDataError(f"{path}: cannot be read: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("rule"), list):
+            raise RuleDataError(f"{path}: not a list of [[rule]] tables")
+        found = _family({"category": "secret", "rule": data["rule"]}, "secret", path, self.vocabulary)
+        taken = {rule.id for rule in own}
+        for rule in found:
+            if rule.id in taken:
+                raise RuleDataError(f"{path}: {rule.id}: secret.toml has a rule of this id")
+            if not self.snapshots:
+                rule.compiled()
         return found
 
     def rules(self) -> tuple[Rule, ...]:

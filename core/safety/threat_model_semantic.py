@@ -123,6 +123,13 @@ class Model:
         P(hostile) `char` when the model has a `char_weight` (a geometric mean), else P(hostile)."""
         return hostile if char is None else blend(hostile, char, self.char_weight)
 
+    def can_flag(self, char: float | None) -> bool:
+        """Whether any P(hostile) could bring the score to the threshold, given the character
+        model's P(hostile) `char`: the score is at most `char ** char_weight` (P(hostile) = 1), so a
+        text the character model finds plainly benign is never embedded (a write of an ordinary
+        note then costs no model call: docs/threat-scan.md#cost)."""
+        return char is None or self.score(1.0, char) >= self.threshold
+
     def verdict(self, vector: "numpy.ndarray", char: float | None = None) -> tuple[str, float, float] | None:
         """(likeliest hostile category, P(hostile), score) when the score (`score`, with the
         character model's P(hostile) `char`) reaches the threshold."""
@@ -230,8 +237,14 @@ def batch(texts: Iterable[str]) -> Iterator[None]:
         return
     from .quoted import _without_quoted_examples
 
-    inputs = list(dict.fromkeys(model_input(_without_quoted_examples(text) or text, model.view)
-                                for text in texts if isinstance(text, str) and text))
+    from .scan_views import text_view, words_view
+    from .threat_model import load as character_model
+
+    reads = [_without_quoted_examples(text) or text for text in texts if isinstance(text, str) and text]
+    char = character_model()
+    # only the texts the third opinion could flag (Model.can_flag): most notes need no embedding
+    inputs = list(dict.fromkeys(model_input(read, model.view) for read in reads
+                                if model.can_flag(char.hostile(words_view(text_view(read)).text))))
     _batch.vectors = {}
     try:
         try:
@@ -272,7 +285,7 @@ def judge(read: str, char: float | None = None) -> tuple[str, float, float] | No
     model's P(hostile) for it, see `Model.score`); None when it does not, or when there is no model
     (no embedder, `MEMTUI_SEMANTIC=off`, no weights for this embedder)."""
     model = load()
-    if model is None:
+    if model is None or not model.can_flag(char):
         return None
     vector = _vector(model_input(read, model.view))
     return None if vector is None else model.verdict(vector, char)

@@ -27,6 +27,7 @@ from ..lazy_re import lazy_pattern
 from .decoders import _LONG_RUN, _MAX_DEPTH, _MORSE_RUN, _decoded, _names_transform, _transformed
 from .quoted import _without_quoted_examples
 from .rule import CATEGORIES, Rule
+from .rule_data import DETECTOR
 from .rule_index import _index
 from .scan_views import (
     _CONTROL,
@@ -40,7 +41,7 @@ from .scan_views import (
 )
 
 __all__ = [
-    "CATEGORIES", "RULES", "Finding", "Rule", "redact", "redact_secrets", "scan_text", "strip_invisible",
+    "CATEGORIES", "RULES", "Finding", "Rule", "intent_findings", "redact", "redact_secrets", "scan_text", "strip_invisible",
     "strip_controls", "threat_flags",
 ]
 
@@ -316,33 +317,66 @@ def _findings(rule: Rule, spans: list[tuple[int, int]], view: View, raw: str) ->
     return findings
 
 
-def _secrets(text: str, rules: list[Rule] | None = None) -> list[Finding]:
+def _secrets(text: str, rules: list[Rule] | None = None, depth: int = 0) -> list[Finding]:
     """Secret findings over the raw text (the `text` rules read its lower case), overlaps
-    merged into one finding named by a key shape among them when there is one."""
+    merged into one finding named by a key shape among them when there is one. A base64, hex or
+    percent-encoded run that decodes to text holding a secret is a secret as a whole."""
     if rules is None:
         rules = _index("secrets").candidates(text.lower())
     # `text` rules read lower case (offsets kept: a character whose lower case is longer stays).
     lower = text.lower()
     if len(lower) != len(text):
         lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
-    matches: list[tuple[Rule, int, int]] = []
+    matches: list[tuple[Rule, int, int, str]] = []
     for rule in rules:
-        matches += [(rule, start, end) for start, end in rule.spans(lower if rule.view == "text" else text)]
+        spans = rule.spans(lower if rule.view == "text" else text)
+        if spans and rule.origin.endswith(DETECTOR):
+            spans = [_whole_token(text, start, end) for start, end in spans]
+        matches += [(rule, start, end, rule.reason) for start, end in spans if end > start]
+    if depth < _MAX_DEPTH and _LONG_RUN.search(text):
+        for kind, start, end, decoded in _decoded(text):
+            inner = _secrets(decoded, None, depth + 1)
+            if inner:
+                matches.append((_rule_of(inner[0].rule), start, end, f"{inner[0].reason} (hidden as {kind})"))
     if not matches:
         return []
     matches.sort(key=lambda match: (match[1], -match[2]))
-    groups: list[list[tuple[Rule, int, int]]] = []
+    groups: list[list[tuple[Rule, int, int, str]]] = []
     for match in matches:
-        if groups and match[1] < max(end for _, _, end in groups[-1]):
+        if groups and match[1] < max(end for _, _, end, _ in groups[-1]):
             groups[-1].append(match)
         else:
             groups.append([match])
     findings = []
     for group in groups:
-        start, end = group[0][1], max(end for _, _, end in group)
-        rule = next((rule for rule, _, _ in group if rule.shape), group[0][0])
-        findings.append(Finding("secret", rule.id, rule.reason, _mask(text[start:end]), start, end))
+        start, end = group[0][1], max(end for _, _, end, _ in group)
+        rule, _, _, reason = next((match for match in group if match[0].shape), group[0])
+        findings.append(Finding("secret", rule.id, reason, _mask(text[start:end]), start, end))
     return findings
+
+
+_TOKEN_CHAR = lazy_pattern(r"[A-Za-z0-9_-]")
+_SPACE = lazy_pattern(r"\s")
+
+
+def _whole_token(text: str, start: int, end: int) -> tuple[int, int]:
+    """A key detect-secrets' expression found, as the whole token it sits in: its expressions fix
+    a length (`sk_live_` and 24 characters) and would leave the rest of a longer key readable, and
+    one (`_authToken=npm_.+`) runs to the end of the line, over the words after the key."""
+    space = _SPACE.search(text, start, end)
+    if space is not None and space.start() > start:
+        end = space.start()
+    while end < len(text) and _TOKEN_CHAR.match(text, end):
+        end += 1
+    while start > 0 and _TOKEN_CHAR.match(text, start - 1):
+        start -= 1
+    return start, end
+
+
+def _rule_of(rule_id: str) -> Rule:
+    from .rule_data import family
+
+    return next(rule for rule in family("secret") if rule.id == rule_id)
 
 
 def redact(text: str) -> tuple[str, list[Finding]]:
@@ -352,10 +386,17 @@ def redact(text: str) -> tuple[str, list[Finding]]:
         return text, []
     pieces, last = [], 0
     for finding in findings:
-        pieces += [text[last : finding.start], f"[REDACTED:{finding.rule.removeprefix('secret.')}]"]
+        pieces += [text[last : finding.start], f"[REDACTED:{_label(finding.rule)}]"]
         last = finding.end
     pieces.append(text[last:])
     return "".join(pieces), findings
+
+
+def _label(rule_id: str) -> str:
+    """What `[REDACTED:...]` names: the rule's type, without the number of one of its expressions."""
+    label = rule_id.removeprefix("secret.")
+    stem, _, number = label.rpartition("-")
+    return stem if stem and number.isdigit() else label
 
 
 def redact_secrets(value: str) -> str:
@@ -367,6 +408,13 @@ def strip_invisible(text: str) -> str:
     """`text` without the characters the normalisation drops (default-ignorable, format and
     control characters, but for tab and line breaks), emoji sequences kept whole."""
     return strip_hidden(text)
+
+
+def intent_findings(value: str) -> list[Finding]:
+    """What the rules find in a field that is not the text (a source, a keyword): every finding
+    but a secret's (secrets are redacted there, not refused). No learned opinion: a source or a
+    keyword is a few words, too little for one."""
+    return [finding for finding in scan_text(value) if finding.category != "secret"] if value else []
 
 
 def threat_flags(findings: list[Finding]) -> list[str]:

@@ -543,13 +543,20 @@ def _derive(
     from ..ranking.index import build_parts, document_tokens
     from ..text.tokenize import tokenize
 
-    clean = (lambda text: text)
-    if redact:
-        from ..safety.threats import redact_secrets as clean
+    texts = [r.text for r in records]
+    kept = [r.keywords for r in records]
+    if redact:  # every field redacted as a write would (a value found secret in one, in all of them)
+        from ..safety.redaction import redact_entry
+
+        for i, record in enumerate(records):
+            whole = redact_entry(record.text, record.source, record.keywords)
+            if whole.changed:
+                texts[i] = whole.text
+                kept[i] = ["" if n in whole.fragments else k for n, k in enumerate(whole.keywords)]  # positions kept
     terms, starts, ids, lengths = build_parts(
-        document_tokens(clean(r.text), r.kind.label, r.kind.value) for r in records)
+        document_tokens(text, r.kind.label, r.kind.value) for text, r in zip(texts, records))
     verdicts = [None if r.scanned is None else list(r.scanned) for r in records]  # None: not judged yet
-    keywords = [[tokenize(clean(k)) for k in r.keywords] for r in records]
+    keywords = [[tokenize(k) for k in found] for found in kept]
     if not redact:  # memtui just wrote: whether each entry it made renders as it is, known from now on
         from ..ranking.inject import clean_text
 

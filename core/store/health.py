@@ -13,9 +13,9 @@ TYPE_CHECKING = False
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from ..health_codes import (
-    AUDIT_UNLOGGED, BLOCKED, CORE_OVER_BUDGET, DISK_FULL, DUPLICATE_KEY, INVALID, JUNK_BACKUPS, LIMITS_INVALID,
-    NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS, QUARANTINED, RECOVERED, SPACE_FREED, SPECIAL_FILE, SYMLINK,
-    TS_OUT_OF_RANGE, UNREADABLE, UNWRITABLE,
+    AUDIT_UNLOGGED, BLOCKED, CORE_OVER_BUDGET, DUPLICATE_KEY, FLAGGED_FIELD, INVALID, JUNK_BACKUPS,
+    LIMITS_INVALID, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS, QUARANTINED, RECOVERED, SPACE_FREED,
+    SPECIAL_FILE, SYMLINK, TS_OUT_OF_RANGE, UNFLAGGED_THREAT, UNREADABLE, UNWRITABLE,
 )
 from ..limits import Limits
 from .records import ts_out_of_range
@@ -242,6 +242,19 @@ def health(storage: Storage, limits: Limits, log=None, core: CoreReport | None =
         warnings.append(_warning(
             BLOCKED, f"{len(blocked)} entr{'y' if len(blocked) == 1 else 'ies'} blocked by the threat scan, awaiting approval",
             "memtui approve <id>"))
+    unflagged = [r.id for r in records if r.blocked and "blocked" not in r.flags]
+    if unflagged:
+        warnings.append(_warning(
+            UNFLAGGED_THREAT, f"{_entries(len(unflagged))} the threat scan blocks {'were' if len(unflagged) != 1 else 'was'} "
+                              f"stored without the flag (written by another program, or before a rule was added): "
+                              f"{', '.join(unflagged[:5])}{' …' if len(unflagged) > 5 else ''}", "memtui approve ID, or memtui rm ID"))
+    fields = _flagged_fields(records)
+    if fields:
+        warnings.append(_warning(
+            FLAGGED_FIELD, f"{_entries(len(fields))} {'hold' if len(fields) != 1 else 'holds'} a source or keyword the "
+                           f"threat scan flags (shown to people and models, never injected): "
+                           f"{', '.join(f'{i} ({why})' for i, why in fields[:3])}{' …' if len(fields) > 3 else ''}",
+            "memtui edit ID --keyword K (sets the keywords anew); any write drops such a source"))
     for q in quarantined:
         source = f"restored from {q.restored_from}" if q.restored_from else "no backup could be restored"
         if q.restored_from and q.why:
@@ -307,6 +320,38 @@ def _injection_usage(storage: Storage, limits: Limits, log, records: list,
         return len(lines), None
     used = usage(lines)
     return len(lines), sum(1 for r in records if r.id in used) / len(records)
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def _flagged_fields(records: list) -> list[tuple[str, str]]:
+    """(id, what) for each entry whose source or a keyword the threat scan flags: memtui's writes
+    refuse them (docs/threat-scan.md#every-field), so another program wrote them. Each distinct
+    value is scanned once: most sources are the same few labels."""
+    from ..safety.threats import intent_findings
+
+    seen: dict[str, str | None] = {}
+
+    def flagged(value: str) -> str | None:
+        if value not in seen:
+            found = intent_findings(value)
+            seen[value] = found[0].category if found else None
+        return seen[value]
+
+    out = []
+    for record in records:
+        why = flagged(record.source) if record.source else None
+        if why is not None:
+            out.append((record.id, f"source: {why}"))
+            continue
+        for keyword in record.keywords:
+            why = flagged(keyword)
+            if why is not None:
+                out.append((record.id, f"keyword: {why}"))
+                break
+    return out
 
 
 def _creatable(path) -> bool:

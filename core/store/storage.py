@@ -271,7 +271,7 @@ class Storage:
         try:
             # Secrets another program wrote into the file are redacted by this write, and kept out
             # of its backup and its audit events (only a file memtui did not leave can hold them).
-            redacted = _redact_foreign(doc) if current is not None and self._changed_elsewhere(current) else set()
+            redacted = _redact_foreign(doc) if current is not None and self._changed_elsewhere(current) else {}
             imports = _import_events(doc, redacted)  # what this write will store differently from how it was read
             change = mutate(doc)
             changes = list(change.events)
@@ -352,11 +352,12 @@ def _removes(before: set[str], after: Document) -> bool:
     return not before <= after.ids().keys()
 
 
-def _import_events(doc: Document, redacted: set[str] = frozenset()) -> list[Event]:
+def _import_events(doc: Document, redacted: dict[str, list[str]] | None = None) -> list[Event]:
     """An `import` for each entry the next write stores differently from how the file held it:
     an id given on load, a kind alias or a null source written in canonical form, secrets another
     program wrote redacted (`redacted`: their ids). `before` is the entry as the file held it, its
     secrets redacted too: the audit log never holds one."""
+    redacted = redacted or {}
     events = []
     for record in doc.records:
         if record.raw is None:
@@ -367,21 +368,26 @@ def _import_events(doc: Document, redacted: set[str] = frozenset()) -> list[Even
         if record.id_given or changed:
             notes = ["id given to an entry the file held without one"] if record.id_given else []
             if record.id in redacted:
-                notes.append("secrets another program wrote were redacted")
+                notes += redacted[record.id]
                 changed = [key for key in changed if key not in ("text", "source", "flags", "keywords")]
             if changed:
                 notes.append("stored in canonical form: " + ", ".join(changed))
             note = "; ".join(notes)
-            before = _redacted_value(record.raw) if record.id in redacted else record.raw
+            before = _redacted_value(record.raw, _entry_values(record.raw)) if record.id in redacted else record.raw
             events.append({"op": "import", "id": record.id, "before": before, "after": record.view(), "note": note})
     return events
 
 
-def _redacted_value(value: Any) -> Any:
+def _redacted_value(value: Any, values: list[str] = ()) -> Any:
     """`value` (a string, or JSON made of lists and objects) with the secrets in its strings
-    redacted; `value` itself when it holds none. Walked with a stack, not recursion: another
-    program's field may be nested deeper than Python recurses."""
-    from ..safety.threats import redact_secrets
+    redacted, and every occurrence of `values` (secrets found elsewhere in the entry); `value`
+    itself when it holds none. Walked with a stack, not recursion: another program's field may be
+    nested deeper than Python recurses."""
+    from ..safety.redaction import redact_values
+    from ..safety.threats import redact_secrets as redact_one
+
+    def redact_secrets(string: str) -> str:
+        return redact_values(redact_one(string), values) if values else redact_one(string)
 
     if isinstance(value, str):
         return redact_secrets(value)
@@ -406,21 +412,39 @@ def _redacted_value(value: Any) -> Any:
     return root[0] if changed else value
 
 
-def _redact_foreign(doc: Document) -> set[str]:
+def _redact_foreign(doc: Document) -> dict[str, list[str]]:
     """Redact, in place, the secrets in every stored field of the entries (text, source, keywords
-    and any field another program added); the ids of the entries that held one. A text that
+    and any field another program added), and drop a source the threat scan flags; the ids of the
+    entries changed, each with what was done. A value found secret in one field is redacted in all
+    of them, and a keyword holding part of one is dropped (core/safety/redaction.py). A text that
     changes is judged again and marked `secret-redacted`, as a write through memtui would be."""
-    ids = set()
+    from ..safety.redaction import redact_entry
+    from ..safety.threats import intent_findings
+
+    changed: dict[str, list[str]] = {}
     for record in doc.records:
-        text, source, extra = (_redacted_value(record.text), _redacted_value(record.source),
-                               _redacted_value(record.extra))
-        if text == record.text and source == record.source and extra is record.extra:
+        keywords = record.keywords
+        whole = redact_entry(record.text, record.source, keywords)
+        text, source = whole.text, whole.source
+        extra = _redacted_value(record.extra, whole.values)
+        if whole.changed:
+            if keywords:
+                kept = [k for i, k in enumerate(whole.keywords) if i not in whole.fragments]
+                extra = {**extra, "keywords": kept} if kept else {k: v for k, v in extra.items() if k != "keywords"}
+        notes = []
+        if text != record.text or source != record.source or extra is not record.extra:
+            notes.append("secrets another program wrote were redacted")
+        found = intent_findings(source) if isinstance(source, str) else []
+        if found:  # shown to people and, through the MCP resource, to models: never kept
+            source = ""
+            notes.append(f"a source the threat scan flags was dropped ({found[0].category}: {found[0].reason})")
+        if not notes:
             continue
         if text != record.text:
             record.set_text(text, ["secret-redacted"])
         record.source, record.extra = source, extra
-        ids.add(record.id)
-    return ids
+        changed[record.id] = notes
+    return changed
 
 
 def _redacted_bytes(data: bytes) -> bytes:
@@ -429,6 +453,22 @@ def _redacted_bytes(data: bytes) -> bytes:
     import orjson
 
     try:
-        return orjson.dumps(_redacted_value(orjson.loads(data)))
+        top = orjson.loads(data)
+        if isinstance(top, dict) and isinstance(top.get("entries"), list):  # each entry with its own values
+            top = {**top, "entries": [_redacted_value(item, _entry_values(item)) for item in top["entries"]]}
+        return orjson.dumps(_redacted_value(top))
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # also JSON nested deeper than orjson goes
         return data
+
+
+def _entry_values(item: Any) -> list[str]:
+    """The secret values of an entry object as another program wrote it (its text, source and
+    keywords read together): what is redacted in every string of it."""
+    from ..safety.redaction import redact_entry
+
+    if not isinstance(item, dict):
+        return []
+    text, source, keywords = item.get("text"), item.get("source"), item.get("keywords")
+    keywords = [k for k in keywords if isinstance(k, str)] if isinstance(keywords, list) else []
+    return redact_entry(text if isinstance(text, str) else "", source if isinstance(source, str) else "",
+                        keywords).values

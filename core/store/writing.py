@@ -18,7 +18,8 @@ from .records import Document, Record, new_id, normalize, read_ts
 from .entries import _entry, _stamp
 from .pinning import Pinning
 from .storage import Change
-from ..safety.threats import redact, redact_secrets, scan_text, strip_controls, strip_invisible, threat_flags
+from ..safety.redaction import Redacted, redact_entry, redact_values
+from ..safety.threats import intent_findings, scan_text, strip_controls, strip_invisible, threat_flags
 
 if TYPE_CHECKING:
     from typing import Any
@@ -61,28 +62,45 @@ class Writing(Pinning):
     def _clean_text(self, text: str) -> tuple[str, list, int | None]:
         """The text a write would store: stripped, secrets redacted, cut to max_text. Returns it,
         the secrets found, and the length before the cut (None when it was not cut)."""
+        clean, _source, redacted, cut_from = self._clean_entry(text)
+        return clean, redacted.findings, cut_from
+
+    def _clean_entry(self, text: str, source: str = "", keywords: list[str] | tuple[str, ...] = ()
+                     ) -> tuple[str, str, Redacted, int | None]:
+        """The text and source a write would store, with the secrets of the whole entry redacted in
+        both (core/safety/redaction.py: a value found secret in one field is redacted in all, and a
+        secret split across them is found), the text cut to max_text; and what was found (which
+        keywords hold part of a secret: `fragments`)."""
         text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
         text = strip_controls(text)  # NUL, ESC, backspace...: never stored, so never printed raw
         if not strip_invisible(text).strip():  # zero-width spaces, tag characters...: nothing a person sees
-            return "", [], None
-        text, secrets_found = redact(text)
+            text = ""
+        redacted = redact_entry(text, strip_controls(source) if source else "", keywords)
+        text = redacted.text
         cut_from = len(text) if len(text) > self.limits.max_text else None
-        return text[: self.limits.max_text].strip(), secrets_found, cut_from
+        return text[: self.limits.max_text].strip(), redacted.source, redacted, cut_from
 
     def _prepare_text(self, text: object) -> tuple[str, list[str], int | None]:
         """The text a write stores, its threat flags, and its length before it was cut to
         max_text (None when it was not cut); bad text is an InvalidInput."""
+        return self._prepare_entry(text)[:3]
+
+    def _prepare_entry(self, text: object, source: str = "", keywords: list[str] | tuple[str, ...] = ()
+                       ) -> tuple[str, list[str], int | None, str, list[str]]:
+        """`_prepare_text` of an entry's text, source and keywords: also the source to store and the
+        secret values found anywhere in the entry; a keyword holding part of one is an InvalidInput."""
         if not isinstance(text, str):
             raise InvalidInput(f"text must be a string, got {type(text).__name__}")
         if not text.lstrip("\ufeff").strip():
             raise InvalidInput("text is empty")
-        text, secrets_found, cut_from = self._clean_text(text)
+        text, source, redacted, cut_from = self._clean_entry(text, source, keywords)
         if not text:
             raise InvalidInput("text is empty once control and invisible characters are removed")
         _require_unicode(text, "text")
-        flags = ["secret-redacted"] if secrets_found else []
+        refuse_fragments(redacted.fragments, keywords)
+        flags = ["secret-redacted"] if redacted.changed else []
         flags += threat_flags(scan_text(text, second_opinion=True))
-        return text, flags, cut_from
+        return text, flags, cut_from, source, redacted.values
 
     def _find_duplicate(self, records: list[Record], key: str, exclude_id: str | None = None) -> Record | None:
         min_bytes = self.limits.dedupe_min_bytes
@@ -114,8 +132,8 @@ class Writing(Pinning):
         if not isinstance(source, str):
             raise InvalidInput(f"source must be a string, got {type(source).__name__}")
         _require_unicode(source, "source")
-        source = redact_secrets(strip_controls(source))
-        clean, flags, cut_from = self._prepare_text(text)
+        source = clean_source(source, self.limits)[0]
+        clean, flags, cut_from, source, _values = self._prepare_entry(text, source, new_keywords)
         key = normalize(clean)
 
         def mutate(doc: Document) -> Change:
@@ -183,14 +201,18 @@ class Writing(Pinning):
     ) -> Entry:
         new_kind = Kind.require(kind) if kind is not None else None
         new_keywords = clean_keywords(keywords, self.limits)[0] if keywords is not None else None
-        prepared = self._prepare_text(text) if text is not None else None
+        prepared = self._prepare_entry(text, "", new_keywords or ()) if text is not None else None
+        values = prepared[4] if prepared is not None else []
 
         def mutate(doc: Document) -> Change:
             record = self._check_expected(doc.find(id), id, expected)
             before = record.view()
             ops = []
             if prepared is not None and prepared[0] != record.text:
-                new_text, new_flags, _cut_from = prepared
+                new_text, new_flags = prepared[0], prepared[1]
+                if values:  # a secret of the new text is redacted in the source too; no keyword holds part of it
+                    refuse_fragments([], record.keywords if new_keywords is None else (), values)
+                    record.source = redact_values(record.source, values)
                 record.set_text(new_text, new_flags)
                 ops.append("edit")
             if new_kind is not None and new_kind is not record.kind:
@@ -322,6 +344,39 @@ class Writing(Pinning):
                           record)
 
         return _entry(self._write(mutate))
+
+
+def clean_source(source: str, limits: Limits, strict: bool = True) -> tuple[str, str | None]:
+    """The source a write stores, and why it was changed (None: it was not). It is shown to people
+    and, through the MCP resource, to models, so it is read like the text (docs/threat-scan.md#every-field):
+    one the threat scan flags is refused (`strict`, a write) or dropped (an import: the caller
+    gives its own), and one longer than max_source_chars refused or cut."""
+    source = " ".join(strip_controls(source).split())
+    if len(source) > limits.max_source_chars:
+        if strict:
+            raise InvalidInput(f"source is {len(source):,} characters; at most {limits.max_source_chars} (it names "
+                               "where the entry came from)")
+        return source[: limits.max_source_chars].rstrip(), f"source cut to {limits.max_source_chars} characters"
+    found = intent_findings(source)
+    if found:
+        why = f"source was flagged by the threat scan ({found[0].category}: {found[0].reason})"
+        if strict:
+            raise InvalidInput(why + "; a source names where the entry came from")
+        return "", why
+    return source, None
+
+
+def refuse_fragments(fragments: list[int], keywords: list[str] | tuple[str, ...], values: list[str] = ()) -> None:
+    """An InvalidInput naming the first keyword that holds part of a secret of the entry (the
+    `fragments` redact_entry found, or a keyword holding one of `values`, the secrets of a new
+    text): keywords are indexed."""
+    positions = list(fragments)
+    positions += [i for i, keyword in enumerate(keywords) if len(keyword) >= 4
+                  and any(keyword.lower() in value.lower() or value.lower() in keyword.lower() for value in values)]
+    if positions:
+        first = min(positions)
+        raise InvalidInput(f"keyword {first + 1} is part of a secret in the entry; keywords are indexed, never put "
+                           "secrets in them")
 
 
 def _eviction_order(records: list[Record]) -> list[Record]:

@@ -279,25 +279,27 @@ def test_strip_invisible_leaves_nothing_the_scan_calls_invisible(text):
 
 
 @pytest.mark.parametrize(
-    ("secret", "kind"),
+    ("secret", "kind", "rule"),
     [
-        ("sk-proj-Ab3dEf9hIj2kLm5nOp8qRs1tUv4wXy7z", "openai"),
-        ("sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx0123456789", "anthropic"),
-        ("ghp_" + "a1B2c3D4e5" * 4, "github"),
-        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "github"),
-        ("AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
-        ("xoxb-1234567890-abcdefghij", "slack"),
-        ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "google"),
-        ("sk_live_51Habcdefghijklmnop", "stripe"),
-        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "jwt"),
+        ("sk-proj-Ab3dEf9hIj2kLm5nOp8qRs1tUv4wXy7z", "openai", "secret.openai"),
+        ("sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx0123456789", "anthropic", "secret.anthropic"),
+        # key formats detect-secrets knows are named as its plugins name them (detect_secrets.json)
+        ("ghp_" + "a1B2c3D4e5" * 4, "github-token", "secret.github-token"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "github", "secret.github"),
+        ("AKIAIOSFODNN7EXAMPLE", "aws-access-key", "secret.aws-access-key-1"),
+        ("xoxb-1234567890-abcdefghij", "slack-token", "secret.slack-token-1"),
+        ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "google", "secret.google"),
+        ("sk_live_51Habcdefghijklmnop0123abcd", "stripe-access-key", "secret.stripe-access-key"),
+        ("sk_test_51Habcdefghijklmnop", "stripe", "secret.stripe"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "jwt", "secret.jwt"),
         ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234567890abcdef\n-----END RSA PRIVATE KEY-----",
-         "private-key"),
+         "private-key", "secret.private-key"),
     ],
 )
-def test_each_key_shape_is_redacted_with_its_type(secret, kind):
+def test_each_key_shape_is_redacted_with_its_type(secret, kind, rule):
     redacted, findings = redact(f"before {secret} after")
     assert redacted == f"before [REDACTED:{kind}] after"
-    assert [f.rule for f in findings] == [f"secret.{kind}"]
+    assert [f.rule for f in findings] == [rule]
 
 
 # Each text holds one secret, the string after `|`; it must be gone after redaction.
