@@ -237,7 +237,7 @@ class MemoryStore(Writing):
         `changes` (name: value), remove each of `unset` (back to the default). One audited write
         (op `limits`); InvalidInput, and nothing written, for an unknown name or a bad value.
         Returns the limits in force after it. Lowering max_entries evicts nothing by itself."""
-        from .store.store_limits import change
+        from .store.limits_write import change
 
         change(self._storage, dict(changes or {}), tuple(unset), self.actor)
         self._snapshot = None

@@ -16,7 +16,7 @@ Precedence, field by field: a limit the caller sets to something other than its 
 otherwise the default. A carried value that is not a valid limit (a typo'd name, a negative cap)
 is ignored and reported (`limits-invalid`), never fatal.
 
-Changing the store's limits is a write like any other (`MemoryStore.set_limits`): under the lock,
+Changing the store's limits is a write like any other (`MemoryStore.set_limits`, limits_write.py): under the lock,
 backed up, and logged as one `limits` event whose `before` and `after` are the object as it was
 and as it becomes, so recovery replays it and `memtui audit` shows it.
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["LIMITS_KEY", "adopt", "carried", "change", "effective", "json_value", "parse_value"]
+__all__ = ["LIMITS_KEY", "adopt", "carried", "effective", "json_value", "parse_value"]
 
 LIMITS_KEY = "limits"
 
@@ -122,45 +122,3 @@ def adopt(storage, doc) -> None:
     storage.limits = effective(storage.base_limits, storage.carried)
     storage.backups.limits = storage.audit.limits = storage.limits
     storage._adopted = doc
-
-
-def change(storage, changes: dict, unset: tuple[str, ...], actor: str) -> None:
-    """Set `changes` and remove `unset` in the limits the store carries, as one audited write
-    (`MemoryStore.set_limits`). InvalidInput, before anything is written, for a bad name or value."""
-    from ..errors import InvalidInput
-    from .storage import Change
-
-    names = set(_defaults())
-    for name in list(changes) + list(unset):
-        if name not in names:
-            raise InvalidInput(f"{name!r} is not a limit (see `memtui limits`)")
-    try:
-        Limits(**changes)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(str(exc)) from None
-    changes = {name: json_value(value) for name, value in changes.items()}
-
-    def mutate(doc) -> Change:
-        old = doc.top.get(LIMITS_KEY)
-        before = dict(old) if isinstance(old, dict) else {}
-        after = {name: value for name, value in before.items() if name not in unset}
-        after.update(changes)
-        if after == before and (old is None) == (not after):
-            return Change([])
-        notes = [f"{name}: {_shown(before.get(name, '(default)'))} -> {_shown(after.get(name, '(default)'))}"
-                 for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)]
-        if after:
-            doc.top[LIMITS_KEY] = after
-        else:
-            doc.top.pop(LIMITS_KEY, None)
-        return Change([{"op": "limits", "id": None, "before": before or None, "after": after or None,
-                        "note": "; ".join(notes) or None}])
-
-    storage.transact(mutate, actor)
-
-
-def _shown(value: object) -> str:
-    """A limit's value in an audit note (a long word list by its size)."""
-    if isinstance(value, list) and len(value) > 5:
-        return f"<{len(value)} words>"
-    return str(value)
