@@ -264,9 +264,12 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
 
 
 def change_after(backup: Backup, events: list[AuditEvent]) -> AuditEvent | None:
-    """The change a backup was taken for: the first event logged at or after it (events are in order)."""
+    """The change a backup was taken for: the first event logged at or after it (events are in order).
+    A write stamps its events after its backup, from the same clock; the backup's name keeps the
+    time to the microsecond, hence the microsecond of slack. The write before may be less than a
+    millisecond earlier (a fast disk), so the slack is no more than that."""
     times = [event.at for event in events]
-    index = bisect.bisect_left(times, backup.at - 0.001)
+    index = bisect.bisect_left(times, backup.at - 0.000001)
     return events[index] if index < len(events) else None
 
 

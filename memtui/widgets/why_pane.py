@@ -74,7 +74,7 @@ class WhyPane(VerticalScroll):
             Status.BELOW_THRESHOLD: P.pin,
         }.get(row.status, P.warning)
         compact = self.app.size.width < NARROW
-        head = [
+        head: list[RenderableType] = [
             entry_heading(row),
             *([] if compact else [Wrapped(row.text)]),
             Text.assemble(("why: ", "bold"), (row.reason, reason_style)),

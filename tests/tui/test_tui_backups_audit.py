@@ -144,6 +144,23 @@ async def test_each_backup_names_the_change_it_was_taken_before(seeded):
         assert f"add {seeded.id_of('部署前')[:4]}… by api" in text  # every backup is labelled
 
 
+def test_writes_less_than_a_millisecond_apart_each_name_their_own_change(tmp_path, monkeypatch):
+    """On a fast disk one write follows another within a millisecond: the label of each backup is
+    still the change it was taken before, not the change before that one."""
+    import itertools
+
+    from memtui.screens.backups import change_after
+    from memtui_core.store import fileio
+
+    ticks, start = itertools.count(), fileio.now()
+    monkeypatch.setattr(fileio, "now", lambda: start + next(ticks) * 0.0002)  # 0.2 ms a reading
+    store = MemoryStore(tmp_path / "store", actor="api")
+    added = [store.remember("fact", f"release train {n} leaves on a thursday").entry.id for n in range(5)]
+    backups = sorted(store.backups(), key=lambda backup: backup.at)  # one before each write but the first
+    events = store.audit()
+    assert [(str(e.op), e.id) for e in (change_after(b, events) for b in backups)] == [("add", i) for i in added[1:]]
+
+
 async def open_backups(pilot, app) -> BackupsScreen:
     await wait_loaded(pilot)
     await pilot.press("b")
