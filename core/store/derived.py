@@ -98,7 +98,8 @@ def _hash(data: bytes | memoryview) -> str:
     return blake2b(data, digest_size=20).hexdigest()
 
 
-_CODE = ("safety.threats", "safety.scan_views", "ranking.inject", "store.derived", "text.tokenize", "ranking.index",
+_CODE = ("safety.threats", "safety.scan_views", "ranking.inject", "store.derived", "text.tokenize", "text.han_fold_data",
+         "ranking.index",
          "kinds", "store.records")
 
 
