@@ -11,12 +11,22 @@ they say what to do with a topic, never which topic. Words that name a topic
 ("version", "file", "test") are never here. Chinese: the tokenizer makes overlapping bigrams of a
 run of Han characters, so the list holds the bigrams of function words (什么, 怎么, 一下, 可以,
 我们...), the request words matching the English ones (解释, 介绍, 给我, 写, 用...), and the single
-characters that stand alone as a token (的, 了, 吗...).
+characters that stand alone as a token (的, 了, 吗...). Japanese: the stopwords-iso list's words of
+one or two kana (これ, です, の, は), generated into function_words.py.
+
+The other languages the threat scan reads are in function_words.py too (generated from
+stopwords-iso): `foreign_function_words` ignores a language's words only in a message that reads
+as that language, since many of them are English content words (`final`, `die`, `bin`). And a CJK
+bigram that begins or ends with a function character (`function_characters`: a one-character
+stopword that the stopwords-iso Chinese or Japanese list holds alone too) spans two words: 是通 in
+什么是通货膨胀.
 """
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_STOPWORDS", "PARTICLES"]
+from .function_words import CJK_SINGLES, JAPANESE, LATIN, NAMES
+
+__all__ = ["DEFAULT_STOPWORDS", "PARTICLES", "english_words", "foreign_function_words", "function_characters"]
 
 _ENGLISH = """
 a an the this that these those there here it its it's itself
@@ -51,7 +61,60 @@ _CHINESE = """
 
 DEFAULT_STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(
     word for word in _CHINESE.split() if len(word) <= 2
-)
+) | frozenset(JAPANESE.split())
+
+
+def english_words() -> list[str]:
+    """memtui's own English function words (the generator of function_words.py leaves them out of
+    the other languages' lists)."""
+    return _ENGLISH.split()
+
+
+# A message reads as a language when it holds at least this many distinct function words of it
+# that are not English, and more of them than English function and general words.
+MIN_FOREIGN = 2
+_latin: dict[str, frozenset[str]] | None = None
+
+
+def _languages() -> dict[str, frozenset[str]]:
+    global _latin
+    if _latin is None:
+        _latin = {language: frozenset(words.split()) for language, words in LATIN.items()}
+    return _latin
+
+
+def foreign_function_words(tokens, english) -> tuple[frozenset[str], list[str]]:
+    """The tokens to ignore as function words of a language other than English and Chinese that
+    the message reads as, and the names of those languages (docs/ranking.md, "Stopwords"). A
+    message reads as language L when it holds at least MIN_FOREIGN distinct function words of L,
+    and more of them than of `english` (English function and general words) that L's list lacks:
+    "la dosis de amoxicilina para un adulto" reads as Spanish, "what's the final total" does not,
+    though `final` and `total` are in the Spanish list."""
+    words = {token for token in tokens if token[:1] < "\x80"}
+    if len(words) < MIN_FOREIGN:
+        return frozenset(), []
+    in_english = {word for word in words if word in english}
+    ignored: set[str] = set()
+    names = []
+    for language, function in _languages().items():
+        found = function.intersection(words)
+        if len(found) >= MIN_FOREIGN and len(found) > len(in_english - found):
+            ignored |= found
+            names.append(NAMES[language])
+    return frozenset(ignored), names
+
+
+_characters: dict[frozenset[str], frozenset[str]] = {}
+_SINGLES = frozenset(CJK_SINGLES.split())
+
+
+def function_characters(stopwords: frozenset[str]) -> frozenset[str]:
+    """The CJK characters that are one-character entries of `stopwords` and of the stopwords-iso
+    Chinese or Japanese list: a bigram beginning or ending with one spans two words."""
+    found = _characters.get(stopwords)
+    if found is None:
+        found = _characters[stopwords] = frozenset(word for word in stopwords if len(word) == 1 and word in _SINGLES)
+    return found
 
 # Chinese grammatical particles: nearly always a word boundary, so a bigram holding one (年的 in
 # 这一年的, 里的 in 家里的) spans two words and matches only by coincidence. The relevance gate
