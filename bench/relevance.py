@@ -19,6 +19,7 @@ shape of relevance_set_b.json (named by its file's stem); `--sets A,E` (or `none
 
 `--sweep` prints the dev-split figures over a grid of gate settings (how the defaults were chosen).
 `--sweep-semantic` prints the semantic floor over a grid of floors on A-D (bench/relevance_semantic.py).
+`--sweep-meaning` chooses meaning's keep and admit bars leaving one set out (bench/relevance_meaning.py).
 `--sweep-common` and `--common-check T` replay the common-word experiment (bench/relevance_common.py).
 `--sweep-recall` and `--recall-check SETTING` replay the semantic recall experiment (bench/relevance_recall.py).
 `--sweep-keywords` and `--keywords-check SETTING` replay the keyword matching rules (bench/relevance_keywords.py).
@@ -82,6 +83,7 @@ def build(directory: Path, memories: list[dict], with_keywords: bool, limits) ->
     for memory in memories:
         keywords = memory["keywords"] if with_keywords else None
         ids[store.remember(memory["kind"], memory["text"], source="bench", keywords=keywords).entry.id] = memory["id"]
+    store.warm()  # a long-running process's store: every entry's vector, when the profile ranks by meaning
     return store, ids
 
 
@@ -259,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="set E before and after the common-word rule at threshold T (needs wordfreq)")
     parser.add_argument("--sweep-semantic", action="store_true",
                         help="the semantic floor over a grid of floors, refilled or not, on A-D (how it was chosen)")
+    parser.add_argument("--sweep-meaning", action="store_true",
+                        help="meaning's keep and admit bars over a grid, chosen leaving one of A-E out "
+                             "(bench/relevance_meaning.py); any --set-file set is reported with the bars chosen")
     parser.add_argument("--semantic-cost", action="store_true",
                         help="the semantic floor's per-turn cost: new processes and a warm one (set A's store)")
     parser.add_argument("--sweep-recall", action="store_true",
@@ -346,6 +351,11 @@ def main(argv: list[str] | None = None) -> int:
     sets += tuple(add_set_file(path) for path in args.set_file)
     if not sets:
         parser.error("no set to evaluate")
+    if args.sweep_meaning:
+        from bench import relevance_meaning
+
+        print(relevance_meaning.sweep(name for name in sets if name not in SETS))
+        return 0
     if args.sweep_common or args.common_check is not None:
         from bench import relevance_common
 

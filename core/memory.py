@@ -79,7 +79,7 @@ class _Blocked:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept", "_blocked")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept", "_blocked", "meaning")
 
     def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
@@ -90,6 +90,7 @@ class _Snapshot:
         self._index: Index | None = None
         self._entries: list[Entry] | None = None
         self._blocked: bytearray | None = None
+        self.meaning = None  # the entries' vectors, when meaning ranks (store/vectors.py: Rows)
 
     def blocked(self) -> _Blocked:
         """The blocked entries, judged as queries meet them (what is learnt stays for this file state)."""
@@ -131,20 +132,10 @@ class _Snapshot:
 
 
 def _floor_candidates(k: int) -> int:
-    """How many of the gate's hits the semantic floor may look at (semantic_floor.pool_size)."""
+    """How many of the gate's hits meaning may judge for `k` slots (semantic_floor.pool_size)."""
     from .ranking.semantic_floor import pool_size
 
     return pool_size(k)
-
-
-def _semantic_floor(snap: _Snapshot, query: str, hits: list[tuple[int, float]], k: int,
-                    limits: Limits) -> list[tuple[int, float]]:
-    """The hits the semantic floor keeps (`semantic_floor.judge`); the words' hits when it cannot judge."""
-    from .ranking.semantic_floor import judge_records
-
-    scores = dict(hits)
-    return [(doc_id, scores[doc_id]) for doc_id in
-            judge_records(query, snap.records, [doc_id for doc_id, _ in hits], k, limits).kept]
 
 
 class MemoryStore(Writing):
@@ -168,6 +159,7 @@ class MemoryStore(Writing):
         self._storage = Storage(self.dir, self.limits, actor)
         self._snapshot: _Snapshot | None = None
         self._injection_log = None
+        self._vectors = None  # store/vectors.Table, made when meaning first ranks
 
     def _now(self) -> int:
         """The Unix time a write stamps (one place, so a test can set the clock)."""
@@ -251,11 +243,13 @@ class MemoryStore(Writing):
         limits = self.limits
         k = limits.top_k if top_k is None else top_k
         blocked = snap.blocked()
-        floor = limits.semantic_floor
-        hits = pick(snap.index, tokenize(query), k if not floor else _floor_candidates(k), blocked, limits.stopwords,
-                    limits.min_coverage, limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
-        if floor and hits:
-            hits = _semantic_floor(snap, query, hits, k, limits)
+        meaning = limits.semantic_floor or limits.semantic_admit
+        tokens = tokenize(query)
+        hits = pick(snap.index, tokens, k if not meaning else _floor_candidates(k), blocked, limits.stopwords,
+                    limits.min_coverage, limits.relative_floor, bool(limits.fold_inflections), limits.general_words,
+                    bool(limits.language_stopwords))
+        if meaning and k > 0:
+            hits = self._by_meaning(snap, query, hits, k, blocked)[0]
         learnt = blocked.judged
         if render:
             from .ranking.inject import clean_text
@@ -269,6 +263,28 @@ class MemoryStore(Writing):
             snap.verdicts_kept = True  # once per file state: a long-running process keeps them in memory
             self._keep_verdicts(snap, learnt)
         return [(snap.records[doc_id], score) for doc_id, score in hits]
+
+    def _by_meaning(self, snap: _Snapshot, query: str, hits: list[tuple[int, float]], k: int, blocked):
+        """The words' hits judged by meaning (ranking/meaning.py): (picked, the Choice or None, a
+        note or None). Without the model, the words' first `k` and a note saying why."""
+        from .ranking.index import split_query
+        from .store.vectors import judge
+
+        limits = self.limits
+        terms, _ = split_query(tokenize(query), limits.stopwords, snap.index.vocabulary if limits.fold_inflections else None,
+                               None, bool(limits.language_stopwords), limits.general_words)
+        return judge(self, snap, query, hits, k, blocked, terms)
+
+    def warm(self, wait: bool = True) -> str:
+        """Ready this store to rank by meaning (a profile with `semantic_floor` or `semantic_admit`):
+        load the sentence model and every entry's vector, embedding those missing (here with `wait`,
+        else in the background). A long-running process may call it at start; a turn then pays one
+        embedding. Returns "ok", or why meaning is unavailable (the words rank alone)."""
+        if not (self.limits.semantic_floor or self.limits.semantic_admit):
+            return "ok"
+        from .store.vectors import warm
+
+        return warm(self, wait)
 
     def _keep_verdicts(self, snap: _Snapshot, learnt: list[int]) -> None:
         """Add what this query learnt about entries (the verdicts of those it had scanned, whether
@@ -335,6 +351,10 @@ class MemoryStore(Writing):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
         snap = self._snap()
+        judge = None
+        if self.limits.semantic_floor or self.limits.semantic_admit:
+            def judge(hits, k):  # the very judgement retrieve_block makes
+                return self._by_meaning(snap, query, hits, k, snap.blocked())
         return explain(
             snap.records,
             snap.index if snap.records else None,
@@ -343,6 +363,7 @@ class MemoryStore(Writing):
             self.limits.char_budget if budget is None else budget,
             self.language(query, lang),
             self.limits,
+            judge,
         )
 
     # ------------------------------------------------------------------ backups, audit, health

@@ -111,9 +111,12 @@ def _add_store_options(parser: argparse.ArgumentParser, default: object) -> None
     parser.add_argument("--lock-timeout", type=_seconds, default=default, metavar="SECONDS",
                         help="how long a write waits for another writer (default 10)")
     parser.add_argument("--profile", choices=PROFILE_NAMES, default=default,
-                        help="ranking profile: default (stopwords, gate, keywords), nanohermes (the original "
-                             "ranking, exactly) or semantic (default plus a veto on hits far in meaning from the "
-                             "message; 0.3-1 s more per new process, about 20 ms per turn in a long-running one)")
+                        help="ranking profile: default (stopwords, gate, keywords: words alone, about a "
+                             "millisecond a turn), nanohermes (the original ranking, exactly) or semantic (default "
+                             "plus meaning: a hit far in meaning from the message is held back, an entry sharing no "
+                             "word but close in meaning is admitted; loading the model costs a new process 0.3-1 s, "
+                             "a long-running one about 15-20 ms a turn). The app and `mcp` rank by meaning unless "
+                             "given a profile; every other command by words")
 
 
 LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
@@ -123,7 +126,9 @@ def _add_lang_option(parser: argparse.ArgumentParser, help: str = LANG_HELP) -> 
     parser.add_argument("--lang", choices=("zh", "en", "auto"), default=None, help=help)
 
 
-INJECT_HELP = "print the memory block for a query; nothing when no entry matches"
+INJECT_HELP = ("print the memory block for a query; nothing when no entry matches. A new process each turn ranks "
+               "by words (a few tens of milliseconds in all); --profile semantic adds meaning at 0.3-1 s more, "
+               "since the model is loaded for one turn")
 
 
 def _add_inject_arguments(parser: argparse.ArgumentParser) -> None:
@@ -434,12 +439,16 @@ def _silence_stdout() -> None:
 # ---------------------------------------------------------------------------- helpers
 
 
-def _open(args: argparse.Namespace, actor: str = "cli"):
-    """The store the command works on (remembered on `args` for the warnings after it)."""
+def _open(args: argparse.Namespace, actor: str = "cli", long_running: bool = False):
+    """The store the command works on (remembered on `args` for the warnings after it). A
+    `long_running` process (the app, the MCP server) ranks by meaning unless given a profile: it
+    loads the model once and pays one embedding a turn (docs/ranking.md)."""
     from memtui_core.memory import MemoryStore
 
     limits = None
     profile = getattr(args, "profile", None)
+    if profile is None and long_running:
+        profile = "semantic"
     if args.lock_timeout is not None or profile not in (None, "default"):
         from memtui_core.limits import Limits
 
@@ -598,7 +607,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         finally:
             shutil.rmtree(store.dir, ignore_errors=True)  # the demo store is temporary
         return 0
-    run_app(_open(args, actor="tui"), command=_prefix(args))
+    run_app(_open(args, actor="tui", long_running=True), command=_prefix(args))
     return 0
 
 
@@ -911,7 +920,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from memtui_core.agents.mcp_server import run_stdio
 
-    store = _open(args, actor="mcp")
+    store = _open(args, actor="mcp", long_running=True)
     for warning in _store_warnings(store):
         _stderr(f"{PROG}: warning: {warning}")
     run_stdio(store, destructive=args.destructive)

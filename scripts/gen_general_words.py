@@ -19,7 +19,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-TARGET = Path(__file__).resolve().parent.parent / "core" / "general_words.py"
+TARGET = Path(__file__).resolve().parent.parent / "core" / "text" / "general_words.py"
 
 
 def words() -> list[str]:

@@ -135,27 +135,29 @@ def split_query(
     if not stopwords:
         kept = list(tokens)
         return (fold_inflections(kept, vocabulary, folded=folded) if vocabulary is not None else kept), []
-    foreign: Collection[str] = ()
+    foreign: Collection[str] = frozenset()
     names: list[str] = []
     if languages:
         english = _English(stopwords, general)
         foreign, names = foreign_function_words(tokens, english)
     edges = _edges(stopwords)
-    kinds: list[str | None] = []
+    chained = EDGE_RULE == "chained"
+    kinds: list[str | None] = [None] * len(tokens)
+    cjk = False
     for i, token in enumerate(tokens):
         if token in stopwords:
-            kind = "stopword"
-        elif _function_bigram(tokens, i, stopwords, edges if EDGE_RULE != "chained" else ()):
-            kind = "stopword" if EDGE_RULE == "chained" else "bigram"
+            kinds[i] = "stopword"
+        elif len(token) == 2 and token[0] >= "\x80":
+            cjk = True
+            if _function_bigram(tokens, i, stopwords, () if chained else edges):
+                kinds[i] = "stopword" if chained else "bigram"
         elif token in foreign:
-            kind = next(name for name in names if token in _language_words(name))
-        else:
-            kind = None
-        kinds.append(kind)
-    if EDGE_RULE == "chained" and edges:
+            kinds[i] = next(name for name in names if token in _language_words(name))
+    if chained and edges and cjk:
         first_pass = list(kinds)
         for i, token in enumerate(tokens):
-            if first_pass[i] is None and _beside_function_word(tokens, i, first_pass, edges):
+            if first_pass[i] is None and len(token) == 2 and (token[0] in edges or token[1] in edges) and (
+                    token[0] >= "\x80" and _beside_function_word(tokens, i, first_pass, edges)):
                 kinds[i] = "bigram"
     dropped = [kind is not None for kind in kinds]
     if why is not None:

@@ -74,12 +74,14 @@ def english_words() -> list[str]:
 # that are not English, and more of them than English function and general words.
 MIN_FOREIGN = 2
 _latin: dict[str, frozenset[str]] | None = None
+_any: frozenset[str] = frozenset()  # every language's words together: most messages hold fewer than two
 
 
 def _languages() -> dict[str, frozenset[str]]:
-    global _latin
+    global _latin, _any
     if _latin is None:
         _latin = {language: frozenset(words.split()) for language, words in LATIN.items()}
+        _any = frozenset().union(*_latin.values())
     return _latin
 
 
@@ -90,13 +92,15 @@ def foreign_function_words(tokens, english) -> tuple[frozenset[str], list[str]]:
     and more of them than of `english` (English function and general words) that L's list lacks:
     "la dosis de amoxicilina para un adulto" reads as Spanish, "what's the final total" does not,
     though `final` and `total` are in the Spanish list."""
-    words = {token for token in tokens if token[:1] < "\x80"}
+    languages = _languages()
+    words = _any.intersection(tokens)
     if len(words) < MIN_FOREIGN:
         return frozenset(), []
+    words = {token for token in tokens if token[:1] < "\x80"}
     in_english = {word for word in words if word in english}
     ignored: set[str] = set()
     names = []
-    for language, function in _languages().items():
+    for language, function in languages.items():
         found = function.intersection(words)
         if len(found) >= MIN_FOREIGN and len(found) > len(in_english - found):
             ignored |= found
