@@ -243,9 +243,12 @@ def bench_meaning(directory: Path, count: int, repeat: int) -> dict[str, float] 
     with_keywords = meaning.limits.keyword_weight > 0
     keyed = {vectors.passage_key(vectors.passage_text(r.text, r.keywords, with_keywords)): row
              for r, row in zip(records, rows)}
-    (directory / ("memory.json" + vectors.VECTORS_SUFFIX)).write_bytes(
-        vectors.encode(keyed, semantic.MODEL_ID, semantic.DIMENSIONS))
-    assert meaning.warm() == "ok"
+    from memtui_core.store.fileio import atomic_write
+
+    atomic_write(directory / ("memory.json" + vectors.VECTORS_SUFFIX),  # 0600, as the store writes it
+                 vectors.encode(keyed, semantic.MODEL_ID, semantic.DIMENSIONS))
+    assert meaning.warm(wait=False) == "ok"
+    assert not meaning._snap(lean=False).meaning.missing(), "every entry has its vector"
     fresh = fresh_queries([r.text for r in records], repeat * 2, seed=11)
     meaning.retrieve_block(QUERIES[0])
     words.retrieve_block(QUERIES[0])

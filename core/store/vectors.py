@@ -309,6 +309,16 @@ def judge(store, snap, query: str, hits: list[tuple[int, float]], k: int, blocke
     return choice.picked, choice, None
 
 
+def wanted(store) -> bool:
+    """Whether a write keeps the vectors of what it wrote: when the store ranks by meaning, or the
+    threat scan's third opinion embeds what is written (so the vector costs nothing more)."""
+    if store.limits.semantic_floor or store.limits.semantic_admit:
+        return True
+    from ..safety import threat_model_semantic
+
+    return threat_model_semantic._turned_off() is None
+
+
 def after_write(store) -> None:
     """Keep the vectors of what was just written, when this process has the model loaded (the
     threat scan's write-time embedding loaded it; a long-running process that ranks by meaning):

@@ -101,9 +101,10 @@ class Writing:
         from ..text import semantic
 
         if semantic.loaded():
-            from .vectors import after_write
+            from .vectors import after_write, wanted
 
-            after_write(self)
+            if wanted(self):
+                after_write(self)
         return result
 
     def remember(

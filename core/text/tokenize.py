@@ -68,7 +68,9 @@ def regex_runs(text: str) -> list[str]:
     return _runs_re.findall(text)
 
 
-_fold: tuple | None = None  # (character table, phrases, each first character's phrase lengths, longest first)
+# (character table, phrases, each first character's phrase lengths longest first, the characters that
+# can change: a text holding none of them folds to itself)
+_fold: tuple | None = None
 
 
 def _fold_tables() -> tuple:
@@ -81,14 +83,19 @@ def _fold_tables() -> tuple:
         sizes: dict[str, set[int]] = {}
         for phrase in phrases:
             sizes.setdefault(phrase[0], set()).add(len(phrase))
-        _fold = (str.maketrans(FROM, TO), phrases, {char: sorted(found, reverse=True) for char, found in sizes.items()})
+        changing = frozenset(FROM).union(*(a for phrase, folded in phrases.items()
+                                           for a, b in zip(phrase, folded) if a != b))
+        _fold = (str.maketrans(FROM, TO), phrases, {char: sorted(found, reverse=True) for char, found in sizes.items()},
+                 changing)
     return _fold
 
 
 def fold_han(text: str) -> str:
     """`text` with its traditional Chinese folded to simplified (docs/ranking.md, "Tokens"): a phrase
     OpenCC converts as a whole first (longest first, from the left), then character by character."""
-    table, phrases, first = _fold_tables()
+    table, phrases, first, changing = _fold_tables()
+    if changing.isdisjoint(text):  # most texts: simplified already
+        return text
     folded = text.translate(table)
     if first.keys().isdisjoint(text):
         return folded
