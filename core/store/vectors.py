@@ -303,7 +303,7 @@ def judge(store, snap, query: str, hits: list[tuple[int, float]], k: int, blocke
     missing = rows.missing()
     if missing and not store.storage.not_a_store:
         table.fill([rows.texts[position] for position in missing], set(rows.keys), rows.refresh)
-    cosines = rows.matrix @ vector
+    cosines = meaning.cosines_of(rows.matrix, vector)
     choice = meaning.combine(hits, cosines, rows.known, k, limits.semantic_floor, limits.semantic_admit, blocked,
                              _Shares(snap.index, terms))
     return choice.picked, choice, None
