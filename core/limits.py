@@ -57,11 +57,11 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
                                  "query's idf mass (ignored terms excluded); 0 turns the gate off"),
     "relative_floor": (float, 0.3, "an entry scoring below this share of the best hit's score is held back: a "
                                    "weak tail beside a strong match is noise; 0 turns it off"),
-    "semantic_floor": (float, 0.0, "a hit the words chose is held back when the cosine between the message and its "
-                                   "text with keywords (multilingual-e5-small) is below this: one shared ordinary word "
-                                   "is not a shared meaning. 0 (the default) turns it off: embeddings cost about "
+    "semantic_floor": (float, 0.0, "meaning's keep bar: a hit the words chose is held back when the cosine between "
+                                   "the message and its text with keywords (multilingual-e5-small) is below this: one "
+                                   "shared ordinary word is not a shared meaning. 0 (the default) turns it off: embeddings cost about "
                                    "0.3-1 s in a new process and about 20 ms a turn in a warm one; the semantic profile sets it"),
-    "semantic_admit": (float, 0.0, "in a process that ranks by meaning, an entry the words did not pick is admitted "
+    "semantic_admit": (float, 0.0, "in a process that ranks by meaning, an entry sharing no word with the message is admitted "
                                    "when the cosine between the message and its text reaches this stricter bar (at "
                                    "most one a turn, into a slot the words left free). 0 (the default) turns it off; "
                                    "the semantic profile sets it"),
