@@ -22,6 +22,7 @@ from .ranking.pick import pick
 from .store.records import Document, Record, normalize
 from .store.storage import Storage
 from .text.tokenize import tokenize
+from .store.history import History
 from .store.writing import Writing, _entry, _eviction_order
 
 if TYPE_CHECKING:
@@ -29,16 +30,12 @@ if TYPE_CHECKING:
 
     from .ranking.pinned import Core
     from .model import (
-        AuditEvent,
-        Backup,
         CoreReport,
         Entry,
         Explanation,
-        Health,
         Hit,
         InvalidEntry,
         RememberResult,
-        RestoreResult,
         TextCheck,
     )
 
@@ -189,7 +186,7 @@ def _semantic_floor(snap: _Snapshot, query: str, hits: list[tuple[int, float]], 
             judge_records(query, snap.records, [doc_id for doc_id, _ in hits], k, limits).kept]
 
 
-class MemoryStore(Writing):
+class MemoryStore(History, Writing):
     """Long-term memory in `<dir>/memory.json`. docs/agents.md gives the contract of each method."""
 
     def __init__(
@@ -484,49 +481,6 @@ class MemoryStore(Writing):
         raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ backups, audit, health
-
-    def backups(self) -> list[Backup]:
-        from .store.backups import list_backups
-
-        return list_backups(self._storage)
-
-    def backup_entries(self, name: str) -> list[Entry]:
-        from .store.backups import read_backup
-
-        return [_entry(r) for r in read_backup(self._storage, name).records]
-
-    def preview_restore(self, name: str) -> RestoreResult:
-        from .store.backups import diff_documents, read_backup
-
-        return diff_documents(name, self._storage.load(), read_backup(self._storage, name))
-
-    def restore(self, name: str) -> RestoreResult:
-        from .store.backups import restore
-
-        return restore(self._storage, name, self.actor)
-
-    def audit(self, id: str | None = None, op: str | None = None) -> list[AuditEvent]:
-        """Audit events, oldest first. With `id`, that entry's history -- including restores
-        that brought it back, removed it or changed it."""
-        from .model import AuditEvent
-
-        events = []
-        for raw in self._storage.audit_lines():
-            event = AuditEvent.parse(raw)
-            if event is None or (op is not None and event.op != op) or (id is not None and id not in event.touched_ids()):
-                continue
-            events.append(event)
-        return events
-
-    def health(self) -> Health:
-        from .store.health import health
-
-        core = None
-        try:
-            core = self.core()
-        except Exception:  # health reports what it can: an unreadable store has no core to show
-            pass
-        return health(self._storage, self.limits, self.injection_log, core)
 
 
 def _core_report(snap: _Snapshot, limits: Limits, lang: str) -> CoreReport:
