@@ -27,7 +27,6 @@ from ..lazy_re import lazy_pattern
 from .decoders import _LONG_RUN, _MAX_DEPTH, _MORSE_RUN, _decoded, _names_transform, _transformed
 from .quoted import _without_quoted_examples
 from .rule import CATEGORIES, Rule
-from .rule_data import DETECTOR
 from .rule_index import _index
 from .scan_views import (
     _CONTROL,
@@ -384,7 +383,7 @@ def _secrets(text: str, rules: list[Rule] | None = None, depth: int = 0) -> list
     matches: list[tuple[Rule, int, int, str]] = []
     for rule in rules:
         spans = rule.spans(lower if rule.view == "text" else text)
-        if spans and rule.origin.endswith(DETECTOR):
+        if spans and rule.origin.endswith(_DETECTOR):
             spans = [_whole_token(text, start, end) for start, end in spans]
         matches += [(rule, start, end, rule.reason) for start, end in spans if end > start]
     if depth < _MAX_DEPTH and _LONG_RUN.search(text):
@@ -409,6 +408,7 @@ def _secrets(text: str, rules: list[Rule] | None = None, depth: int = 0) -> list
     return findings
 
 
+_DETECTOR = "detect_secrets.json"  # rule_data.DETECTOR, named here so importing the scan reads no more modules
 _TOKEN_CHAR = lazy_pattern(r"[A-Za-z0-9_-]")
 _SPACE = lazy_pattern(r"\s")
 
