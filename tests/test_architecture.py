@@ -47,10 +47,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # Packages core/ must never import.
 NOT_IN_CORE = ("memtui", "textual")
 
-# Fixed on other branches; each mark goes when its branch is merged (strict: an unexpected pass fails).
-CORE_CYCLES = pytest.mark.xfail(strict=True, reason="threats <-> threat_model_semantic: fixed on branch house-safety")
-CORE_LONG_MODULES = pytest.mark.xfail(
-    strict=True, reason="core/safety/threats.py (2,777 lines) is split when its rule table becomes data")
 
 
 @dataclass
@@ -201,7 +197,7 @@ def layer_of(name: str) -> int | None:
 # ---------------------------------------------------------------------------- the checks
 
 
-@pytest.mark.parametrize("package", [pytest.param("memtui_core", marks=CORE_CYCLES), "memtui"])
+@pytest.mark.parametrize("package", ["memtui_core", "memtui"])
 def test_no_import_cycles(package):
     modules = modules_of(package)
     cycles = find_cycles(modules)
@@ -246,7 +242,7 @@ def test_the_app_and_the_command_are_never_imported_by_their_parts():
     assert not wrong, "pass what a part needs down to it, instead of importing the module above:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize("package", [pytest.param("memtui_core", marks=CORE_LONG_MODULES), "memtui"])
+@pytest.mark.parametrize("package", ["memtui_core", "memtui"])
 def test_no_module_is_over_the_size_limit(package):
     long = []
     for module in modules_of(package).values():
