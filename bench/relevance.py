@@ -11,11 +11,23 @@ the messages tuning looked at; A held-out: every third message of A; B: the seco
 - hit@4: relevant messages whose memory is injected;
 - false recall: messages no memory is relevant to that inject anything;
 - other entries per relevant turn: injected entries beside the expected one, on average;
-- lexical hits kept: messages sharing a content word with their memory's text whose memory is injected.
+- lexical hits kept: messages sharing a content word with their memory's text whose memory is injected;
+- chars/turn: the block's characters per message, markers and header included (the pinned core and
+  the retrieved entries: what the model reads every turn);
+- core hits: relevant messages whose memory is in the block only through the pinned core.
+
+A pinned entry that is the expected memory counts as a hit; the core is never a false recall and
+never one of the other entries. Each profile runs with the pinned core (the default) and the
+default and semantic ones also without it (`, no core`: `Limits.core_budget` 0, retrieval alone);
+the original nanohermes profile has no core. `pooled` counts every message of every split once.
 
 Two more runs apply the semantic floor (`Limits.semantic()`, docs/ranking.md "The semantic floor"):
 "semantic, keywords" and "semantic, texts alone". `--set-file PATH` evaluates a further set of the
 shape of relevance_set_b.json (named by its file's stem); `--sets A,E` (or `none`) picks the built-in ones.
+
+`--sweep-core` prints the pinned core's budget against hit@4 and characters per turn (how
+`Limits.core_budget` was chosen). The experiments below study retrieval: they rank with the pinned
+core off (`Limits.core_budget` 0), as when their figures in docs/ranking.md were measured.
 
 `--sweep` prints the dev-split figures over a grid of gate settings (how the defaults were chosen).
 `--sweep-semantic` prints the semantic floor over a grid of floors on A-D (bench/relevance_semantic.py).
@@ -85,25 +97,53 @@ def build(directory: Path, memories: list[dict], with_keywords: bool, limits) ->
     return store, ids
 
 
-def measure(store, ids: dict[str, str], messages: list[dict], pick=None) -> dict[str, float]:
-    """The figures of one run; `pick(store, text)` replaces `store.search` (it returns entry ids)."""
+def block_pick(store, text: str) -> tuple[list[str], list[str], int]:
+    """What `retrieve_block(text)` puts in the prompt, without logging it: the ids of the pinned
+    core, the ids of the retrieved entries that fit, and the block's characters (markers and
+    header included: what the model reads)."""
+    from memtui_core.ranking.inject import render_lines
+
+    lang = store.language(text)
+    hits, core = store._turn(text, None, render=True, core_lang=lang)
+    lines = core.lines if core is not None else ()
+    records = [record for record, _score in hits]
+    rendered = render_lines(records, store.limits.char_budget, lang, lines)
+    in_core = [record.id for record in core.records] if core is not None else []
+    return in_core, [record.id for record in records[: rendered.fitted]], len(rendered.block)
+
+
+def measure(store, ids: dict[str, str], messages: list[dict], pick=None, block: bool = False) -> dict[str, float]:
+    """The figures of one run; `pick(store, text)` replaces `store.search` (it returns entry ids).
+    `block`: judge what the block carries instead (`block_pick`): the pinned core and the retrieved
+    entries. A core entry that is the expected memory is a hit; the core is never a false recall
+    and never counts among the other entries; its characters count in the turn's cost."""
     pick = pick or (lambda store, text: [h.entry.id for h in store.search(text)])
     relevant = [m for m in messages if m["expect"]]
     none = [m for m in messages if not m["expect"]]
     lexical = [m for m in relevant if m["lexical"]]
-    hits = others = kept = recalled = 0
+    hits = others = kept = recalled = chars = from_core = 0
     misses, noise = [], []
+
+    def chosen(text: str) -> tuple[list[str], list[str]]:
+        nonlocal chars
+        if not block:
+            return [], [ids[i] for i in pick(store, text)]
+        in_core, retrieved, size = block_pick(store, text)
+        chars += size
+        return [ids[i] for i in in_core], [ids[i] for i in retrieved]
+
     for message in relevant:
-        picked = [ids[i] for i in pick(store, message["text"])]
-        found = set(message["expect"]) & set(picked)
+        in_core, picked = chosen(message["text"])
+        found = set(message["expect"]) & set(picked + in_core)
         hits += bool(found)
+        from_core += bool(found) and not set(message["expect"]) & set(picked)
         others += len([p for p in picked if p not in message["expect"]])
         if message["lexical"] and found:
             kept += 1
         if not found:
             misses.append(message["text"])
     for message in none:
-        picked = [ids[i] for i in pick(store, message["text"])]
+        _core, picked = chosen(message["text"])
         if picked:
             recalled += 1
             noise.append(f"{message['text']} -> {', '.join(picked)}")
@@ -112,20 +152,33 @@ def measure(store, ids: dict[str, str], messages: list[dict], pick=None) -> dict
         "false_recall": recalled / len(none),
         "others_per_relevant_turn": others / len(relevant),
         "lexical_hits_kept": kept / len(lexical) if lexical else 1.0,
+        "chars_per_turn": chars / len(messages) if block else None,
+        "hits_from_core": from_core,
         "relevant": len(relevant), "none": len(none), "lexical": len(lexical),
         "misses": misses, "false_recalls": noise,
     }
 
 
-def runs():
+NO_CORE = ", no core"  # a run with the pinned core off (Limits.core_budget 0): retrieval alone
+
+
+def runs(core: bool = True):
+    """The runs: each profile with the pinned core (the default) and, for the default and semantic
+    profiles with keywords, without it (`core=False`: only those; nanohermes never has one)."""
     from memtui_core import Limits
 
-    return [("default, keywords", Limits(), True), ("default, texts alone", Limits(), False),
-            ("nanohermes", Limits.nanohermes(), True),
-            ("semantic, keywords", Limits.semantic(), True), ("semantic, texts alone", Limits.semantic(), False)]
+    off = {"core_budget": 0}
+    with_core = [("default, keywords", Limits(), True), ("default, texts alone", Limits(), False),
+                 ("nanohermes", Limits.nanohermes(), True),
+                 ("semantic, keywords", Limits.semantic(), True), ("semantic, texts alone", Limits.semantic(), False)]
+    without = [("default, keywords" + NO_CORE, Limits(**off), True),
+               ("default, texts alone" + NO_CORE, Limits(**off), False),
+               ("semantic, keywords" + NO_CORE, Limits.semantic(**off), True)]
+    return with_core + without if core else without
 
 
 def evaluate(limits_by_run=None, sets=SETS) -> dict[str, dict[str, dict]]:
+    """Per run and split, the figures of the block each message gets (`measure(..., block=True)`)."""
     results: dict[str, dict[str, dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for set_name in sets:
@@ -135,16 +188,47 @@ def evaluate(limits_by_run=None, sets=SETS) -> dict[str, dict[str, dict]]:
                 splits = ("dev", "held-out") if set_name == "A" else (set_name,)
                 for split in splits:
                     results.setdefault(name, {})[split if set_name != "A" else f"A {split}"] = measure(
-                        store, ids, [m for m in messages if m["split"] == split])
+                        store, ids, [m for m in messages if m["split"] == split], block=True)
     return results
 
 
+def pooled(splits: dict[str, dict]) -> dict[str, float]:
+    """The figures of every split of a run together, each message counting once."""
+    rel = sum(f["relevant"] for f in splits.values())
+    none = sum(f["none"] for f in splits.values())
+    lex = sum(f["lexical"] for f in splits.values())
+    turns = rel + none
+    out = {
+        "hit@4": sum(f["hit@4"] * f["relevant"] for f in splits.values()) / rel if rel else 0.0,
+        "false_recall": sum(f["false_recall"] * f["none"] for f in splits.values()) / none if none else 0.0,
+        "others_per_relevant_turn": sum(f["others_per_relevant_turn"] * f["relevant"] for f in splits.values()) / rel
+        if rel else 0.0,
+        "lexical_hits_kept": sum(f["lexical_hits_kept"] * f["lexical"] for f in splits.values()) / lex if lex else 1.0,
+        "hits_from_core": sum(f.get("hits_from_core", 0) for f in splits.values()),
+        "relevant": rel, "none": none, "lexical": lex,
+    }
+    charged = [f for f in splits.values() if f.get("chars_per_turn") is not None]
+    out["chars_per_turn"] = (sum(f["chars_per_turn"] * (f["relevant"] + f["none"]) for f in charged) / turns
+                             if charged and turns else None)
+    return out
+
+
 def table(results: dict[str, dict[str, dict]], sets=SETS) -> str:
-    lines = [f"{'run':<22} {'split':<11} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} {'lexical kept':>13}"]
+    width = max([11, *(len(split) for splits in results.values() for split in splits)])
+    lines = [f"{'run':<32} {'split':<{width}} {'hit@4':>6} {'false recall':>13} {'others/turn':>12} "
+             f"{'lexical kept':>13} {'chars/turn':>10} {'core hits':>9}"]
+
+    def row(name: str, split: str, r: dict) -> str:
+        chars = f"{r['chars_per_turn']:>10.0f}" if r.get("chars_per_turn") is not None else f"{'-':>10}"
+        return (f"{name:<32} {split:<{width}} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
+                f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%} {chars} "
+                f"{r.get('hits_from_core', 0):>9}")
+
     for name, splits in results.items():
         for split, r in splits.items():
-            lines.append(f"{name:<22} {split:<11} {r['hit@4']:>6.0%} {r['false_recall']:>13.0%} "
-                         f"{r['others_per_relevant_turn']:>12.2f} {r['lexical_hits_kept']:>13.0%}")
+            lines.append(row(name, split, r))
+        if len(splits) > 1:
+            lines.append(row(name, "pooled", pooled(splits)))
     for set_name in sets:
         memories, messages = load(set_name)
         relevant = [m for m in messages if m["expect"]]
@@ -155,6 +239,38 @@ def table(results: dict[str, dict[str, dict]], sets=SETS) -> str:
                         "D": "; written blind, first measured held out",
                         "E": "; written blind, measured held out before any tuning"}.get(
                          set_name, f"; from {EXTRA.get(set_name)}"))
+    return "\n".join(lines)
+
+
+CORE_BUDGETS = (0, 200, 300, 400, 500, 600, 800, 1000, 1200, 1600)
+
+
+def sweep_core(sets=SETS, budgets=CORE_BUDGETS, with_keywords: bool = True) -> str:
+    """The pinned core's budget against what it buys: per budget, the default profile's pooled
+    hit@4, false recall, other entries and characters per turn over `sets`, and per set hit@4 and
+    characters (how `Limits.core_budget` was chosen: docs/ranking.md, "The pinned core")."""
+    from memtui_core import Limits
+
+    figures: dict[int, dict[str, dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for set_name in sets:
+            memories, messages = load(set_name)
+            store, ids = build(Path(tmp) / set_name, memories, with_keywords, Limits())
+            for budget in budgets:
+                limits = Limits(core_budget=budget)
+                from memtui_core import MemoryStore
+
+                figures.setdefault(budget, {})[set_name] = measure(MemoryStore(store.dir, limits), ids, messages,
+                                                                   block=True)
+    head = f"{'core_budget':>11} | {'hit@4':>6} {'FR':>5} {'others':>6} {'chars':>6} {'core hits':>9} | " + " ".join(
+        f"{name + ' hit/chars':>14}" for name in sets)
+    lines = [head]
+    for budget in budgets:
+        by_set = figures[budget]
+        p = pooled(by_set)
+        cells = " ".join(f"{f['hit@4']:>6.0%}/{f['chars_per_turn']:>6.0f}  " for f in by_set.values())
+        lines.append(f"{budget:>11} | {p['hit@4']:>6.1%} {p['false_recall']:>5.0%} {p['others_per_relevant_turn']:>6.2f} "
+                     f"{p['chars_per_turn']:>6.0f} {p['hits_from_core']:>9} | {cells}")
     return "\n".join(lines)
 
 
@@ -178,7 +294,7 @@ def why_missed(sets=SETS) -> str:
                 for message in relevant:
                     explanation = store.explain(message["text"])
                     statuses = [explanation.for_id(ours[i]).status.value for i in message["expect"]]
-                    if "injected" in statuses:
+                    if "injected" in statuses or "pinned" in statuses:  # the pinned core carries it: a hit
                         continue
                     # the closest any expected entry came: shared a term beats sharing none
                     status = min(statuses, key=lambda st: st == "zero_score")
@@ -287,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="where lexical ranking stops: the gate's bars against false recall, keywords as text "
                              "against the keyword field, a learned gate (bench/relevance_ceiling.py); sets A-E and "
                              "any --set-file")
+    parser.add_argument("--sweep-core", action="store_true",
+                        help="the pinned core's budget against hit@4 and characters per turn, default profile "
+                             "with keywords, on the sets chosen (how Limits.core_budget was chosen)")
     parser.add_argument("--why-missed", action="store_true",
                         help="per set, why the misses miss: no term shared, held back by the gate, below top-k")
     args = parser.parse_args(argv)
@@ -354,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.why_missed:
         print(why_missed(sets))
         return 0
+    if args.sweep_core:
+        print(sweep_core(sets))
+        return 0
     if args.ceiling:
         from bench import relevance_ceiling
 
@@ -361,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     results = evaluate(sets=sets)
     if args.json:
+        for splits in results.values():
+            if len(splits) > 1:
+                splits["pooled"] = pooled(splits)
         print(json.dumps(results, ensure_ascii=False, indent=2))
         return 0
     print(table(results, sets))

@@ -61,12 +61,12 @@ def gate_grid(sets) -> str:
         built = []
         for name in sets:
             memories, messages = load(name)
-            store, ids = build(Path(tmp) / name.replace("/", "_"), memories, True, Limits())
+            store, ids = build(Path(tmp) / name.replace("/", "_"), memories, True, Limits(core_budget=0))
             built.append((store.dir, ids, messages))
         for coverage, floor in GRID:
             total = [0, 0, 0, 0, 0.0]
             for directory, ids, messages in built:
-                figures = measure(MemoryStore(directory, Limits(min_coverage=coverage, relative_floor=floor)), ids,
+                figures = measure(MemoryStore(directory, Limits(core_budget=0, min_coverage=coverage, relative_floor=floor)), ids,
                                   messages)
                 total = [a + b for a, b in zip(total, _counts(figures))]
             lines.append(_line(f"min_coverage {coverage}, floor {floor}", *total))  # type: ignore[arg-type]
@@ -82,9 +82,9 @@ def naive(sets) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         for name in sets:
             memories, messages = load(name)
-            store, ids = build(Path(tmp) / f"f{name}", memories, True, Limits())
+            store, ids = build(Path(tmp) / f"f{name}", memories, True, Limits(core_budget=0))
             field = _counts(measure(store, ids, messages))
-            plain = MemoryStore(Path(tmp) / f"t{name}", Limits())
+            plain = MemoryStore(Path(tmp) / f"t{name}", Limits(core_budget=0))
             plain_ids = {plain.remember(m["kind"], f"{m['text']} {' '.join(m['keywords'])}", source="bench").entry.id:
                          m["id"] for m in memories}
             text = _counts(measure(plain, plain_ids, messages))
@@ -181,7 +181,7 @@ def learned(sets) -> str:
         for name in sets:
             memories, messages = load(name)
             for with_keywords in (True, False):
-                store, ids = build(Path(tmp) / f"{name}{with_keywords}", memories, with_keywords, Limits())
+                store, ids = build(Path(tmp) / f"{name}{with_keywords}", memories, with_keywords, Limits(core_budget=0))
                 rows[(name, with_keywords)] = hits_of(store, ids, messages)
     lines = ["3. a learned gate, one set left out at a time (threshold fixed on the training sets)", HEADER]
     for with_keywords in (True, False):

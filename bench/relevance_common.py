@@ -92,7 +92,7 @@ def _runs(sets, thresholds, en, zh):
             if set_name == "A":
                 messages = [m for m in messages if m["split"] == "dev"]
             for with_keywords in (True, False):
-                store, ids = build(Path(tmp) / f"{set_name}{with_keywords}", memories, with_keywords, Limits())
+                store, ids = build(Path(tmp) / f"{set_name}{with_keywords}", memories, with_keywords, Limits(core_budget=0))
                 run = "keywords" if with_keywords else "texts"
                 out[(set_name, run, "search")] = measure(store, ids, messages)
                 for threshold in thresholds:

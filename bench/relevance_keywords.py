@@ -87,7 +87,7 @@ class Setting:
     def limits(self):
         from memtui_core import Limits
 
-        return Limits(keyword_part_weight=self.weight, keyword_only_terms=self.only)
+        return Limits(keyword_part_weight=self.weight, keyword_only_terms=self.only, core_budget=0)
 
 
 @contextmanager

@@ -158,7 +158,7 @@ def _runs(sets, grid):
             memories, messages = load(set_name)
             for with_keywords in (True, False):
                 run = "keywords" if with_keywords else "texts"
-                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits.semantic())
+                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits.semantic(core_budget=0))
                 k = store.limits.top_k
                 texts = [m["text"] for m in messages]
                 turns = {t: observe(store, t, c) for t, c in zip(texts, _cosines(store, texts, with_keywords))}
@@ -167,7 +167,7 @@ def _runs(sets, grid):
                     out[(set_name, run, setting)] = measure(
                         store, ids, messages, lambda _s, text, s=setting: choose(turns[text], s, k))
                 # the default profile, for the table's first row
-                plain, plain_ids = build(Path(tmp) / f"{set_name}{run}d", memories, with_keywords, Limits())
+                plain, plain_ids = build(Path(tmp) / f"{set_name}{run}d", memories, with_keywords, Limits(core_budget=0))
                 out[(set_name, run, "default")] = measure(plain, plain_ids, messages)
     return out
 
@@ -303,7 +303,7 @@ def ceiling(sets=DEV_SETS) -> str:
             top1, cos_missed, cos_none, margins_missed, margins_none, misses = [], [], [], [], [], 0
             for set_name in sets:
                 memories, messages = load(set_name)
-                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits.semantic())
+                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits.semantic(core_budget=0))
                 back = {v: k for k, v in ids.items()}
                 texts = [m["text"] for m in messages]
                 for message, cosines in zip(messages, _cosines(store, texts, with_keywords)):

@@ -31,7 +31,7 @@ def _runs(sets=SETS, floors=FLOORS) -> dict:
             memories, messages = load(set_name)
             for with_keywords in (True, False):
                 run = "keywords" if with_keywords else "texts"
-                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits())
+                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits(core_budget=0))
                 out[(set_name, run, None, None)] = measure(store, ids, messages)
                 k = store.limits.top_k
                 judged = {}

@@ -8,6 +8,8 @@ __all__ = [
     "BackupNotFound",
     "ConflictError",
     "EntryNotFound",
+    "EvictionRefused",
+    "IndexDamaged",
     "InvalidInput",
     "InvalidKind",
     "LockTimeout",
@@ -51,6 +53,22 @@ class ConflictError(MemtuiError):
         self.id = entry_id
         self.current = current
         self.expected = expected
+
+
+class EvictionRefused(MemtuiError):
+    """A write would evict more entries than the caller allowed (`remember(..., max_evict=N)`):
+    nothing was written. `count` entries would go, to stay within `cap`; the store holds `held`."""
+
+    def __init__(self, count: int, cap: int, held: int) -> None:
+        super().__init__(f"this write would evict {count} entr{'y' if count == 1 else 'ies'} to stay within "
+                         f"max_entries {cap} (the store holds {held}); nothing was written")
+        self.count, self.cap, self.held = count, cap, held
+
+
+class IndexDamaged(MemtuiError):
+    """A saved derived index (memory.json.index) whose key and checksum hold but whose contents do
+    not add up: a posting past the last entry, an entry's byte span that is not that entry. The
+    store derives it again and answers from that; a caller never sees this."""
 
 
 class LockTimeout(MemtuiError):

@@ -10,8 +10,9 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 __all__ = [
-    "AUDIT_UNLOGGED", "BLOCKED", "DUPLICATE_KEY", "FLAGGED_FIELD", "INVALID", "JUNK_BACKUPS", "NEARLY_FULL",
-    "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED", "RECOVERED", "SYMLINK", "UNFLAGGED_THREAT", "UNREADABLE",
+    "AUDIT_UNLOGGED", "BLOCKED", "CORE_OVER_BUDGET", "DISK_FULL", "DUPLICATE_KEY", "FLAGGED_FIELD", "INVALID",
+    "JUNK_BACKUPS", "LIMITS_INVALID", "NEARLY_FULL", "NOT_A_STORE", "OVER_LIMIT", "PERMISSIONS", "QUARANTINED",
+    "RECOVERED", "SPACE_FREED", "SPECIAL_FILE", "SYMLINK", "TS_OUT_OF_RANGE", "UNFLAGGED_THREAT", "UNREADABLE",
     "UNWRITABLE", "Warning",
 ]
 
@@ -28,9 +29,15 @@ FLAGGED_FIELD = "flagged-field"  # an entry's source or a keyword the threat sca
 UNWRITABLE = "unwritable"
 NOT_A_STORE = "not-a-store"  # the folder holds another program's memory.json: nothing is read or written
 SYMLINK = "symlink"  # a store file is a symbolic link: refused
+SPECIAL_FILE = "special-file"  # a store file is a FIFO, a socket, a device or a folder: never opened
 PERMISSIONS = "permissions"  # other users can write to the store directory
 DUPLICATE_KEY = "duplicate-entries-key"  # memory.json has its entries key twice; the non-empty list is used
+TS_OUT_OF_RANGE = "ts-out-of-range"  # entries whose ts no date can hold (1e300): read as unknown (0)
+DISK_FULL = "disk-full"  # the disk has no room for the next write (about two copies of memory.json)
+SPACE_FREED = "space-freed"  # a write found the disk full and freed old backups to be saved
+LIMITS_INVALID = "limits-invalid"  # the store's own limits hold something that is not a valid limit: ignored
 JUNK_BACKUPS = "junk-backups"  # files in backups/ that memtui did not write: skipped, never deleted
+CORE_OVER_BUDGET = "core-over-budget"  # entries pinned by hand do not fit the pinned core's budget
 
 
 def __getattr__(name: str):

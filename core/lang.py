@@ -3,12 +3,14 @@
 One setting governs the block's header and labels, the tool and MCP answers, and the CLI output
 that goes to a model (`inject`, `explain`'s block). It is chosen, first match wins, by:
 an explicit `lang=` argument, the store's `lang` (`MemoryStore(lang=...)`), `$MEMTUI_LANG`,
-else `zh` -- the original block, byte for byte.
+else `auto`: the user's own language. `zh` is the original block, byte for byte (the nanohermes
+profile keeps it whatever the setting says).
 
 `auto` looks at the text being answered (the user's message, the saved text, the query) and
-picks `zh` when it holds at least as many CJK characters as Latin words, else `en`. It is one
-regular-expression count over at most the first 500 characters: cheap enough for every turn,
-and it imports nothing beyond `re` (which the block needs anyway).
+picks `zh` when it holds at least as many CJK characters as Latin words, else `en`; a text with
+neither (`42`, an empty query) gets `zh`, the original. It is one regular-expression count over
+at most the first 500 characters: cheap enough for every turn, and it imports nothing beyond
+`re` (which the block needs anyway).
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ import re
 
 from .errors import InvalidInput
 
-__all__ = ["LANGS", "DEFAULT_LANG", "ENV_VAR", "check_lang", "configured_lang", "resolve_lang", "detect_lang"]
+__all__ = ["LANGS", "DEFAULT_LANG", "UNDECIDED_LANG", "ENV_VAR", "check_lang", "configured_lang", "resolve_lang", "detect_lang"]
 
 LANGS = ("zh", "en", "auto")
-DEFAULT_LANG = "zh"
+DEFAULT_LANG = "auto"  # the setting when none is given: the language of the user's message
+UNDECIDED_LANG = "zh"  # what `auto` picks for a text with neither CJK characters nor Latin words
 ENV_VAR = "MEMTUI_LANG"
 
 # Han, kana and hangul: a CJK message gets the Chinese block (its labels are Han characters).
@@ -39,7 +42,7 @@ def check_lang(value: object, where: str = "lang") -> str:
 
 
 def configured_lang(value: object = None) -> str:
-    """The setting in force: `value` if given, else `$MEMTUI_LANG`, else `zh`. A bad value is an
+    """The setting in force: `value` if given, else `$MEMTUI_LANG`, else `auto`. A bad value is an
     InvalidInput that names the setting it came from."""
     if value is not None:
         return check_lang(value)
@@ -53,7 +56,7 @@ def detect_lang(text: object) -> str:
     """`zh` when the text has at least as many CJK characters as Latin words (and some of
     either), `en` when it has Latin words and fewer CJK characters; `zh` when it has neither."""
     if not isinstance(text, str):
-        return DEFAULT_LANG
+        return UNDECIDED_LANG
     sample = text[:_SAMPLE]
     # compiled on first use (`re` keeps them): a process that never meets `auto` never compiles them
     cjk = len(re.findall(_CJK, sample))

@@ -59,12 +59,20 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
                                    "0.3-1 s in a new process and about 20 ms a turn in a warm one; the semantic profile sets it"),
     "max_keywords": (int, 12, "enough for synonyms in two languages; more would let one entry claim every topic"),
     "max_keyword_chars": (int, 40, "a keyword is a word or short phrase, never a sentence smuggled past max_text"),
+    # The pinned core (docs/injection.md#the-pinned-core): what is in every turn, whatever the message.
+    "core_budget": (int, 1000, "characters of the core's lines in every block, beside the retrieved ones: room for "
+                              "the standing preferences and corrections and a few pins, chosen by hit against "
+                              "characters per turn on the relevance sets (docs/ranking.md); 0 turns the core off"),
+    "core_kinds": (tuple, ("preference", "correction"),
+                   "kinds in the core without a pin, newest first, as far as the budget goes: a style of answer or "
+                   "'use pnpm, not npm' holds in every turn, yet rarely shares a word with the message; empty "
+                   "leaves only the entries pinned by hand"),
     "max_source_chars": (int, 200, "a source names where an entry came from (a tool, a file, a task id); a longer "
                                    "one would carry text past max_text into what people and models are shown"),
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
-_ZERO_OK = frozenset({"b", "fold_inflections", "keyword_weight", "keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor",
+_ZERO_OK = frozenset({"core_budget", "b", "fold_inflections", "keyword_weight", "keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor",
                       "injection_log", "injection_queries"})
 # Shares of something: at most 1.
 _SHARES = frozenset({"keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor"})
@@ -108,6 +116,8 @@ class Limits:
     semantic_floor: float
     max_keywords: int
     max_keyword_chars: int
+    core_budget: int
+    core_kinds: tuple[str, ...]
     max_source_chars: int
 
     def __init__(self, **overrides: object) -> None:
@@ -118,6 +128,9 @@ class Limits:
             value = overrides.get(name, default)
             if typ is frozenset:
                 object.__setattr__(self, name, _words(name, value))
+                continue
+            if typ is tuple:
+                object.__setattr__(self, name, _kinds(name, value))
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError(f"limit {name} must be a number, got {value!r}")
@@ -140,8 +153,8 @@ class Limits:
 
     @classmethod
     def nanohermes(cls, **overrides: object) -> Limits:
-        """The original ranking, exactly: every query term counts, no gate, keywords ignored."""
-        return cls(**{**NANOHERMES_RELEVANCE, **overrides})
+        """The original ranking, exactly: every query term counts, no gate, keywords ignored, no core."""
+        return cls(**{**NANOHERMES_RELEVANCE, **NANOHERMES_CORE, **overrides})
 
     @classmethod
     def semantic(cls, **overrides: object) -> Limits:
@@ -159,7 +172,7 @@ class Limits:
         """These limits with the relevance settings of profile `name`; every other limit kept."""
         if name not in PROFILES:
             raise ValueError(f"unknown profile {name!r} (choose {' or '.join(PROFILES)})")
-        defaults = {field: _FIELDS[field][1] for field in NANOHERMES_RELEVANCE}
+        defaults = {field: _FIELDS[field][1] for field in (*NANOHERMES_RELEVANCE, *NANOHERMES_CORE)}
         return self.replace(**{**defaults, **PROFILES[name]})
 
     @property
@@ -171,7 +184,7 @@ class Limits:
             return "nanohermes"
         return "semantic" if self.semantic_floor > 0.0 else "default"
 
-    def as_dict(self) -> dict[str, int | float | frozenset]:
+    def as_dict(self) -> dict[str, int | float | frozenset | tuple]:
         return {name: getattr(self, name) for name in _FIELDS}
 
     @staticmethod
@@ -190,6 +203,21 @@ class Limits:
         return "Limits(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
 
 
+def _kinds(name: str, value: object) -> tuple[str, ...]:
+    """Kind names, each once, in the order given (aliases such as `prefs` read as the kind)."""
+    from .kinds import Kind
+
+    if isinstance(value, str) or not isinstance(value, (set, frozenset, list, tuple)):
+        raise ValueError(f"limit {name} must be a collection of kinds, got {value!r}")
+    kinds = []
+    for item in value:
+        kind = Kind.parse(item)
+        if kind is None:
+            raise ValueError(f"limit {name}: unknown kind {item!r} (use preference, correction, lesson or fact)")
+        kinds.append(kind.value)
+    return tuple(dict.fromkeys(kinds))
+
+
 def _words(name: str, value: object) -> frozenset[str]:
     if not isinstance(value, (set, frozenset, list, tuple)) or not all(isinstance(word, str) for word in value):
         raise ValueError(f"limit {name} must be a collection of words, got {value!r}")
@@ -201,10 +229,12 @@ NANOHERMES_RELEVANCE: dict[str, object] = {
     "stopwords": frozenset(), "general_words": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "keyword_part_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
     "semantic_floor": 0.0,
 }
+# The original ranking has no core: no entry is in every turn, pinned or not, so its block stays byte for byte.
+NANOHERMES_CORE: dict[str, object] = {"core_budget": 0, "core_kinds": ()}
 # The default profile plus the semantic floor, chosen on sets A-D (docs/ranking.md, "The semantic floor").
 SEMANTIC_FLOOR = 0.80
 SEMANTIC_RELEVANCE: dict[str, object] = {"semantic_floor": SEMANTIC_FLOOR}
-PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": NANOHERMES_RELEVANCE,
+PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": {**NANOHERMES_RELEVANCE, **NANOHERMES_CORE},
                                           "semantic": SEMANTIC_RELEVANCE}
 
 DEFAULT_LIMITS = Limits()

@@ -13,8 +13,8 @@ from pathlib import Path
 TYPE_CHECKING = False
 
 from .store import derived
-from .errors import EntryNotFound, InvalidInput
-from .ranking.inject import render_lines
+from .errors import EntryNotFound, IndexDamaged, InvalidInput
+from .ranking.inject import core_line, render_core_block, render_lines
 from .lang import configured_lang, resolve_lang
 from .limits import DEFAULT_LIMITS, Limits
 from .ranking.index import Index, document_tokens
@@ -27,9 +27,11 @@ from .store.writing import Writing, _entry, _eviction_order
 if TYPE_CHECKING:
     from typing import Any
 
+    from .ranking.pinned import Core
     from .model import (
         AuditEvent,
         Backup,
+        CoreReport,
         Entry,
         Explanation,
         Health,
@@ -80,7 +82,8 @@ class _Blocked:
 class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
-    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept", "_blocked")
+    __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept", "_blocked", "_cores",
+                 "core_learnt")
 
     def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
@@ -91,6 +94,37 @@ class _Snapshot:
         self._index: Index | None = None
         self._entries: list[Entry] | None = None
         self._blocked: bytearray | None = None
+        self._cores: dict[str, Core] = {}  # the pinned core per language (its labels have their own lengths)
+        self.core_learnt: list[int] = []  # positions the core judged or rendered, until they are kept
+
+    def core(self, lang: str, complete: bool = False) -> Core:
+        """The pinned core of this file state in `lang` (ranking/pinned.py); `complete` names every
+        entry left out (a walk through all the candidates), else it is what a turn needs."""
+        key = lang + ("+" if complete else "")
+        found = self._cores.get(key)
+        if found is None:
+            from .ranking.pinned import pick_core
+
+            pins, recent = self._core_candidates()
+            blocked = self.blocked()
+            found = pick_core(self.records, pins, recent, self.limits, lang, blocked, complete, self.core_learnt)
+            self.core_learnt += blocked.judged
+            self._cores[key] = found
+        return found
+
+    def _core_candidates(self) -> tuple[list[int], dict]:
+        found = self.doc.derived
+        if found is None and self.storage is not None and self.limits.core_budget > 0:
+            try:
+                found = derived.ensure(self.storage, self.doc)
+            except Exception:  # an optimisation only
+                found = None
+        if found is not None and found.pins is not None and found.recent is not None and len(
+                found.doc_lens) == len(self.records):
+            return found.pins, found.recent
+        from .ranking.pinned import candidates
+
+        return candidates(self.records, getattr(self.doc, "core_order", []))
 
     def blocked(self) -> _Blocked:
         """The blocked entries, judged as queries meet them (what is learnt stays for this file state)."""
@@ -101,7 +135,10 @@ class _Snapshot:
     @property
     def entries(self) -> list[Entry]:
         if self._entries is None:
-            self._entries = [_entry(r) for r in self.records]
+            # with the cyclic collector paused: building an Entry per record (and judging each the
+            # first time) makes no cycles, and its passes over the growing heap were 15 of the 51 s
+            # of a 100,000-entry store's first listing
+            self._entries = derived.without_gc(_entries, self.records)
         return self._entries
 
     @property
@@ -129,6 +166,10 @@ class _Snapshot:
                 general_words=self.limits.general_words,
             )
         return self._index
+
+
+def _entries(records: list[Record]) -> list[Entry]:
+    return [_entry(r) for r in records]
 
 
 def _floor_candidates(k: int) -> int:
@@ -159,16 +200,48 @@ class MemoryStore(Writing):
         lang: str | None = None,
     ) -> None:
         self.dir = Path(dir).expanduser() if dir is not None else default_dir()
-        self.limits = limits or DEFAULT_LIMITS
+        base = limits or DEFAULT_LIMITS
         self.actor = actor
-        # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else zh
+        # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else auto (the user's language)
         # The nanohermes profile keeps the original block byte for byte, so $MEMTUI_LANG does not
         # change it; an explicit `lang` still does.
-        original = lang is None and self.limits.profile_name == "nanohermes"
+        original = lang is None and base.profile_name == "nanohermes"
         self.lang = "zh" if original else configured_lang(lang)
-        self._storage = Storage(self.dir, self.limits, actor)
+        self._storage = Storage(self.dir, base, actor)
         self._snapshot: _Snapshot | None = None
         self._injection_log = None
+
+    @property
+    def limits(self) -> Limits:
+        """The limits in force: the ones given (`limits=`), with the store's own in place of every
+        field left at its default (store_limits.py). Read from the file as last loaded (the first
+        use loads it)."""
+        storage = self._storage
+        if storage._adopted is None:
+            storage.load(lean=True)
+        return storage.limits
+
+    @limits.setter
+    def limits(self, value: Limits) -> None:
+        self._storage.set_base_limits(value)
+        self._snapshot = None
+
+    def store_limits(self) -> tuple[dict, list[str]]:
+        """The limits the store itself carries (valid ones, as stored) and what it carries that is
+        not a valid limit, one line each."""
+        self._storage.load(lean=True)
+        return dict(self._storage.carried), list(self._storage.carried_errors)
+
+    def set_limits(self, changes: dict | None = None, unset: list[str] | tuple[str, ...] = ()) -> Limits:
+        """Change the limits the store carries (memory.json's top-level `limits`): set each of
+        `changes` (name: value), remove each of `unset` (back to the default). One audited write
+        (op `limits`); InvalidInput, and nothing written, for an unknown name or a bad value.
+        Returns the limits in force after it. Lowering max_entries evicts nothing by itself."""
+        from .store.limits_write import change
+
+        change(self._storage, dict(changes or {}), tuple(unset), self.actor)
+        self._snapshot = None
+        return self.limits
 
     def _now(self) -> int:
         """The Unix time a write stamps (one place, so a test can set the clock)."""
@@ -244,20 +317,52 @@ class MemoryStore(Writing):
         return [entries[position[id(record)]] for record in _eviction_order(snap.records)]
 
     def _top(self, query: str, top_k: int | None, render: bool = False) -> list[tuple[Record, float]]:
-        """The hits of `query`; with `render`, each hit's `plain` is worked out too (the block is
-        made of them), so what this turn learnt is kept for the next in one save."""
+        """The hits of `query` (the pinned core left aside: `search` ranks every entry)."""
+        return self._turn(query, top_k, render)[0]
+
+    def _turn(self, query: str, top_k: int | None, render: bool = False,
+              core_lang: str | None = None) -> tuple[list[tuple[Record, float]], Core | None]:
+        """The hits of `query` and, with `core_lang`, the pinned core in that language: the hits
+        then never repeat a core entry and are `top_k` beside it. With `render`, each hit's `plain`
+        is worked out too (the block is made of them), so what this turn learnt is kept for the
+        next in one save. A saved derived index that turns out not to add up is derived again,
+        and the query answered from that."""
+        try:
+            return self._turn_once(query, top_k, render, core_lang)
+        except IndexDamaged:
+            self._index_damaged()
+            return self._turn_once(query, top_k, render, core_lang)
+
+    def _index_damaged(self) -> None:
+        self._storage.drop_index()
+        self._snapshot = None
+
+    def _turn_once(self, query: str, top_k: int | None, render: bool,
+                   core_lang: str | None) -> tuple[list[tuple[Record, float]], Core | None]:
         snap = self._snap(lean=True)
-        if not isinstance(query, str) or not snap.records:
-            return []
+        if not snap.records:
+            return [], None
         limits = self.limits
+        core = snap.core(core_lang) if core_lang is not None and limits.core_budget > 0 else None
+        if not isinstance(query, str):
+            return [], core
         k = limits.top_k if top_k is None else top_k
+        in_core = core.picked if core is not None else ()
         blocked = snap.blocked()
         floor = limits.semantic_floor
-        hits = pick(snap.index, tokenize(query), k if not floor else _floor_candidates(k), blocked, limits.stopwords,
-                    limits.min_coverage, limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
+        wanted = k + len(in_core)  # the core's entries are ranked too, then set aside: they are in the block already
+        hits = pick(snap.index, tokenize(query), wanted if not floor else _floor_candidates(wanted), blocked,
+                    limits.stopwords, limits.min_coverage, limits.relative_floor, bool(limits.fold_inflections),
+                    limits.general_words)
+        if in_core:
+            hits = [(doc_id, score) for doc_id, score in hits if doc_id not in in_core]
+            if not floor:
+                hits = hits[:k]
         if floor and hits:
             hits = _semantic_floor(snap, query, hits, k, limits)
         learnt = blocked.judged
+        if snap.core_learnt:
+            learnt += snap.core_learnt
         if render:
             from .ranking.inject import clean_text
 
@@ -269,7 +374,7 @@ class MemoryStore(Writing):
         if learnt and not snap.verdicts_kept:
             snap.verdicts_kept = True  # once per file state: a long-running process keeps them in memory
             self._keep_verdicts(snap, learnt)
-        return [(snap.records[doc_id], score) for doc_id, score in hits]
+        return [(snap.records[doc_id], score) for doc_id, score in hits], core
 
     def _keep_verdicts(self, snap: _Snapshot, learnt: list[int]) -> None:
         """Add what this query learnt about entries (the verdicts of those it had scanned, whether
@@ -300,22 +405,45 @@ class MemoryStore(Writing):
         """`zh` or `en`: `lang` (else the store's setting), with `auto` decided by `text`."""
         return resolve_lang(self.lang if lang is None else configured_lang(lang), text)
 
-    def retrieve_block(self, query: str, lang: str | None = None) -> str:
+    def retrieve_block(self, query: str, lang: str | None = None, *, core: bool = True) -> str:
         """The block to put in the system prompt for this turn; "" if nothing fits or on any error.
-        Its header and labels follow `lang` (zh, en or auto), else the store's language. Each call
-        is logged to `injections.jsonl` (see `injections.py`); logging never fails it."""
+        Its header and labels follow `lang` (zh, en or auto), else the store's language. It carries
+        the pinned core first, in a section of its own (`Limits.core_budget`, beside `top_k`),
+        then the entries retrieved for `query`, which never repeat a core entry; `core=False`
+        gives the retrieved part only, for a caller that hands the core over once per session
+        (`core_block`). Each call is logged to `injections.jsonl` (see `injections.py`); logging
+        never fails it."""
         try:
-            hits = self._top(query, None, render=True)
             lang = self.language(query, lang)
-            block = render_lines([record for record, _ in hits], self.limits.char_budget, lang).block
+            hits, picked = self._turn(query, None, render=True, core_lang=lang)
+            lines = picked.lines if picked is not None and core else ()
+            block = render_lines([record for record, _ in hits], self.limits.char_budget, lang, lines).block
         except Exception:
             return ""
         try:
-            if not self._storage.not_a_store:  # another program's folder is never written to
-                self.injection_log.record(query, hits, block, lang)
+            # A read never writes into a folder that is not a store: another program's, or one with
+            # no memory.json (nothing was injected from it; the query is not left there).
+            if not self._storage.not_a_store and self._storage.state() is not None:
+                self.injection_log.record(query, hits, block, lang, core=picked.records if lines else ())
         except Exception:  # logging never costs the agent its memories
             pass
         return block
+
+    def core_block(self, lang: str | None = None) -> str:
+        """The pinned core on its own, as a fenced block with its own markers (`set_block` keeps it
+        apart from the retrieved block): "" when the core is empty. Never raises."""
+        try:
+            lang = self.language(None, lang)
+            picked = self._turn(None, None, core_lang=lang)[1]
+            return render_core_block(picked.lines, lang) if picked is not None else ""
+        except Exception:
+            return ""
+
+    def core(self, lang: str | None = None) -> CoreReport:
+        """Which entries are in the pinned core, in order, with each line's characters; which were
+        left out for the budget (every one of them); the pinned ones blocked by the threat scan;
+        and those kept out by hand (docs/injection.md#the-pinned-core)."""
+        return _core_report(self._snap(), self.limits, self.language(None, lang))
 
     @property
     def injection_log(self):
@@ -335,16 +463,25 @@ class MemoryStore(Writing):
         for name, value in (("top_k", top_k), ("budget", budget)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
-        snap = self._snap()
-        return explain(
-            snap.records,
-            snap.index if snap.records else None,
-            query,
-            self.limits.top_k if top_k is None else top_k,
-            self.limits.char_budget if budget is None else budget,
-            self.language(query, lang),
-            self.limits,
-        )
+        lang = self.language(query, lang)
+        for attempt in (1, 2):
+            snap = self._snap()
+            try:
+                return explain(
+                    snap.records,
+                    snap.index if snap.records else None,
+                    query,
+                    self.limits.top_k if top_k is None else top_k,
+                    self.limits.char_budget if budget is None else budget,
+                    lang,
+                    self.limits,
+                    snap.core(lang) if snap.records and self.limits.core_budget > 0 else None,
+                )
+            except IndexDamaged:
+                if attempt == 2:
+                    raise
+                self._index_damaged()
+        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ backups, audit, health
 
@@ -384,4 +521,33 @@ class MemoryStore(Writing):
     def health(self) -> Health:
         from .store.health import health
 
-        return health(self._storage, self.limits, self.injection_log)
+        core = None
+        try:
+            core = self.core()
+        except Exception:  # health reports what it can: an unreadable store has no core to show
+            pass
+        return health(self._storage, self.limits, self.injection_log, core)
+
+
+def _core_report(snap: _Snapshot, limits: Limits, lang: str) -> CoreReport:
+    """`MemoryStore.core`: the core of this file state, every entry it leaves out named."""
+    from .model import CoreMember, CoreReport
+
+    picked = snap.core(lang, complete=True) if limits.core_budget > 0 and snap.records else None
+    entries = snap.entries
+
+    def member(position: int, chars: int | None = None) -> CoreMember:
+        record = snap.records[position]
+        how = "pinned" if record.pin is True else "kind"
+        size = chars if chars is not None else len(core_line(record, lang))
+        return CoreMember(entry=entries[position], how=how, chars=size)
+
+    if picked is None:
+        members, left_out, blocked = [], [], []
+    else:
+        members = [member(p, len(line)) for p, line in zip(picked.picked, picked.lines)]
+        left_out = [member(p) for p in picked.left_out]
+        blocked = [entries[p] for p in picked.blocked]
+    kept_out = [entries[i] for i, record in enumerate(snap.records) if record.pin is False]
+    return CoreReport(budget=limits.core_budget, used=picked.used if picked else 0, kinds=list(limits.core_kinds),
+                      lang=lang, entries=members, left_out=left_out, blocked=blocked, kept_out=kept_out)

@@ -31,6 +31,7 @@ class Entry(BaseModel):
     ts: int = 0
     flags: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)  # retrieval only, never rendered in the block
+    pinned: bool = False  # pinned into the core by hand: in every block (docs/injection.md#the-pinned-core)
 
     @field_validator("kind", mode="before")
     @classmethod
@@ -80,6 +81,7 @@ class Status(str, enum.Enum):
     BELOW_THRESHOLD = "below_threshold"
     ZERO_SCORE = "zero_score"
     BLOCKED = "blocked"
+    PINNED = "pinned"  # in the pinned core: in every block, whatever the message
 
     def __str__(self) -> str:
         return self.value
@@ -127,6 +129,12 @@ class Explanation(BaseModel, defer_build=True):
     profile: str = "default"
     semantic_floor: float = 0.0  # the profile's semantic floor (0: off)
     semantic_note: str | None = None  # why the semantic floor was not applied, when the profile asks for it
+    # the pinned core (its entries have status `pinned`): their ids in the core's order, the
+    # characters of their lines, its budget (0: no core), and what it left out for the budget
+    core: list[str] = Field(default_factory=list)
+    core_used: int = 0
+    core_budget: int = 0
+    core_left_out: list[str] = Field(default_factory=list)
 
     def for_id(self, entry_id: str) -> EntryExplanation:
         for row in self.entries:
@@ -146,6 +154,9 @@ class AuditOp(str, enum.Enum):
     RESTORE = "restore"
     QUARANTINE = "quarantine"
     IMPORT = "import"
+    LIMITS = "limits"  # the limits the store carries changed (before/after: the object as it was and is)
+    PIN = "pin"  # pinned into the core, or moved in its order
+    UNPIN = "unpin"  # out of the core: pinned no more, or kept out by hand
 
     def __str__(self) -> str:
         return self.value
@@ -191,6 +202,35 @@ class AuditEvent(BaseModel):
             return None
 
 
+class CoreMember(BaseModel, defer_build=True):
+    """An entry of the pinned core (or one left out of it), with what its line costs."""
+
+    entry: Entry
+    how: str  # "pinned": pinned by hand; "kind": its kind is in the core's policy (Limits.core_kinds)
+    chars: int  # characters of its line in the block
+
+
+class CoreReport(BaseModel, defer_build=True):
+    """The pinned core: what is in every block, in order, and what does not fit its budget."""
+
+    budget: int  # Limits.core_budget (0: no core)
+    used: int  # characters of the core's lines
+    kinds: list[str]  # Limits.core_kinds: the kinds in the core without a pin
+    lang: str  # the language its lines were measured in (labels differ in length)
+    entries: list[CoreMember] = Field(default_factory=list)
+    left_out: list[CoreMember] = Field(default_factory=list)  # for the budget: pinned by hand first, then newest
+    blocked: list[Entry] = Field(default_factory=list)  # pinned by hand, held back by the threat scan
+    kept_out: list[Entry] = Field(default_factory=list)  # kept out of the core by hand (`"pinned": false`)
+
+    @property
+    def over_budget(self) -> bool:
+        return bool(self.left_out)
+
+    @property
+    def pinned_left_out(self) -> list[CoreMember]:
+        return [member for member in self.left_out if member.how == "pinned"]
+
+
 class Backup(BaseModel, defer_build=True):
     name: str
     path: str
@@ -213,6 +253,7 @@ class Quarantine(BaseModel, defer_build=True):
     at: float
     error: str
     restored_from: str | None = None
+    why: str | None = None  # why recovery chose `restored_from` (docs/storage.md, "What recovery trusts")
 
 
 class Health(BaseModel, defer_build=True):
@@ -232,6 +273,11 @@ class Health(BaseModel, defer_build=True):
     # injected at least once (None when the log is off or the store is empty)
     injections: int = 0
     injected_share: float | None = None
+    # the pinned core: entries in it, characters used of its budget, and the ids left out for the budget
+    core_entries: int = 0
+    core_used: int = 0
+    core_budget: int = 0
+    core_left_out: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -23,6 +23,14 @@ class InjectionHit(BaseModel):
     th: str | None = None  # hash of the text as it was injected
 
 
+class InjectedCore(BaseModel):
+    """An entry of the pinned core a logged block carried (docs/injection.md#the-pinned-core)."""
+
+    id: str
+    chars: int
+    th: str | None = None  # hash of the text as it was injected
+
+
 class InjectionRecord(BaseModel):
     """One line of the injection log, as `memtui injections --json` lists it."""
 
@@ -35,6 +43,7 @@ class InjectionRecord(BaseModel):
     qh: str
     cut: bool = False
     hits: list[InjectionHit]
+    core: list[InjectedCore] = []  # the pinned core the block carried before the hits
 
 
 class InjectedEntry(BaseModel):
@@ -90,6 +99,8 @@ class ImportRow(BaseModel):
     id: str | None
     action: Literal["add", "refresh"]
     duplicate_of: str | None = None
+    undated: bool = False  # the file gave it no time (or 0): dated by the import
+    file: str | None = None  # in a folder import, the file it came from (a Hermes folder's MEMORY.md or USER.md)
 
 
 class EvictedRow(BaseModel):

@@ -37,6 +37,9 @@ from .messages import (
 from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
 from .settings import Settings, default_path
+from .modals.confirm import quit_or_ask
+from .screenshot import save_screenshot
+from .typeahead import TypeAhead
 from .widgets import fmt, palette
 from .widgets.fmt import one_line
 from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
@@ -101,7 +104,7 @@ class MemtuiCommands(Provider):
                 yield Hit(score, matcher.highlight(self._prompt(description, key)), command, help=help_text)
 
 
-class MemtuiApp(App[None]):
+class MemtuiApp(TypeAhead):
     """Curate, explain, audit and restore the memory in one store."""
 
     CSS_PATH = "app.tcss"
@@ -122,9 +125,9 @@ class MemtuiApp(App[None]):
         Binding("w", "show('explain')", "Explain", id="app.explain", tooltip="Why each entry is or is not injected for a query"),
         Binding("b", "show('backups')", "Backups", id="app.backups", tooltip="See what restoring a backup would change, and restore it"),
         Binding("a", "show('audit')", "Audit", id="app.audit", tooltip="Every change to the store, newest first"),
-        Binding("i", "show('injections')", "Injections", id="app.injections", show=False,
+        Binding("i", "show('injections')", "Injections", id="app.injections",
                 tooltip="Past injections: what each put into the prompt, replayed against today's store"),
-        Binding("P", "show('probes')", "Probes", id="app.probes", show=False,
+        Binding("P", "show('probes')", "Probes", id="app.probes",
                 tooltip="Retrieval regression tests: which pass and which fail, live as memories change"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.commands", tooltip="Search every action", show=False),
     ]
@@ -138,7 +141,7 @@ class MemtuiApp(App[None]):
         self.settings = settings  # None: nothing is remembered between runs (tests)
         self.command = command  # how the shell reaches this store: `memtui --dir DIR` when opened so
         if store.actor != "tui":
-            store = MemoryStore(store.dir, store.limits, actor="tui")
+            store = MemoryStore(store.dir, store.limits, actor="tui", lang=store.lang)
         self.store = store
         self.demo = demo
         self._loading = False
@@ -217,6 +220,7 @@ class MemtuiApp(App[None]):
                 usage=usage(log.read()[0]),
                 usage_days=store.limits.injection_days,
                 usage_logged=log.enabled,
+                core=_core_of(store),
             )
             self.post_message(StoreLoaded(snapshot, select))
             health = store.health()
@@ -261,6 +265,8 @@ class MemtuiApp(App[None]):
         yield SystemCommand("Import memories", "Preview, then add the entries of a memtui or Hermes file",
                             partial(self.open_transfer, "import"))
 
+    deliver_screenshot = save_screenshot  # the palette's Screenshot: saved where it can be, and said where
+
     def open_transfer(self, mode: str) -> None:
         from .modals.transfer import TransferModal
 
@@ -272,8 +278,12 @@ class MemtuiApp(App[None]):
 
     def switch_profile(self, name: str) -> None:
         """Rank with another profile from now on (explain, and the block it shows)."""
-        self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor)
+        # the language goes along, except into and out of nanohermes, which has the original's own (zh)
+        lang = None if "nanohermes" in (name, self.store.limits.profile_name) else self.store.lang
+        self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor,
+                                 lang=lang)
         self.notify(f"Ranking profile: {name}")
+        self.reload()  # the pinned core follows the profile (nanohermes has none)
         if self.current_mode == "explain":
             from .screens.explain import ExplainScreen
 
@@ -297,6 +307,8 @@ class MemtuiApp(App[None]):
         screen = self.get_screen_stack(mode)[0]
         if isinstance(screen, ModeScreen):
             screen.post_message(ModeScreen.Arrived(entry_id))
+
+    action_quit = quit_or_ask  # q and ctrl+q: at once, unless an editor holds unsaved text; then it asks
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -416,6 +428,9 @@ def help_sections(current: str, app_class: type[App[None]]) -> list[tuple[str, l
         out.append((modes[current][0], _bindings(modes[current][1])))
     out.append(("Everywhere", _bindings(app_class)))
     out += [(title, _bindings(cls)) for name, (title, cls) in modes.items() if name != current]
+    from .modals.core import CoreModal
+
+    out.append(("The pinned core (c)", _bindings(CoreModal)))
     out.append(("Editor (e, n)", _bindings(EditModal)))
     out.append(("Conflict", _bindings(ConflictModal)))
     return out
@@ -423,6 +438,14 @@ def help_sections(current: str, app_class: type[App[None]]) -> list[tuple[str, l
 
 def _bindings(node_class: type) -> list[Binding]:
     return [b for b in getattr(node_class, "BINDINGS", []) if isinstance(b, Binding)]
+
+
+def _core_of(store: MemoryStore):
+    """The store's pinned core for the snapshot; None when it cannot be worked out (the rest still loads)."""
+    try:
+        return store.core()
+    except Exception:
+        return None
 
 
 def _events_by_id(events: list[AuditEvent]) -> dict[str, list[AuditEvent]]:

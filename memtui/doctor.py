@@ -75,6 +75,7 @@ class Report:
             f"{style.dim('injected')} " + (f"{h.injected_share:.0%} of entries at least once in the injection log "
                                             f"({h.injections} injections)" if h.injected_share is not None
                                             else f"{h.injections} injections logged"),
+            f"{style.dim('core    ')} {_core_line(h)}",
             f"{style.dim('access  ')} {'writable' if h.writable else style.red('not writable')} · "
             f"{style.yellow('locked by a writer') if h.locked else 'not locked'}",
             f"{style.dim('scan    ')} {self.scan}",
@@ -94,6 +95,19 @@ class Report:
         n = len(self.problems)
         out.append(f"{n} problem{'s' if n != 1 else ''} (exit status stays 0; --strict makes it 1)")
         return out
+
+
+def _core_line(h: Health) -> str:
+    """The pinned core at a glance: what it holds, its budget, and what does not fit (by id)."""
+    if h.core_budget <= 0:
+        return "off (core_budget 0: no entry is in every block)"
+    line = (f"{h.core_entries} entr{'y' if h.core_entries == 1 else 'ies'} in every block · "
+            f"{h.core_used}/{h.core_budget} characters")
+    left = h.core_left_out
+    if left:
+        shown = ", ".join(left[:6]) + (f" and {len(left) - 6} more" if len(left) > 6 else "")
+        line += f" · {len(left)} left out for the budget ({shown}): retrieved by relevance only; `memtui core` lists them"
+    return line
 
 
 def near_duplicates(entries, threshold: float = DUPLICATE_SIMILARITY, limit: int = MAX_DUPLICATES) -> list[Duplicate]:
@@ -164,7 +178,8 @@ def _excerpt(text: str, width: int = 48) -> str:
 
 # the warning codes diagnose() turns into problems of their own, with details and fixes
 _EXPLAINED = {warning_codes.QUARANTINED, warning_codes.UNREADABLE, warning_codes.INVALID, warning_codes.BLOCKED,
-              warning_codes.NEARLY_FULL, warning_codes.OVER_LIMIT, warning_codes.UNWRITABLE}
+              warning_codes.NEARLY_FULL, warning_codes.OVER_LIMIT, warning_codes.UNWRITABLE,
+              warning_codes.CORE_OVER_BUDGET}
 
 
 def diagnose(store, cmd: str = "memtui") -> Report:
@@ -181,6 +196,8 @@ def diagnose(store, cmd: str = "memtui") -> Report:
     for q in health.quarantined:
         restored = f"; {q.restored_from} was restored in its place" if q.restored_from else "; no backup could be restored"
         problem = Problem("quarantined", f"a corrupt memory file was set aside: {q.path} ({q.error}){restored}")
+        if q.restored_from and q.why:
+            problem.details.append(f"why {q.restored_from}: {q.why}")
         if q.restored_from:
             problem.fixes.append(Fix(f"{cmd} list", "check the restored entries"))
             names = [b.name for b in backups]  # newest first
@@ -236,6 +253,16 @@ def diagnose(store, cmd: str = "memtui") -> Report:
     if warning_codes.UNWRITABLE in codes:
         problem = Problem("unwritable", f"the store directory {store.dir} is not writable: changes cannot be saved")
         problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "or run memtui as the directory's owner"))
+        problems.append(problem)
+
+    for warning in (w for w in health.warnings if w.code == warning_codes.CORE_OVER_BUDGET):
+        problem = Problem("core-over-budget", warning.text)
+        left = set(health.core_left_out)
+        for entry in entries:
+            if entry.pinned and entry.id in left:
+                problem.details.append(f"{entry.id} [{entry.kind.value}] {_excerpt(entry.text)}  ({len(entry.text)} chars)")
+                problem.fixes.append(Fix(f"{cmd} unpin {entry.id}", "if it need not be in every turn"))
+        problem.fixes.append(Fix(f"{cmd} core", "see the core in order, with each line's characters"))
         problems.append(problem)
 
     if health.locked:

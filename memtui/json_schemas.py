@@ -45,25 +45,31 @@ OUTPUTS: tuple[Output, ...] = (
     Output("explain", "memtui_core.model:Explanation", ("explain", "部署 dry-run"), version=2,
            title="memtui explain --json"),
     Output("entry", "memtui_core.model:Entry", ("edit", "{id}", "--text", "新的文字"),
-           title="memtui edit | reclassify | rm | approve --json: the entry after the change (rm: as deleted)"),
+           title="memtui edit | reclassify | rm | approve | pin | unpin --json: the entry after the change (rm: as "
+                 "deleted)"),
     Output("backups", "memtui_core.model:Backup", ("backups",), many=True, title="memtui backups --json"),
     Output("restore", "memtui_core.model:RestoreResult", ("restore", "{backup}", "--dry-run"),
            title="memtui restore [--dry-run] --json"),
     Output("audit", "memtui_core.model:AuditEvent", ("audit",), many=True, title="memtui audit --json"),
     # v2: `warnings` are {code, text, fix} objects instead of strings
     Output("doctor", "memtui.doctor:DoctorOutput", ("doctor",), version=2, title="memtui doctor --json"),
+    Output("limits", "memtui.cli.limits_models:LimitsOutput", ("limits",),
+           title="memtui limits [set NAME=VALUE | unset NAME] --json: the limits in force and the store's own"),
     Output("injections", "memtui_core.over_time_models:InjectionRecord", ("injections",), many=True,
            title="memtui injections --json: past injections, oldest first"),
     Output("injection", "memtui_core.over_time_models:InjectionShown", ("injections", "--show", "1"),
            title="memtui injections --show N --json: one injection, each entry as it was then"),
     Output("replay", "memtui_core.over_time_models:ReplayReport", ("injections", "--replay", "1"),
            title="memtui injections --replay N --json: a past injection's query against today's store"),
+    Output("core", "memtui_core.model:CoreReport", ("core",),
+           title="memtui core --json: the pinned core in order, its budget, and what does not fit"),
     Output("import", "memtui_core.over_time_models:ImportReport",
            ("import", "tests/cli/data/memories.jsonl", "--dry-run"), title="memtui import FILE [--dry-run] --json"),
 )
 
 # Commands whose --json prints an output registered under another name.
-COMMAND_OUTPUT = {"edit": "entry", "reclassify": "entry", "rm": "entry", "approve": "entry"}
+COMMAND_OUTPUT = {"edit": "entry", "reclassify": "entry", "rm": "entry", "approve": "entry", "pin": "entry",
+                  "unpin": "entry"}
 
 
 def by_name(name: str) -> Output:

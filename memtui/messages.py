@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from memtui_core.kinds import Kind
-from memtui_core.model import AuditEvent, Backup, Entry, Explanation, Health, RestoreResult, TextCheck
+from memtui_core.model import AuditEvent, Backup, CoreReport, Entry, Explanation, Health, RestoreResult, TextCheck
 
 from .writes import EntryWrite, Outcome, Write
 
@@ -31,6 +31,23 @@ class StoreSnapshot:
     usage: dict[str, tuple[int, float]] = field(default_factory=dict)
     usage_days: int = 30
     usage_logged: bool = True  # False: the injection log is off, so usage is unknown
+    core: CoreReport | None = None  # the pinned core: what is in every block, and what does not fit
+
+    def core_place(self, entry_id: str) -> tuple[str, int] | None:
+        """Where an entry stands in the pinned core: ("pinned" | "kind", its place from 1) when in
+        it, ("left_out", n) when its budget leaves it out, ("kept_out", 0) when kept out by hand;
+        None otherwise."""
+        return self.core_places().get(entry_id)
+
+    def core_places(self) -> dict[str, tuple[str, int]]:
+        """`core_place` of every entry that has one."""
+        core = self.core
+        if core is None:
+            return {}
+        places: dict[str, tuple[str, int]] = {entry.id: ("kept_out", 0) for entry in core.kept_out}
+        places.update({member.entry.id: ("left_out", n) for n, member in enumerate(core.left_out, start=1)})
+        places.update({member.entry.id: (member.how, n) for n, member in enumerate(core.entries, start=1)})
+        return places
 
     def by_id(self, entry_id: str) -> Entry | None:
         for entry in self.entries:

@@ -214,6 +214,7 @@ _STATUS_STYLE = {
     "blocked": ("red", "bold"),
     "below_threshold": ("magenta",),
     "zero_score": ("dim",),
+    "pinned": ("cyan", "bold"),
 }
 BAR_CELLS = 12
 STATUS_WIDTH = max(len(status) for status in _STATUS_STYLE)  # below_threshold
@@ -253,7 +254,7 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
         listing = _listing(ignored, None if width is None else width - 41)
         lines.append(f"{style.dim('ignored')} {listing} {style.dim('(function words, not scored)')}")
     lines.append("")
-    hits = [row for row in e.entries if row.score > 0]
+    hits = [row for row in e.entries if row.score > 0 or row.status.value == "pinned"]  # the core: every block
     shown = e.entries if show_all else hits[: e.top_k + MORE_HITS]
     more_hits = len(hits) - len(shown) if not show_all else 0
     no_term = len(e.entries) - len(hits) if not show_all else 0
@@ -298,8 +299,12 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
                                f"(zero_score); --all lists them"))
     lines.append("")
     meter = f"{e.used_chars}/{e.budget}"
+    core = f"; pinned core {e.core_used}/{e.core_budget}" if e.core else ""
+    if e.core_left_out:
+        core += style.yellow(f", {len(e.core_left_out)} left out for its budget (`memtui core`)")
     if e.block:
-        lines.append(style.bold(f"block ({meter} characters of entry lines)"))
+        lines.append(style.bold(f"block ({meter} characters of retrieved lines{core})" if e.core
+                                else f"block ({meter} characters of entry lines)"))
         lines.extend(safe(line) for line in e.block.split("\n"))
     else:
         lines.append(style.bold(f"block: empty ({meter}); nothing would be injected"))
@@ -314,8 +319,11 @@ def plan_lines(plan, dry_run: bool) -> list[str]:
     for row in plan.rows:
         notes = [n for n, on in (("cut to limit", row["truncated"]), ("secret redacted", row["redacted"]),
                                  ("BLOCKED by the threat scan", row["blocked"])) if on]
+        if row.get("undated"):
+            notes.append("no time in the file: dated now")
         target = f" {row['id']}" if row["id"] else ""
-        out.append(f"{verb[row['action']]:<9} line {row['line']:<5} [{row['kind']}]{target}"
+        where = f"{clean(row['file'])} line {row['line']:<5}" if row.get("file") else f"line {row['line']:<5}"
+        out.append(f"{verb[row['action']]:<9} {where} [{row['kind']}]{target}"
                    + (f" ({'; '.join(notes)})" if notes else "") + f": {truncate(clean(row['text']), 70)}")
     for gone in plan.evicted:
         out.append(f"{'evict' if dry_run else 'evicted':<9} {gone['id']} [{gone['kind']}]: "

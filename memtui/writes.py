@@ -24,7 +24,7 @@ from .widgets.fmt import kind_name, one_line
 
 __all__ = [
     "Add", "Approve", "BatchApprove", "BatchDelete", "BatchReclassify", "Delete", "Draft", "Edit", "EntryWrite",
-    "Import", "Outcome", "Reclassify", "Restore", "Undo", "Write", "WriteRefused",
+    "Import", "Outcome", "Pin", "Reclassify", "Restore", "Undo", "Unpin", "Write", "WriteRefused",
 ]
 
 BLOCKED = " — blocked by the threat scan until approved"
@@ -199,6 +199,45 @@ class Approve(EntryWrite):
     def run(self, store: MemoryStore) -> Outcome:
         entry = store.approve(self.entry_id, expected=self.expected)
         return Outcome(f"Approved {entry.id}: it can be injected now", select=entry.id)
+
+
+@dataclass
+class Pin(EntryWrite):
+    """Into the pinned core (docs/injection.md#the-pinned-core), at `position` among the pinned
+    entries (0 first; None: last, or where it is), or moved there when pinned already."""
+
+    position: int | None = None
+
+    title: ClassVar[str] = "Pinned"
+    verb: ClassVar[str] = "pin it"
+    mine_label: ClassVar[str] = "Pin anyway"
+
+    def run(self, store: MemoryStore) -> Outcome:
+        entry = store.pin(self.entry_id, position=self.position, expected=self.expected)
+        core = store.core()
+        if any(member.entry.id == entry.id for member in core.left_out):  # never left out silently
+            return Outcome(f"Pinned {entry.id}, but the core is over its budget ({core.used}/{core.budget} "
+                           "characters): it is left out of every block until room is made (c shows the core)",
+                           select=entry.id, warning=True)
+        pinned = [member.entry.id for member in core.entries if member.how == "pinned"]
+        place = pinned.index(entry.id) + 1 if entry.id in pinned else 0
+        verb = "Moved" if self.expected.pinned else "Pinned"
+        return Outcome(f"{verb} {entry.id}: in every block, #{place} of {len(pinned)} pinned", select=entry.id)
+
+
+@dataclass
+class Unpin(EntryWrite):
+    """Out of the pinned core: pinned no more, or (a kind the core takes by default) kept out by hand."""
+
+    title: ClassVar[str] = "Unpinned"
+    verb: ClassVar[str] = "unpin it"
+    mine_label: ClassVar[str] = "Unpin anyway"
+
+    def run(self, store: MemoryStore) -> Outcome:
+        entry = store.unpin(self.entry_id, expected=self.expected)
+        kept_out = any(kept.id == entry.id for kept in store.core().kept_out)
+        how = "kept out of the core by hand (p pins it again)" if kept_out else "injected only when relevant"
+        return Outcome(f"Unpinned {entry.id}: {how}", select=entry.id)
 
 
 @dataclass

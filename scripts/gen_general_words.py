@@ -10,7 +10,7 @@ more letters: its one- and two-letter entries are mostly country codes, and some
 words of exactly two Han characters (关于, 对于, 结果, 本地), the unit of the index's CJK bigrams:
 the one-character entries are each part of many content words (上 in 上海), and longer entries never
 reach the gate as one token. core/text/general_words.py reads the file when the words are first
-used; tests/core/test_relevance.py checks that it matches the installed package.
+used; tests/core/ranking/test_relevance.py checks that it matches the installed package.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Measure `memtui inject QUERY` as a whole process against `python -c "import orjson"` (README, Performance).
+"""Measure `memtui inject QUERY` as a whole process against `python -c "import orjson"` (docs/performance.md).
 
     .venv/bin/python scripts/measure_inject.py            # 30 runs each, prints medians and ratios
     .venv/bin/python scripts/measure_inject.py --runs 50 --check   # exit 1 if a ratio is over 3

@@ -13,7 +13,7 @@ machine slows both alike.
 
 `--writes` measures what a write pays for the threat scan, with the semantic third opinion
 (core/safety/threat_model_semantic.py) on and with `MEMTUI_SEMANTIC=off`, on the benign notes of
-tests/core/data (real developer notes; each made unique): the median `remember` in a warm process,
+tests/core/safety/data (real developer notes; each made unique): the median `remember` in a warm process,
 the median fresh `memtui add` process, and one import of 1,000 entries (embedded together, 64 a
 model call), beside 200 of them written one `remember` at a time.
 
@@ -98,7 +98,7 @@ print(json.dumps({"warm": statistics.median(times) * 1000, "import": imported, "
 
 def _notes() -> list[str]:
     """The benign notes of the corpora, each made unique, 1,000 or more."""
-    data = Path(__file__).resolve().parent.parent / "tests" / "core" / "data"
+    data = Path(__file__).resolve().parent.parent / "tests" / "core" / "safety" / "data"
     lines = [json.loads(line)["text"] for path in sorted(data.glob("*benign*.jsonl"))
              for line in path.read_text("utf-8").splitlines() if line.strip()]
     random.Random(11).shuffle(lines)

@@ -1,7 +1,7 @@
 """How the threat scan does on labelled corpora: flagged hostile lines (and with the right
 category), flagged benign lines, per language and per category, and the lines it got wrong.
 
-    python scripts/measure_threat_corpus.py tests/core/data/fresh4_*.jsonl
+    python scripts/measure_threat_corpus.py tests/core/safety/data/fresh4_*.jsonl
     python scripts/measure_threat_corpus.py --misses DIR/*.jsonl      # also print each miss
     python scripts/measure_threat_corpus.py --core /tmp/old/oldcore FILES   # an older scan
     python scripts/measure_threat_corpus.py --second-opinion FILES   # as the write path scans

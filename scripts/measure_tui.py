@@ -1,4 +1,4 @@
-"""Measure the app against README.md's budgets: startup to the first screen with rows, and explain refresh time.
+"""Measure the app against its budgets (docs/performance.md): startup to the first screen with rows, and explain refresh time.
 
     .venv/bin/python scripts/measure_tui.py            # 500 and 10,000 entries
     .venv/bin/python scripts/measure_tui.py --quick    # 500 only

@@ -1,5 +1,5 @@
 """The write path against issue 27's targets: one `remember` in a warm process (at most 50 ms) and
-an import of 500 entries (within 15 s), on ordinary notes (the benign corpora of tests/core/data,
+an import of 500 entries (within 15 s), on ordinary notes (the benign corpora of tests/core/safety/data,
 each made unique).
 
     .venv/bin/python scripts/measure_write_targets.py                 # as installed (sentence model if there)
@@ -21,7 +21,7 @@ from pathlib import Path
 from memtui_core import MemoryStore
 from memtui_core.agents.transfer import import_file
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "core" / "data"
+DATA = Path(__file__).resolve().parent.parent / "tests" / "core" / "safety" / "data"
 
 
 def notes() -> list[str]:

@@ -227,6 +227,17 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         await settle(pilot)
         save(app, "browse-narrow")
 
+        # explain at 80×24: the ranking, and under it the selected entry's terms, one by one
+        app.screen.query_one(EntryTable).select_id(entry_with(store, "部署脚本默认先"))
+        await settle(pilot, 0.2)
+        await pilot.press("w")
+        await settle(pilot, 0.2)
+        await pilot.press(*"部署 dry-run 测试")
+        await settle(pilot, 0.6)
+        await pilot.press("enter")  # to the ranking: #1, the entry opened from Browse, is selected
+        await settle(pilot)
+        save(app, "explain-narrow")
+
     # a conflict: the entry changed on disk while it was being edited
     app = MemtuiApp(MemoryStore(DEMO_DIR), demo=True)
     async with app.run_test(size=size) as pilot:

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/threat_rules_table.py > /tmp/rules.md
 
 The rules are read from core/safety/rules/*.toml, in the order the scan lists them.
-tests/core/test_threats.py checks that every rule id and reason appears in the doc.
+tests/core/safety/test_threats.py checks that every rule id and reason appears in the doc.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Train the threat scan's second opinion (core/safety/threat_model.json) from tests/core/data.
+"""Train the threat scan's second opinion (core/safety/threat_model.json) from tests/core/safety/data.
 
     pip install scikit-learn && python scripts/train_threat_model.py [--check]
 
-Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/data is one batch; a benign file with
+Every `*hostile*.jsonl` / `*benign*.jsonl` pair in tests/core/safety/data is one batch; a benign file with
 no hostile file beside it (`lookalikes_benign.jsonl`, `plain_benign.jsonl`: ordinary memories
 shaped like instructions) is a batch of its own, held out like any other, so its rows count for the
 threshold and the leave-one-batch-out figures (they only ever add benign rows). The script:
@@ -20,7 +20,7 @@ Then the same for the semantic third opinion (core/safety/threat_model_semantic.
 regressions over each row's sentence embedding (core/text/semantic.py), measured leave-one-batch-out,
 its threshold picked the same way for its probability weighed with the character model's unseen
 one (`SEMANTIC_CHAR_WEIGHT`), its arithmetic checked, some rows pinned with their embeddings
-in tests/core/threat_model_semantic_pins.json. Embeddings are cached outside the repository
+in tests/core/safety/threat_model_semantic_pins.json. Embeddings are cached outside the repository
 (`SEMANTIC_CACHE`), so only rows not seen before are embedded. `--semantic-only` trains only it;
 `--explore` prints the options it was chosen from (the input view, C, a stacked model, which model
 names the category better).
@@ -46,10 +46,10 @@ from pathlib import Path
 for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "core" / "data"
+DATA = ROOT / "tests" / "core" / "safety" / "data"
 NGRAM = (2, 5)
 MAX_FEATURES = 20_000
-PINS = ROOT / "tests" / "core" / "threat_model_pins.json"
+PINS = ROOT / "tests" / "core" / "safety" / "threat_model_pins.json"
 PINNED_ROWS = 60
 C = 8.0  # chosen by the leave-one-batch-out measurement (docs/threat-scan.md), not by fit
 CATEGORY_C = 64.0  # the category model only names what the hostile model already flagged
@@ -99,7 +99,7 @@ def batches() -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
 # text: embedding every batch takes minutes on a small machine, so it is never done twice.
 SEMANTIC_CACHE = Path(os.environ.get("MEMTUI_SEMANTIC_CACHE", "/tmp/semscan_cache.npz"))
 SEMANTIC_PATH = ROOT / "core" / "threat_model_semantic.json"
-SEMANTIC_PINS = ROOT / "tests" / "core" / "threat_model_semantic_pins.json"
+SEMANTIC_PINS = ROOT / "tests" / "core" / "safety" / "threat_model_semantic_pins.json"
 
 
 def _raw(text: str) -> str:
@@ -438,7 +438,7 @@ def semantic_train(raw, check: bool, char_scores=None) -> None:
     print(f"wrote {SEMANTIC_PATH} ({SEMANTIC_PATH.stat().st_size // 1024} KiB)")
     SEMANTIC_PINS.write_text(json.dumps({"about": "scikit-learn's probabilities (and the embeddings) for some training "
                                                   "rows, written by scripts/train_threat_model.py; "
-                                                  "tests/core/test_threat_model_semantic.py checks that "
+                                                  "tests/core/safety/test_threat_model_semantic.py checks that "
                                                   "core/safety/threat_model_semantic.py computes the same",
                                          "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
                                         ensure_ascii=False, separators=(",", ":")) + "\n", "utf-8")
@@ -579,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {target} ({target.stat().st_size // 1024} KiB)")
     if args.output is None:
         PINS.write_text(json.dumps({"about": "scikit-learn's probabilities for some training rows, written by "
-                                             "scripts/train_threat_model.py; tests/core/test_threat_model.py checks "
+                                             "scripts/train_threat_model.py; tests/core/safety/test_threat_model.py checks "
                                              "that core/safety/threat_model.py computes the same",
                                     "model_sha256": hashlib.sha256(encoded.encode()).hexdigest(), "rows": pins},
                                    ensure_ascii=False, indent=0) + "\n", "utf-8")

@@ -1,7 +1,9 @@
-"""Shared fixtures: a fresh store in a temporary directory, and a clock the store reads."""
+"""Shared fixtures: a fresh store in a temporary directory, and a clock the store reads; and how the
+run is spread over the machine's cores."""
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -10,10 +12,43 @@ import memtui_core.memory
 from memtui_core.memory import MemoryStore
 
 
+RAM_TEMP = "/dev/shm"
+
+
+def pytest_configure(config):
+    """Every write the store makes is fsynced, and the tests write thousands of small stores under
+    tmp_path: on a disk other programs are busy with, the waits for fsync took more of the run than
+    the tests did. Where the machine has a RAM filesystem (Linux's /dev/shm) and the person chose no
+    temporary directory (TMPDIR, --basetemp, PYTEST_DEBUG_TEMPROOT), tmp_path lives there. The
+    files, their modes and the atomic renames are the same; only the flush to a disk is free."""
+    chosen = config.option.basetemp or os.environ.get("TMPDIR") or os.environ.get("PYTEST_DEBUG_TEMPROOT")
+    if not chosen and os.path.isdir(RAM_TEMP) and os.access(RAM_TEMP, os.W_OK | os.X_OK):
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = RAM_TEMP
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (addopts) starts one worker per core; a run that names only single tests
+    (`path::test`) stays in this process, where workers would add only their start-up."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # the person chose: xdist's own hook reads it
+    if config.args and all("::" in arg for arg in config.args):
+        return 0
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_size_from_the_runner(monkeypatch):
+    """The runner's COLUMNS and LINES are not a test's terminal (pytest-xdist's workers have
+    COLUMNS=80 and LINES=24, which a child process would take over the size of its pty): a test
+    that wants a size sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 @pytest.fixture(autouse=True)
 def _no_semantic_scan_by_default(monkeypatch):
     """The threat scan's semantic third opinion embeds every entry a test writes (0.05-0.2 s each):
-    off unless a test turns it on (tests/core/test_threat_model_semantic.py and the `slow` corpus
+    off unless a test turns it on (tests/core/safety/test_threat_model_semantic.py and the `slow` corpus
     runs do). Processes the tests start inherit it."""
     monkeypatch.setenv("MEMTUI_SCAN_SEMANTIC", "off")
 

@@ -47,8 +47,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # Packages core/ must never import.
 NOT_IN_CORE = ("memtui", "textual")
 
-
-
 @dataclass
 class Module:
     name: str  # dotted, as imported: memtui_core.store.records

@@ -102,7 +102,8 @@ def test_an_extra_set_file_is_evaluated_for_every_run(tmp_path, capsys):
     assert relevance.main(["--sets", "none", "--set-file", str(path), "--json"]) == 0
     results = json.loads(capsys.readouterr().out)
     assert set(results) == {"default, keywords", "default, texts alone", "nanohermes", "semantic, keywords",
-                            "semantic, texts alone"}
+                            "semantic, texts alone", "default, keywords, no core", "default, texts alone, no core",
+                            "semantic, keywords, no core"}
     for run in results.values():
         assert list(run) == ["relevance_set_f"] and run["relevance_set_f"]["relevant"] == 2
     assert results["default, keywords"]["relevance_set_f"]["hit@4"] == 1.0
@@ -134,9 +135,14 @@ def test_the_keyword_replay_with_part_matches_off_is_the_default_profile():
     from bench.relevance_keywords import Setting, measure_sets, pooled
     from memtui_core import Limits
 
-    default = relevance.evaluate([("default, keywords", Limits(), True)], sets=("B",))["default, keywords"]["B"]
+    # the block without the pinned core (the replay ranks by search): the same figures, and its cost
+    default = relevance.evaluate([("default, keywords", Limits(core_budget=0), True)], sets=("B",))[
+        "default, keywords"]["B"]
     replay = measure_sets(Setting(), ("B",))["B"]
-    assert replay == default
+    cost = ("chars_per_turn", "hits_from_core")
+    assert {key: value for key, value in replay.items() if key not in cost} == {
+        key: value for key, value in default.items() if key not in cost}
+    assert default["chars_per_turn"] > 0 and default["hits_from_core"] == 0
     assert pooled({"B": replay}, ("B",))["hit@4"] == default["hit@4"]
     assert Setting.parse("0.5,rarest,scaled,2") == Setting(0.5, "rarest", "scaled", 2)
     with pytest.raises(SystemExit):
@@ -151,7 +157,7 @@ def test_why_missed_sorts_every_miss_by_the_expected_entrys_status(tmp_path, cap
     path = tmp_path / "relevance_set_w.json"
     path.write_text(json.dumps({
         "memories": [
-            {"id": "w1", "kind": "preference", "text": "Reply in Chinese to every message", "keywords": ["汉语"]},
+            {"id": "w1", "kind": "fact", "text": "Reply in Chinese to every message", "keywords": ["汉语"]},
             {"id": "w2", "kind": "fact", "text": "The cat is allergic to chicken", "keywords": ["猫"]},
         ],
         "relevant": [
@@ -214,7 +220,7 @@ def test_the_ceiling_replay_counts_what_the_default_profile_injects(tmp_path):
     }), encoding="utf-8")
     name = relevance.add_set_file(str(path))
     memories, messages = relevance.load(name)
-    store, ids = relevance.build(tmp_path / "store", memories, True, Limits())
+    store, ids = relevance.build(tmp_path / "store", memories, True, Limits(core_budget=0))  # retrieval alone
     default = relevance.measure(store, ids, messages)
     rows = ceiling.hits_of(store, ids, messages)
     assert all(len(r["features"]) == len(ceiling.FEATURES) for r in rows if r["hit"] is not None)

@@ -8,7 +8,8 @@ come from the one definition in `memtui_core.agents.tools`, and they answer exac
 answer; a failure (unknown kind, missing or mistyped argument, a store that cannot be written)
 comes back as a one-line tool error (`isError`), never as a crash of the server.
 
-Resources: `memtui://entries`, the injectable entries as JSON. Prompts: `memory_context`
+Resources: `memtui://entries`, the injectable entries as JSON, and `memtui://core`, the pinned core
+as its own block (docs/injection.md#the-pinned-core). Prompts: `memory_context`
 (the block for a message) and `explain_memory` (why each entry is or is not injected for a query).
 
 The MCP SDK is imported inside the functions, so `import memtui_core` stays light.
@@ -26,10 +27,11 @@ if TYPE_CHECKING:
     from ..model import Explanation
     from ..memory import MemoryStore
 
-__all__ = ["INJECT_TOOL", "SERVER_NAME", "ENTRIES_URI", "build_server", "run_stdio", "explanation_text"]
+__all__ = ["INJECT_TOOL", "SERVER_NAME", "ENTRIES_URI", "CORE_URI", "build_server", "run_stdio", "explanation_text"]
 
 SERVER_NAME = "memtui"
 ENTRIES_URI = "memtui://entries"
+CORE_URI = "memtui://core"
 
 from .tools import INJECT_TOOL  # noqa: E402  (re-exported: the name MCP clients call)
 
@@ -62,6 +64,9 @@ def explanation_text(explanation: "Explanation", lang: str) -> str:
                      f"{row.score:.2f}" + (f" ({terms})" if terms else "") + f": {row.reason}")
     if not shown:
         lines.append("no entry contains a query term" if en else "没有任何记忆包含查询词")
+    if explanation.core_budget:
+        lines.append(f"pinned core: {len(explanation.core)} entries, {explanation.core_used}/{explanation.core_budget}"
+                     if en else f"置顶：{len(explanation.core)} 条，{explanation.core_used}/{explanation.core_budget} 字")
     lines.append(f"block: {explanation.used_chars}/{explanation.budget}" if en
                  else f"注入块：{explanation.used_chars}/{explanation.budget} 字")
     if explanation.block:
@@ -120,8 +125,9 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
     def memory_search(query: str = None, top_k: Any = None) -> Any:  # type: ignore[assignment]
         return answer("memory_search", {"query": query, "top_k": top_k})
 
-    def memory_update(id: str = None, text: str | None = None, kind: str | None = None) -> Any:  # type: ignore[assignment]
-        return answer("memory_update", {"id": id, "text": text, "kind": kind})
+    def memory_update(id: str = None, text: str | None = None, kind: str | None = None,  # type: ignore[assignment]
+                      pinned: Any = None) -> Any:
+        return answer("memory_update", {"id": id, "text": text, "kind": kind, "pinned": pinned})
 
     def memory_forget(id: str = None) -> Any:  # type: ignore[assignment]
         return answer("memory_forget", {"id": id})
@@ -156,6 +162,15 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
             rows = [{"id": e.id, "kind": e.kind.value, "text": clean_for_block(e.text), "source": shown_source(e.source),
                      "ts": e.ts} for e in store.entries() if "blocked" not in e.flags]
         return orjson.dumps({"entries": rows}, option=orjson.OPT_INDENT_2).decode()
+
+    @server.resource(CORE_URI, name="core", title="The pinned core",
+                     description="What is in every turn whatever the message (entries pinned by hand, and the "
+                                 "newest preferences and corrections within the core's budget), as the fenced "
+                                 "block to put in the system prompt once per session; empty when the core is.",
+                     mime_type="text/plain")
+    def core() -> str:
+        with lock:
+            return store.core_block()
 
     @server.prompt(name="memory_context", title="Memories for a message",
                    description="The memory block for a message, to put in front of the conversation.")

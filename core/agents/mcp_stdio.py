@@ -4,8 +4,14 @@ The SDK's transport drops a line it cannot parse without replying, so a client w
 a malformed line, a lone-surrogate escape (valid JSON, not valid Unicode) or nesting deeper
 than a parser's recursion limit. Here each line is checked first: with orjson, which refuses
 lone surrogates and stops at a nesting depth of 1024 at once, then against the JSON-RPC message
-schema. A bad line is answered with a JSON-RPC error (the request's id when it can be read,
-null otherwise) and never reaches the server, which keeps serving.
+schema, then its `id`, which JSON-RPC allows to be a string or a whole number only (the SDK read
+an object, `true` or `1.5` as a notification and never answered). A bad line is answered with a
+JSON-RPC error (the request's id when it can be read, null otherwise) and never reaches the
+server, which keeps serving.
+
+Lines are read in chunks of at most 64 KiB, and one longer than `MAX_LINE` is refused as soon as
+it passes the limit: the rest of it is read and dropped, never held (a 64 MB line used to cost
+25 s and 379 MiB before its parse error).
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ __all__ = ["INVALID_REQUEST", "PARSE_ERROR", "check_line", "run_guarded_stdio"]
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+# The longest line served: far more than any call takes (a memory is at most max_text characters,
+# a query for the block is one message), small enough that a runaway client costs a few MiB.
+MAX_LINE = 4 * 1024 * 1024
+_CHUNK = 64 * 1024
 
 
 def _error(request_id: Any, code: int, message: str) -> str:
@@ -68,12 +78,72 @@ def check_line(line: bytes) -> str | None:
         if request_id is not None:
             return _error(request_id, INVALID_REQUEST, "Invalid request: not valid Unicode (a lone surrogate escape)")
         return _error(_leading_id(line), PARSE_ERROR, f"Parse error: {str(exc).split(':', 1)[0]}")
+    if isinstance(value, dict) and "id" in value and not _valid_id(value["id"]):
+        return _error(None, INVALID_REQUEST, "Invalid request: id must be a string or a whole number")
     try:
         types.jsonrpc_message_adapter.validate_python(value, by_name=False)
     except Exception:
         request_id = value.get("id") if isinstance(value, dict) else None
         return _error(request_id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
     return None
+
+
+def _valid_id(value: Any) -> bool:
+    """A JSON-RPC id: a string or an integer (not a boolean, a fraction, an object or null)."""
+    return isinstance(value, str) or isinstance(value, int) and not isinstance(value, bool)
+
+
+def too_long(head: bytes) -> str:
+    """The error for a line longer than MAX_LINE, given its first bytes."""
+    return _error(_leading_id(head), INVALID_REQUEST,
+                  f"Invalid request: the line is longer than {MAX_LINE // (1024 * 1024)} MiB")
+
+
+class _Reader:
+    """Whole lines from a file descriptor, read in bounded chunks. A line longer than MAX_LINE is
+    given as (None, its first bytes) and the rest of it is skipped as it arrives, never held."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.skipping = False  # inside a line that was too long: drop bytes until its end
+        self.done = False
+        self.searched = 0  # the buffer holds no line break before this offset
+
+    def next(self) -> tuple[bytes | None, bytes] | None:
+        """(line, b"") or (None, head of a line too long); None at the end of the input."""
+        while True:
+            end = self.buffer.find(b"\n", self.searched)
+            self.searched = len(self.buffer) if end < 0 else 0
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[: end + 1]
+                if self.skipping:
+                    self.skipping = False
+                    continue
+                if len(line) > MAX_LINE:
+                    return None, line[:4096]
+                return line, b""
+            if not self.skipping and len(self.buffer) > MAX_LINE:
+                head = bytes(self.buffer[:4096])
+                self.buffer.clear()
+                self.searched = 0
+                self.skipping = True
+                return None, head
+            if self.skipping:
+                self.buffer.clear()
+                self.searched = 0
+            if self.done:
+                if self.buffer and not self.skipping:
+                    line = bytes(self.buffer)
+                    self.buffer.clear()
+                    return line, b""
+                return None
+            chunk = os.read(self.fd, _CHUNK)
+            if not chunk:
+                self.done = True
+            else:
+                self.buffer += chunk
 
 
 class _Lines:
@@ -89,14 +159,18 @@ class _Lines:
     async def _lines(self):
         import anyio
 
+        reader = _Reader(self.source.fileno())
         while True:
-            line = await anyio.to_thread.run_sync(self.source.readline)
-            if not line:
+            got = await anyio.to_thread.run_sync(reader.next)
+            if got is None:
                 return
-            line = line.strip()
-            if not line:
-                continue
-            error = check_line(line)
+            line, head = got
+            error = too_long(head) if line is None else None
+            if line is not None:
+                line = line.strip()
+                if not line:
+                    continue
+                error = check_line(line)
             if error is not None:
                 await self.out.write(error + "\n")
                 await self.out.flush()

@@ -112,8 +112,15 @@ class ProbeMiss(BaseModel):
 class ProbeResult(BaseModel):
     probe: Probe
     passed: bool
-    injected: list[str] = Field(default_factory=list)  # every entry the query injects now
+    injected: list[str] = Field(default_factory=list)  # every entry the query injects now, the pinned core first
     misses: list[ProbeMiss] = Field(default_factory=list)
+    # of `injected`, the pinned core's: in every block, so a hit when expected and never a recall
+    pinned: list[str] = Field(default_factory=list)
+
+    @property
+    def retrieved(self) -> list[str]:
+        """The injected entries that the query retrieved (not the pinned core's)."""
+        return [entry_id for entry_id in self.injected if entry_id not in self.pinned]
 
     @property
     def hits(self) -> int:
@@ -437,42 +444,52 @@ def _save(store: MemoryStore, loaded: _Loaded) -> None:
 def evaluate(probe: Probe, explanation: Explanation, gone: dict[str, str] | None = None) -> ProbeResult:
     """Whether `explanation` (of the probe's query) satisfies the probe, and why not."""
     rows = {row.id: row for row in explanation.entries}
-    injected = [row.id for row in explanation.entries if row.status is Status.INJECTED]
+    pinned = [entry_id for entry_id in explanation.core if entry_id in rows]
+    injected = pinned + [row.id for row in explanation.entries if row.status is Status.INJECTED]
     misses: list[ProbeMiss] = []
-    if probe.expects_nothing:
-        misses = [_miss(rows[entry_id]) for entry_id in injected]
+    if probe.expects_nothing:  # the pinned core is in every block: never a recall
+        misses = [_miss(rows[entry_id]) for entry_id in injected if entry_id not in pinned]
     else:
         for entry_id in probe.expect:
             row = rows.get(entry_id)
             if row is None:
                 why = (gone or {}).get(entry_id) or "it is no longer in the store"
                 misses.append(ProbeMiss(id=entry_id, status="missing", reason=why))
-            elif row.status is not Status.INJECTED:
+            elif row.status not in (Status.INJECTED, Status.PINNED):
                 misses.append(_miss(row))
-    return ProbeResult(probe=probe, passed=not misses, injected=injected, misses=misses)
+    return ProbeResult(probe=probe, passed=not misses, injected=injected, misses=misses, pinned=pinned)
 
 
 def injected_ids(store: MemoryStore, query: str) -> list[str]:
-    """The entries `query` injects, as `retrieve_block` picks them (top-k, gate, then the budget):
-    the cheap question. Only a probe that fails pays for `explain`, to say why."""
+    """The entries `query` injects, as `retrieve_block` picks them (the pinned core, then the
+    retrieved entries: top-k, gate, then the budget): the cheap question. Only a probe that fails
+    pays for `explain`, to say why."""
+    return sum(_block_ids(store, query), [])
+
+
+def _block_ids(store: MemoryStore, query: str) -> tuple[list[str], list[str]]:
+    """The ids of the pinned core and of the retrieved entries that fit, as the block holds them."""
     from ..ranking.inject import render_lines
 
-    picked = [record for record, _score in store._top(query, None)]
-    fitted = render_lines(picked, store.limits.char_budget, store.language(query)).fitted
-    return [record.id for record in picked[:fitted]]
+    lang = store.language(query)
+    hits, core = store._turn(query, None, core_lang=lang)
+    picked = [record for record, _score in hits]
+    fitted = render_lines(picked, store.limits.char_budget, lang).fitted
+    return [record.id for record in core.records] if core is not None else [], [r.id for r in picked[:fitted]]
 
 
-def _passes(probe: Probe, injected: list[str]) -> bool:
+def _passes(probe: Probe, injected: list[str], pinned: list[str] | tuple[str, ...] = ()) -> bool:
     if probe.expects_nothing:
-        return not injected
+        return not [entry_id for entry_id in injected if entry_id not in pinned]
     return all(entry_id in injected for entry_id in probe.expect)
 
 
 def check(store: MemoryStore, probe: Probe, gone: dict[str, str] | None = None) -> ProbeResult:
     """Run one probe: a passing one costs one retrieval, a failing one also an explain for its reasons."""
-    injected = injected_ids(store, probe.query)
-    if _passes(probe, injected):
-        return ProbeResult(probe=probe, passed=True, injected=injected)
+    pinned, retrieved = _block_ids(store, probe.query)
+    injected = pinned + retrieved
+    if _passes(probe, injected, pinned):
+        return ProbeResult(probe=probe, passed=True, injected=injected, pinned=pinned)
     return evaluate(probe, store.explain(probe.query), gone)
 
 
@@ -523,11 +540,11 @@ def summarize(results: list[ProbeResult], probe_file: ProbeFile | None = None) -
             run.failed += 1
         if result.probe.expects_nothing:
             run.nothing_probes += 1
-            run.recalled += 1 if result.injected else 0
+            run.recalled += 1 if result.retrieved else 0
         else:
             run.expected += len(result.probe.expect)
             run.hits += result.hits
-            run.others += sum(1 for entry_id in result.injected if entry_id not in result.probe.expect)
+            run.others += sum(1 for entry_id in result.retrieved if entry_id not in result.probe.expect)
     run.hit_rate = run.hits / run.expected if run.expected else None
     expecting = sum(1 for result in results if not result.probe.expects_nothing)
     run.others_per_probe = run.others / expecting if expecting else None
@@ -559,7 +576,8 @@ def would_break(
     after_store = _WhatIf(store, changed)
     out = []
     for probe in probes:
-        if not _passes(probe, injected_ids(store, probe.query)):
+        pinned, retrieved = _block_ids(store, probe.query)
+        if not _passes(probe, pinned + retrieved, pinned):
             continue
         after = check(after_store, probe)
         if not after.passed:

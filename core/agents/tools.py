@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import EntryNotFound
+from ..errors import EntryNotFound, InvalidInput
 from ..ranking.keywords import clean_keywords
 from ..kinds import KIND_NAMES, Kind
-from ..lang import DEFAULT_LANG, resolve_lang
+from ..lang import DEFAULT_LANG, configured_lang, resolve_lang
 from ..limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
@@ -86,12 +86,23 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "not_json": ("参数不是有效的 JSON 对象", "the arguments are not a valid JSON object"),
     "not_object": ("参数必须是 JSON 对象", "the arguments must be a JSON object"),
     "bad_kind": ("未知的 kind{shown}，必须是 {kinds} 之一", "unknown kind{shown}: use one of {kinds}"),
-    "no_change": ("没有要修改的内容：请给出 text 或 kind", "nothing to change: give text or kind"),
+    "no_change": ("没有要修改的内容：请给出 text、kind 或 pinned", "nothing to change: give text, kind or pinned"),
+    "pinned": ("；已置顶：它从现在起出现在每一轮对话中", "; pinned: it is in every turn from now on"),
+    "pinned_only": ("已置顶 {id}（{label}）：它从现在起出现在每一轮对话中",
+                    "Pinned {id} ({label}): it is in every turn from now on"),
+    "unpinned": ("；已取消置顶：只在相关时才会注入", "; unpinned: injected only when relevant"),
+    "unpinned_only": ("已取消置顶 {id}（{label}）：只在相关时才会注入",
+                      "Unpinned {id} ({label}): injected only when relevant"),
+    "not_pinned": ("；因此没有置顶", "; so it was not pinned"),
+    "core_full": ("；但置顶记忆已超出预算（{used}/{budget} 字），它暂时放不进去",
+                  "; but the pinned core is over its budget ({used}/{budget} characters), so it is left out "
+                  "until room is made"),
     "no_entry": ("没有 id 为 {id} 的记忆", "no memory with id {id}"),
     "bad_type": ("参数 {name} 必须是{expected}", "argument {name} must be {expected}"),
     "unknown_tool": ("未知的工具 {name}，可用：{names}", "unknown tool {name}; available: {names}"),
 }
-_TYPE_NAMES = {"string": ("字符串", "a string"), "integer": ("整数", "an integer"), "null": ("null", "null")}
+_TYPE_NAMES = {"string": ("字符串", "a string"), "integer": ("整数", "an integer"), "boolean": ("布尔值", "a boolean"),
+               "null": ("null", "null")}
 
 
 def _say(key: str, lang: str, **values: object) -> str:
@@ -192,8 +203,12 @@ def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool
             ToolDef(
                 UPDATE_TOOL, "Update a memory",
                 "Correct a stored memory that has become wrong or imprecise: replace its text, change its "
-                "kind, or both (null keeps what is there). Find its id with memory_search first. " + _KINDS_TEXT,
-                {"id": entry_id, "text": _nullable(text), "kind": _nullable(kind)},
+                "kind, or both (null keeps what is there). pinned: true puts it in every turn (the pinned "
+                "core), for what always matters whatever the user says; false takes it out. Find its id with "
+                "memory_search first. " + _KINDS_TEXT,
+                {"id": entry_id, "text": _nullable(text), "kind": _nullable(kind),
+                 "pinned": _nullable({"type": "boolean", "description": (
+                     "true: in every turn from now on; false: only when relevant; null keeps it as it is.")})},
                 destructive=True, idempotent=True,
             ),
             ToolDef(
@@ -261,7 +276,11 @@ def _language(store: object, text: object, lang: str | None) -> str:
             return language(text, lang)
         except Exception:
             pass
-    return resolve_lang(lang, text) if lang in ("zh", "en", "auto") else DEFAULT_LANG
+    try:
+        setting = configured_lang(lang)
+    except InvalidInput:
+        setting = DEFAULT_LANG
+    return resolve_lang(setting, text)
 
 
 def _describe(error: BaseException, lang: str) -> str:
@@ -464,10 +483,11 @@ def _stored_text(store: MemoryStore, parsed: Mapping[str, Any]) -> str | None:
 
 
 def update_tool(args: object, store: MemoryStore, lang: str | None = None) -> str:
-    """Handle `memory_update(id, text, kind)` (null text or kind keeps it): the store's audited
-    `update`, recorded with the store's actor. Answers `已更新 <id>（<类别>）：<text>` with the same
-    notes as a save (cut, blocked), `<id> 没有变化`, or an error (unknown id, bad kind, nothing to
-    change)."""
+    """Handle `memory_update(id, text, kind, pinned)` (null keeps each): the store's audited
+    `update`, then `pin` or `unpin` (the pinned core: in every turn), recorded with the store's
+    actor. Answers `已更新 <id>（<类别>）：<text>` with the same notes as a save (cut, blocked) and
+    whether it is pinned now (and whether the core has room for it), `<id> 没有变化`, or an error
+    (unknown id, bad kind, a blocked entry to pin, nothing to change)."""
     return _update(args, store, lang).text
 
 
@@ -483,24 +503,65 @@ def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
         kind = None if raw_kind is None else Kind.parse(raw_kind)
         if raw_kind is not None and kind is None:
             return ToolAnswer(_kind_error(raw_kind, language), True)
-        if text is None and kind is None:
+        pinned = parsed.get("pinned")
+        if pinned is not None and not isinstance(pinned, bool):
+            return ToolAnswer(type_error("pinned", ["boolean", "null"], language), True)
+        if text is None and kind is None and pinned is None:
             return ToolAnswer(_error(_say("no_change", language), language), True)
         before = store.get(entry_id)
+        if pinned and before.blocked:  # refused before anything is written, text included
+            store.pin(entry_id)
         cut_from = None
-        if text is not None:
-            check = store.check_text(text, exclude_id=entry_id)
-            cut_from = check.original_length if check.cut else None
-        entry = store.update(entry_id, text=text, kind=kind)
-        if entry.text == before.text and entry.kind is before.kind:
+        entry = before
+        if text is not None or kind is not None:
+            if text is not None:
+                check = store.check_text(text, exclude_id=entry_id)
+                cut_from = check.original_length if check.cut else None
+            entry = store.update(entry_id, text=text, kind=kind)
+        edited = entry.text != before.text or entry.kind is not before.kind
+        not_pinned = bool(pinned) and entry.blocked  # the new text is blocked: never pinned
+        repinned = _set_pin(store, entry_id, None if not_pinned else pinned)
+        if not edited and not repinned:
             return ToolAnswer(_say("unchanged", language, id=entry.id), False)
+        room = _core_room(store, entry_id, language) if pinned and repinned else ""
+        if not edited:
+            key = "pinned_only" if pinned else "unpinned_only"
+            return ToolAnswer(_say(key, language, id=entry.id, label=entry.kind.label_for(language)) + room, False)
         message = _say("updated", language, id=entry.id, label=entry.kind.label_for(language),
                        text=clean_for_block(entry.text))
         message += _cut_note(store, cut_from, language)
         if "blocked" in entry.flags:
             message += _blocked_note(list(entry.flags), language)
+        if repinned:
+            message += _say("pinned" if pinned else "unpinned", language) + room
+        elif not_pinned:
+            message += _say("not_pinned", language)
         return ToolAnswer(message, False)
 
     return _handle(body, args, store, lang, lambda parsed: _text_arg(parsed, "text") or _stored_text(store, parsed))
+
+
+def _set_pin(store: MemoryStore, entry_id: str, pinned: bool | None) -> bool:
+    """Pin or unpin the entry as asked (None: neither); whether anything was written."""
+    if pinned is None:
+        return False
+    state = store.state()
+    if pinned:
+        store.pin(entry_id)
+    else:
+        store.unpin(entry_id)
+    return store.state() != state
+
+
+def _core_room(store: MemoryStore, entry_id: str, language: str) -> str:
+    """A note when the entry just pinned does not fit the pinned core's budget (never silent)."""
+    try:
+        core = store.core()
+    except Exception:
+        return ""
+    if any(member.entry.id == entry_id for member in core.pinned_left_out):
+        return _say("core_full", language, used=core.used, budget=core.budget)
+    return ""
 
 
 def forget_tool(args: object, store: MemoryStore, lang: str | None = None) -> str:

@@ -6,9 +6,14 @@ Formats (see docs/memory-over-time.md):
   timestamps and unknown fields). The original 4-field entries (kind, text, source, ts) are read
   by the same parser.
 - `jsonl`: one entry object per line; lossless.
-- `hermes`: entries separated by a line holding only the section sign (U+00A7), possibly multi-line. A file named
-  USER.md holds preferences; any other holds facts and lessons: an entry is a lesson when it reads
-  as advice for next time (`LESSON_WORDS`), a fact otherwise. `--kind` overrides the rule.
+- `hermes`: Hermes Agent's folder of two files, entries separated by a line holding only the section
+  sign (U+00A7), possibly multi-line. USER.md is the user's profile: the preferences. MEMORY.md is
+  what the agent learned: facts, lessons and corrections, a lesson marked `Lesson: ` and a
+  correction `Correction: ` (`经验：`, `纠正：` for a Chinese text) so that each comes back as what it
+  was. Read back, a USER.md entry is a preference; a MEMORY.md entry is what its mark says (the mark
+  is taken off), else a lesson when it reads as advice for next time (`LESSON_WORDS`), else a fact.
+  `--kind` overrides the rule. An export writes both files into a folder; an import reads a
+  folder's two files, or one of them.
 - `markdown`: grouped by kind, for people to read (export only).
 
 An import is one locked transaction through the normal write rules: secrets redacted, text cut to
@@ -16,6 +21,7 @@ An import is one locked transaction through the normal write rules: secrets reda
 file itself (a duplicate refreshes the entry it matches), eviction refused unless confirmed. Every
 entry written gets one `import` audit event naming the file. A plan is computed first and is exactly
 what `--dry-run` prints; a bad file is refused whole, with one line, before anything is written.
+An entry without a time (no `ts`, or one of 0 or less) is dated by the import, and the plan says so.
 """
 
 from __future__ import annotations
@@ -36,12 +42,21 @@ from ..safety.threat_model_semantic import batch as semantic_batch
 from ..safety.redaction import redact_entry
 from ..safety.threats import scan_text, threat_flags
 
-__all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "ImportPlan", "ImportRefused", "detect_format", "export_bytes",
-           "import_file", "parse_import", "plan_import", "write_export"]
+__all__ = ["EXPORT_FORMATS", "HERMES_FILES", "IMPORT_FORMATS", "HermesExport", "ImportPlan", "ImportRefused",
+           "detect_format", "export_bytes", "hermes_target", "import_file", "parse_import", "plan_import",
+           "write_export", "write_hermes"]
 
 EXPORT_FORMATS = ("json", "jsonl", "hermes", "markdown")
 IMPORT_FORMATS = ("json", "jsonl", "hermes")
 HERMES_SEPARATOR = "\n\u00a7\n"
+# Hermes Agent's two files, and the kinds each holds: USER.md the user's profile, MEMORY.md the rest.
+HERMES_FILES = {"MEMORY.md": (Kind.FACT, Kind.LESSON, Kind.CORRECTION), "USER.md": (Kind.PREFERENCE,)}
+# Lessons and corrections in MEMORY.md are marked so that an import gives them back their kind (Hermes
+# files have no kinds; a fact is unmarked). The marks an import reads, and the ones an export writes:
+_MARK = re.compile(r"\A(lessons?|corrections?|经验|教训|纠正)[ \t]*[:：][ \t]*", re.IGNORECASE)
+_MARKED = {"lesson": Kind.LESSON, "lessons": Kind.LESSON, "经验": Kind.LESSON, "教训": Kind.LESSON,
+           "correction": Kind.CORRECTION, "corrections": Kind.CORRECTION, "纠正": Kind.CORRECTION}
+_MARKS = {Kind.LESSON: ("Lesson: ", "经验："), Kind.CORRECTION: ("Correction: ", "纠正：")}
 # An import holds at most this many times max_entries: more would mostly evict itself, and
 # deduping every entry against all before it grows with the square of the count (2,000: ~1.6 s).
 MAX_IMPORT_FACTOR = 4
@@ -62,10 +77,12 @@ class ImportRefused(MemtuiError):
 class Item:
     """One entry read from an import file, before the write rules."""
 
-    __slots__ = ("line", "kind", "text", "source", "ts", "id", "flags", "extra")
+    __slots__ = ("line", "kind", "text", "source", "ts", "id", "flags", "extra", "file")
 
     def __init__(self, line: int, kind: Kind, text: str, source: str = "", ts: int | None = None,
-                 id: str | None = None, flags: list[str] | None = None, extra: dict | None = None) -> None:
+                 id: str | None = None, flags: list[str] | None = None, extra: dict | None = None,
+                 file: str | None = None) -> None:
+        self.file = file  # the file of a folder it came from (a Hermes folder's MEMORY.md or USER.md)
         self.line = line
         self.kind = kind
         self.text = text
@@ -108,10 +125,24 @@ def _is_json(data: bytes) -> bool:
 
 
 def hermes_kind(text: str, file_name: str) -> Kind:
-    """USER.md holds preferences; MEMORY.md (or any other) lessons when they read as advice, else facts."""
+    """USER.md holds preferences; MEMORY.md (or any other) what an entry's mark says, else lessons
+    when they read as advice, else facts."""
     if os.path.basename(file_name).lower() == "user.md":
         return Kind.PREFERENCE
+    mark = _MARK.match(text)
+    if mark is not None:
+        return _MARKED[mark.group(1).lower()]
     return Kind.LESSON if LESSON_WORDS.search(text) else Kind.FACT
+
+
+def _hermes_entry(record_text: str, kind: Kind) -> str:
+    """An entry as MEMORY.md / USER.md hold it: a lesson or a correction marked in its own language."""
+    if kind not in _MARKS:
+        return record_text
+    from ..lang import detect_lang
+
+    english, chinese = _MARKS[kind]
+    return (chinese if detect_lang(record_text) == "zh" else english) + record_text
 
 
 def parse_import(data: bytes, fmt: str | None, name: str = "", kind: Kind | None = None,
@@ -139,7 +170,10 @@ def parse_import(data: bytes, fmt: str | None, name: str = "", kind: Kind | None
             body = part.strip()
             if body:
                 line = body_text.count("\n", 0, start + part.index(body[0])) + 1
-                items.append(Item(line, kind or hermes_kind(body, name), body, source=f"import:{where}"))
+                found = kind or hermes_kind(body, name)
+                if kind is None and found is not Kind.PREFERENCE:
+                    body = _MARK.sub("", body, count=1).strip() or body  # the kind carries what the mark said
+                items.append(Item(line, found, body, source=f"import:{where}"))
             start = match.end() if match else end
         return fmt, items
     raws: list[tuple[int, object]] = []
@@ -167,7 +201,9 @@ def parse_import(data: bytes, fmt: str | None, name: str = "", kind: Kind | None
         if fields is None:
             what = "entry" if fmt == "json" else "line"
             raise ImportRefused(f"{where} {what} {number}: {error}; nothing was imported")
-        items.append(Item(number, kind or fields["kind"], fields["text"], fields["source"], fields["ts"],
+        # no time, or none a memory can have (0 is 1970): the import dates it (plan_import)
+        ts = fields["ts"] if isinstance(raw, dict) and "ts" in raw and fields["ts"] > 0 else None
+        items.append(Item(number, kind or fields["kind"], fields["text"], fields["source"], ts,
                           fields["id"], fields["flags"], fields["extra"]))
     return fmt, items
 
@@ -233,7 +269,9 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
     events: list[dict] = []
     now = int(time.time())
     taken = doc.ids()
+    folder = file
     for item in items:
+        file = f"{folder}/{item.file}" if item.file else folder  # a folder's MEMORY.md or USER.md
         # The same cleaning as every other write: control characters out, secrets redacted in the
         # text, the source and the keywords, the text cut to max_text.
         # A value found secret in one field is redacted in all of them, and a keyword holding part of
@@ -248,14 +286,15 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
             extra = {**extra, "keywords": kept} if kept else {k: v for k, v in extra.items() if k != "keywords"}
         truncated = cut_from is not None
         if not clean:
-            raise ImportRefused(f"{file} entry at line {item.line} is empty once control characters are removed; "
-                                "nothing was imported")
+            raise ImportRefused(f"{file} entry at line {item.line} is empty once control and invisible characters "
+                                "are removed; nothing was imported")
         try:
             clean.encode("utf-8")
         except UnicodeEncodeError:
             raise ImportRefused(f"{file} entry at line {item.line} is not valid Unicode; nothing was imported") from None
         row = {"line": item.line, "kind": item.kind.value, "text": clean, "truncated": truncated,
-               "redacted": bool(secrets_found), "blocked": False, "id": None, "action": "add", "duplicate_of": None}
+               "redacted": bool(secrets_found), "blocked": False, "id": None, "action": "add", "duplicate_of": None,
+               "undated": item.ts is None and fmt in ("json", "jsonl"), "file": item.file}
         match = store._find_duplicate(doc.records, normalize(clean))
         if match is not None:
             before = match.view()
@@ -283,6 +322,7 @@ def plan_import(store, doc: Document, items: list[Item], file: str, fmt: str) ->
             note += f"; {source_note}"
         events.append({"op": "import", "id": entry_id, "before": None, "after": record.view(), "note": note, "file": file})
         plan.rows.append(row)
+    file = folder
     excess = len(doc.records) - limits.max_entries
     if excess > 0:
         evicted = _eviction_order(doc.records)[:excess]
@@ -303,12 +343,11 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
     path = Path(path)
     file = path.name
     parsed_kind = Kind.require(kind) if kind is not None else None
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(store.limits.import_max_bytes + 1)
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {path}: {exc.strerror or exc}") from None
-    fmt, items = parse_import(data, fmt, file, parsed_kind, store.limits.import_max_bytes)
+    if path.is_dir():
+        fmt, items = _read_hermes_folder(path, fmt, parsed_kind, store.limits.import_max_bytes)
+    else:
+        data = _read_import(path, store.limits.import_max_bytes)
+        fmt, items = parse_import(data, fmt, file, parsed_kind, store.limits.import_max_bytes)
     if not items:
         raise ImportRefused(f"{file} holds no entries")
     most = MAX_IMPORT_FACTOR * store.limits.max_entries
@@ -319,6 +358,34 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
     # rather than one model call per entry inside it (core/safety/threat_model_semantic.py).
     with semantic_batch(store._clean_text(item.text)[0] for item in items):
         return _import_items(store, items, file, fmt, dry_run, allow_evict)
+
+
+def _read_import(path: Path, max_bytes: int) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise ImportRefused(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _read_hermes_folder(folder: Path, fmt: str | None, kind: Kind | None, max_bytes: int) -> tuple[str, list[Item]]:
+    """The entries of a Hermes folder's MEMORY.md and USER.md (either may be missing), each with its file."""
+    if fmt not in (None, "hermes"):
+        raise ImportRefused(f"{folder} is a folder: it is imported as Hermes MEMORY.md and USER.md, not {fmt}")
+    items: list[Item] = []
+    found = False
+    for name in HERMES_FILES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        found = True
+        _fmt, these = parse_import(_read_import(path, max_bytes), "hermes", name, kind, max_bytes)
+        for item in these:
+            item.file = name
+        items += these
+    if not found:
+        raise ImportRefused(f"{folder} is a folder without MEMORY.md or USER.md: nothing to import")
+    return "hermes", items
 
 
 def _import_items(store, items: list[Item], file: str, fmt: str, dry_run: bool, allow_evict: bool) -> ImportPlan:
@@ -349,9 +416,9 @@ def export_bytes(store, fmt: str = "json", kind: Kind | str | None = None, file_
         raise InvalidInput(f"unknown export format {fmt!r} (one of {', '.join(EXPORT_FORMATS)})")
     want = Kind.require(kind) if kind is not None else None
     records = store.storage.load().records
-    if want is None and fmt == "hermes":
-        user = os.path.basename(file_name).lower() == "user.md"
-        records = [r for r in records if (r.kind is Kind.PREFERENCE) == user]
+    if fmt == "hermes":  # one of the two files: the kinds it holds (write_hermes writes both)
+        name = "USER.md" if os.path.basename(file_name).lower() == "user.md" else "MEMORY.md"
+        records = [r for r in records if r.kind in HERMES_FILES[name] and (want is None or r.kind is want)]
     elif want is not None:
         records = [r for r in records if r.kind is want]
     views = []
@@ -368,8 +435,92 @@ def export_bytes(store, fmt: str = "json", kind: Kind | str | None = None, file_
     if fmt == "jsonl":
         return b"".join(dumps(view) + b"\n" for view in views)
     if fmt == "hermes":
-        return (HERMES_SEPARATOR.join(view["text"] for view in views) + "\n").encode("utf-8") if views else b""
+        texts = [_hermes_entry(view["text"], Kind(view["kind"])) for view in views]
+        return (HERMES_SEPARATOR.join(texts) + "\n").encode("utf-8") if texts else b""
     return _markdown(views).encode("utf-8")
+
+
+class HermesExport:
+    """What `write_hermes` wrote: each file with the count of each kind in it, and what was left out."""
+
+    def __init__(self, target: Path, total: int) -> None:
+        self.target = target  # the folder, or the one file asked for
+        self.total = total  # entries in the store
+        self.files: list[tuple[Path, dict[Kind, int], int]] = []  # (path, kinds, bytes)
+        self.left_out: dict[str, dict[Kind, int]] = {}  # a file not written: the kinds it would hold
+
+    @property
+    def size(self) -> int:
+        return sum(size for _path, _kinds, size in self.files)
+
+    def lines(self) -> list[str]:
+        """What was written where, for a person: the folder, then one line per file."""
+        out = [f"exported to {self.target} (hermes, {self.size:,} bytes, from a store of {self.total} entries):"]
+        for path, kinds, _size in self.files:
+            what = "the user's profile" if path.name == "USER.md" else "what the agent learned"
+            out.append(f"  {path.name}: {_counted(kinds)} ({what})")
+        for name, kinds in self.left_out.items():
+            if kinds:
+                out.append(f"  not exported: {_counted(kinds)}, which Hermes keeps in {name}; "
+                           "export to a folder to write both files")
+        if any(kinds.get(Kind.CORRECTION) or kinds.get(Kind.LESSON) for _path, kinds, _size in self.files):
+            out.append("  lessons and corrections are marked \"Lesson: \" and \"Correction: \" in MEMORY.md, "
+                       "so an import reads them back as such")
+        return out
+
+
+def _counted(kinds: dict[Kind, int]) -> str:
+    total = sum(kinds.values())
+    parts = [f"{n} {kind.value}{'s' if n != 1 else ''}" for kind, n in kinds.items() if n]
+    return f"{total} entr{'y' if total == 1 else 'ies'}" + (f": {', '.join(parts)}" if parts else "")
+
+
+def hermes_target(target: str | os.PathLike[str]) -> tuple[Path, str | None]:
+    """Where a Hermes export goes: (folder, None), or (folder, "MEMORY.md"/"USER.md") when the path
+    names one of the two files. Any other file name is an InvalidInput: Hermes keeps two files."""
+    path = Path(target).expanduser()
+    for name in HERMES_FILES:
+        if path.name.lower() == name.lower() and not path.is_dir():
+            return path.parent if str(path.parent) else Path("."), path.name
+    if path.is_symlink():
+        raise InvalidInput(f"{path} is a symbolic link: not written through it")
+    if path.exists() and not path.is_dir():
+        raise InvalidInput(f"{path} is a file; the hermes format writes a folder holding MEMORY.md and USER.md")
+    if not path.exists() and path.suffix.lower() == ".md":
+        raise InvalidInput(f"the hermes format writes a folder holding MEMORY.md and USER.md, not one file "
+                           f"{path.name}: give -o a folder (created if missing)")
+    return path, None
+
+
+def write_hermes(store, target: str | os.PathLike[str], kind: Kind | str | None = None) -> HermesExport:
+    """Export to a Hermes folder: USER.md the preferences, MEMORY.md the rest (`hermes_target` says
+    where). A path naming one of the two files writes only that one, and the result says what
+    the other would hold. `kind`: only that kind (and only the file it belongs in)."""
+    folder, given = hermes_target(target)
+    only = next((name for name in HERMES_FILES if given and name.lower() == given.lower()), None)
+    want = Kind.require(kind) if kind is not None else None
+    records = store.storage.load().records
+    if not folder.exists():
+        parent = folder.parent if str(folder.parent) else Path(".")
+        if not parent.is_dir():
+            raise InvalidInput(f"cannot write {folder}: no directory {parent}")
+        try:
+            os.mkdir(folder, 0o700)
+        except OSError as exc:
+            raise InvalidInput(f"cannot create {folder}: {exc.strerror or exc}") from None
+    result = HermesExport(folder / given if given else folder, len(records))
+    for name, kinds in HERMES_FILES.items():
+        wanted = [k for k in kinds if want is None or k is want]
+        counts = {k: sum(1 for r in records if r.kind is k) for k in wanted}
+        if not wanted:
+            continue
+        if only is not None and name != only:
+            result.left_out[name] = counts
+            continue
+        data = export_bytes(store, "hermes", want, file_name=name)
+        path = write_export(store, data, folder / (given or name))
+        result.files.append((path, counts, len(data)))
+    return result
 
 
 def _markdown(views: list[dict]) -> str:

@@ -8,6 +8,7 @@ from ..text.tokenize import tokenize
 from .gate import Gate
 from .index import Index, general_after_folding, query_terms, split_query
 from .inject import line_for, render_lines
+from .pinned import Core
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,8 +37,12 @@ STOPWORD_REASON = ("ignored: a function word (or a bigram made only of function 
 
 def explain(
     records: list[_Explained], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh",
-    limits: Limits = DEFAULT_LIMITS,
+    limits: Limits = DEFAULT_LIMITS, core: Core | None = None,
 ) -> Explanation:
+    """Why each entry is or is not in the block for `query`. `core`: the pinned core of these
+    records (ranking/pinned.py); its entries have status `pinned`, are ranked and gated like the
+    others (they can hold a weak hit back), and leave their top-k slots to the rest."""
+    in_core = core.picked if core is not None else []
     tokens = tokenize(query)
     folded: dict[str, str] = {}
     kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_inflections else None,
@@ -67,7 +72,7 @@ def explain(
                 reason = gate.reason(doc_id, scores[doc_id])
                 if reason is not None:
                     held[doc_id] = reason
-    passed = [i for i in eligible if i not in held]
+    passed = [i for i in eligible if i not in held and i not in in_core]
     picked = passed[:top_k]
     cosines: dict[int, float] = {}
     unjudged: set[int] = set()
@@ -82,7 +87,7 @@ def explain(
             unjudged = {doc_id for doc_id in passed if doc_id not in cosines}
             passed = [i for i in passed if i not in held]
             picked = verdict.kept
-    rendered = render_lines([records[i] for i in picked], budget, lang)
+    rendered = render_lines([records[i] for i in picked], budget, lang, core.lines if core is not None else ())
     fitted = set(picked[: rendered.fitted])
     # Ranks count the hits that can be injected: blocked and gated hits have none and take no slot.
     rank_of = {doc_id: position for position, doc_id in enumerate(passed, start=1)}
@@ -138,7 +143,9 @@ def explain(
                     )
                 )
         rank = rank_of.get(doc_id)
-        if doc_id in held:
+        if doc_id in in_core:
+            status, reason = Status.PINNED, _core_reason(record, in_core.index(doc_id), core)  # type: ignore[arg-type]
+        elif doc_id in held:
             status, reason = Status.BELOW_THRESHOLD, held[doc_id]
         elif doc_id in unjudged:
             status, reason = Status.CUT_TOP_K, (f"ranked #{rank}, past the {len(picked)} hits the semantic floor kept "
@@ -157,7 +164,17 @@ def explain(
         query=query, tokens=tokens, n=n, avg_len=avg_len, top_k=top_k, budget=budget,
         block=rendered.block, used_chars=rendered.used_chars, entries=rows, ignored=ignored,
         profile=limits.profile_name, semantic_floor=limits.semantic_floor, semantic_note=semantic_note,
+        core=[records[i].id for i in in_core], core_used=core.used if core is not None else 0,
+        core_budget=limits.core_budget, core_left_out=[records[i].id for i in core.left_out] if core else [],
     )
+
+
+def _core_reason(record, place: int, core: Core) -> str:
+    """Why an entry is in the pinned core, in words."""
+    how = ("pinned by hand" if getattr(record, "pin", None) is True
+           else f"a {record.kind.value}, which the core takes newest first")
+    return (f"in the pinned core: {how}; #{place + 1} of {len(core.picked)}, in every block whatever the message "
+            f"({core.used}/{core.budget} characters of the core)")
 
 
 def _semantic_floor(records, query, passed, top_k, limits):

@@ -214,6 +214,17 @@ class DocCounts:
         return isinstance(term, str) and self._index.tf(term, self._doc_id) > 0
 
 
+def _in_range(ids, n: int):
+    """`ids` (postings, an array or a numpy array), checked to name documents 0..n-1 only: a saved
+    index (store/derived.py) whose key and checksum hold may still not add up. IndexDamaged if not."""
+    numpy = hasattr(ids, "min")
+    if len(ids) and (int(ids.min() if numpy else min(ids)) < 0 or int(ids.max() if numpy else max(ids)) >= n):
+        from ..errors import IndexDamaged
+
+        raise IndexDamaged("the saved index's postings name entries the store does not hold")
+    return ids
+
+
 class Index(KeywordField):
     """Postings and lengths for a list of documents (each a list of tokens), and optionally the
     keywords of each document (a list of keywords, each a list of tokens)."""
@@ -327,7 +338,7 @@ class Index(KeywordField):
             if slot is None:
                 bucket = []
             else:
-                ids = self._ids[self._starts[slot] : self._starts[slot + 1]]
+                ids = _in_range(self._ids[self._starts[slot] : self._starts[slot + 1]], self.n)
                 bucket = [(doc_id, len(list(run))) for doc_id, run in groupby(ids)]
             self._postings[term] = bucket
         return bucket
@@ -412,7 +423,8 @@ class Index(KeywordField):
         if parts is None:
             import numpy as np
 
-            parts = self._np = (np.frombuffer(self._ids, dtype=np.intc), np.asarray(self._norm, dtype=np.float64))
+            ids = _in_range(np.frombuffer(self._ids, dtype=np.intc), self.n)
+            parts = self._np = (ids, np.asarray(self._norm, dtype=np.float64))
             if hasattr(self._slot, "index_prefixes"):  # a saved index's term table (derived.TermTable)
                 self._slot.index_prefixes()
         return parts

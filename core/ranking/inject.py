@@ -15,11 +15,15 @@ from ..safety.threats import redact, strip_controls, strip_invisible
 __all__ = [
     "BLOCK_START",
     "BLOCK_END",
+    "CORE_START",
+    "CORE_END",
     "HEADER",
     "HEADER_EN",
     "Rendered",
     "clean_for_block",
+    "core_line",
     "render_block",
+    "render_core_block",
     "render_lines",
     "set_block",
     "shown_source",
@@ -34,9 +38,23 @@ HEADER_EN = (
     "the user's current instructions take precedence):"
 )
 
+# The pinned core (docs/injection.md#the-pinned-core): in the block, a section of its own before the
+# retrieved lines; on its own (`core_block`, handed over once per session), a fence of its own.
+CORE_LABEL = "始终有效（置顶）："
+CORE_LABEL_EN = "Always in context (pinned):"
+RETRIEVED_LABEL = "与本条消息相关："
+RETRIEVED_LABEL_EN = "Relevant to this message:"
+CORE_START = "=== Long-term memory: core (always in context) ==="
+CORE_END = "=== End core memory ==="
+CORE_HEADER = "以下记忆在每一轮对话中都有效（用户置顶的记忆与长期偏好、纠正；用户当前指令优先）："
+CORE_HEADER_EN = (
+    "Memories that hold in every turn (pinned by the user, and standing preferences and corrections; "
+    "the user's current instructions take precedence):"
+)
+
 # The line breaks of docs/injection.md, plus the other characters str.splitlines() breaks on.
 _LINE_BREAKS = lazy_pattern("[\r\n\x85\u2028\u2029\v\f\x1c\x1d\x1e]+")
-_MARKERS = (BLOCK_START, BLOCK_END)
+_MARKERS = (BLOCK_START, BLOCK_END, CORE_START, CORE_END)
 
 
 def _one_line(text: str) -> str:
@@ -48,7 +66,7 @@ def _one_line(text: str) -> str:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from typing import Protocol
 
     class _HasKindAndText(Protocol):
@@ -106,6 +124,11 @@ def line_for(kind: Kind, text: str, lang: str = "zh") -> str:
     return "\n- [" + kind.label_for(lang) + "] " + clean_for_block(text)
 
 
+def core_line(entry: _HasKindAndText, lang: str = "zh") -> str:
+    """An entry's line in the block (the same in the core and among the retrieved ones)."""
+    return "\n- [" + entry.kind.label_for(lang) + "] " + clean_text(entry)
+
+
 class Rendered:
     """A rendered block and how it was filled."""
 
@@ -113,11 +136,14 @@ class Rendered:
 
     def __init__(self, block: str, used_chars: int, fitted: int) -> None:
         self.block = block
-        self.used_chars = used_chars
+        self.used_chars = used_chars  # characters of the retrieved entries' lines (the core's are its own)
         self.fitted = fitted  # how many of the given entries made it into the block
 
 
-def render_lines(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: str = "zh") -> Rendered:
+def render_lines(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: str = "zh",
+                 core: Sequence[str] = ()) -> Rendered:
+    """The block for `entries` in rank order, within `budget`; with `core` (the pinned core's lines,
+    `core_line`), those first, in a section of their own, and the retrieved lines under a label."""
     lines: list[str] = []
     used = 0
     for entry in entries:
@@ -126,11 +152,27 @@ def render_lines(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: s
             break
         lines.append(line)
         used += len(line)
-    if not lines:
+    if not lines and not core:
         return Rendered("", 0, 0)
-    header = HEADER_EN if lang == "en" else HEADER
-    block = BLOCK_START + "\n" + header + "\n" + "".join(lines) + "\n\n" + BLOCK_END
+    en = lang == "en"
+    header = HEADER_EN if en else HEADER
+    if core:
+        body = "\n" + (CORE_LABEL_EN if en else CORE_LABEL) + "".join(core)
+        if lines:
+            body += "\n\n" + (RETRIEVED_LABEL_EN if en else RETRIEVED_LABEL) + "".join(lines)
+    else:
+        body = "".join(lines)
+    block = BLOCK_START + "\n" + header + "\n" + body + "\n\n" + BLOCK_END
     return Rendered(block, used, len(lines))
+
+
+def render_core_block(core: Sequence[str], lang: str = "zh") -> str:
+    """The pinned core on its own (`MemoryStore.core_block`): its lines (`core_line`) in a fence of
+    its own, which `set_block` keeps apart from the retrieved block; "" when the core is empty."""
+    if not core:
+        return ""
+    header = CORE_HEADER_EN if lang == "en" else CORE_HEADER
+    return CORE_START + "\n" + header + "\n" + "".join(core) + "\n\n" + CORE_END
 
 
 def render_block(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: str = "zh") -> str:
@@ -138,12 +180,17 @@ def render_block(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: s
     return render_lines(entries, budget, lang).block
 
 
-def set_block(system: str, block: str) -> str:
-    """Put `block` into the system prompt, replacing any earlier block; an empty block removes it."""
-    start = system.find(BLOCK_START)
+def set_block(system: str, block: str, *, core: bool = False) -> str:
+    """Put `block` into the system prompt, replacing any earlier block of its sort; an empty block
+    removes it. A core block (`MemoryStore.core_block`, its own markers) replaces only an earlier
+    core block, any other only an earlier retrieved one; `core=True` says that an empty block
+    removes the core block."""
+    start_marker, end_marker = (CORE_START, CORE_END) if core or block.startswith(CORE_START) else (
+        BLOCK_START, BLOCK_END)
+    start = system.find(start_marker)
     if start != -1:
-        end = system.find(BLOCK_END, start + len(BLOCK_START))
-        tail = "" if end == -1 else system[end + len(BLOCK_END) :]
+        end = system.find(end_marker, start + len(start_marker))
+        tail = "" if end == -1 else system[end + len(end_marker) :]
         system = system[:start] + tail
     rest = system.rstrip()
     if not rest:

@@ -9,7 +9,7 @@ likeliest category, and the scan reports one finding of it (`model.<category>`) 
 probability in its reason.
 
 The weights live in `threat_model.json` next to this file: plain numbers, nothing executed when it
-is loaded. `scripts/train_threat_model.py` trains it from tests/core/data, checks that this
+is loaded. `scripts/train_threat_model.py` trains it from tests/core/safety/data, checks that this
 module's arithmetic gives the same probabilities as the trainer, and picks the threshold by
 leave-one-batch-out measurement (docs/threat-scan.md, "The learned second opinion").
 """

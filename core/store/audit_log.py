@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from . import fileio
-from .fileio import read_file, digest, write_all
+from .fileio import digest, open_regular, read_file, write_all
 from ..limits import Limits
 from .records import dumps
 
@@ -50,7 +50,7 @@ class AuditLog:
         """Rotate the log if it is due, open it for appending; returns the descriptor and what must
         precede the next batch (a newline if a writer died in the middle of a line)."""
         self._rotate()
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
         try:
             size = os.fstat(fd).st_size
             torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
@@ -87,12 +87,16 @@ class AuditLog:
     def last_logged_state(self) -> tuple[str, float] | None:
         """`file_sha` and `at` of the newest audit batch, if the end of the log holds them."""
         try:
-            with open(self.path, "rb") as fh:
-                size = fh.seek(0, os.SEEK_END)
-                fh.seek(max(0, size - self.limits.audit_tail_bytes))
-                tail = fh.read()
+            fd = open_regular(self.path)
         except OSError:
             return None
+        try:
+            size = os.fstat(fd).st_size
+            tail = os.pread(fd, self.limits.audit_tail_bytes, max(0, size - self.limits.audit_tail_bytes))
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
         for line in reversed(tail.splitlines()):
             try:
                 event = orjson.loads(line)
@@ -105,6 +109,11 @@ class AuditLog:
                 return sha, float(at)
             return None
         return None
+
+    def logged_states(self) -> set[str]:
+        """The hash of every memory.json a logged batch left (each batch's `file_sha`): the states
+        the log vouches memtui wrote."""
+        return {event["file_sha"] for event in self.lines() if isinstance(event.get("file_sha"), str)}
 
     def lines(self) -> list[dict]:
         """Every readable event, oldest first (the rotated file, then the current one). Cached

@@ -2,7 +2,8 @@
 
 `memory.json.index` holds, for one exact content of memory.json, each entry's threat verdict (of
 the entries judged so far), whether its text goes into the block as it is (of the entries
-rendered so far), its keywords as tokens, the inverted index of the texts (terms, postings,
+rendered so far), its keywords as tokens, where the pinned core looks (the pinned entries in the
+core's order, and per kind the others newest first), the inverted index of the texts (terms, postings,
 document lengths), whether the file is canonical (in memtui's own form: records.Document.canonical)
 and, for a canonical file, where each entry's object starts and ends in its bytes. The keyword
 weight and BM25's k1 and b are applied on load, so one file serves every ranking profile.
@@ -33,6 +34,7 @@ turn learns (verdicts, plain texts) is saved by that turn's process once per fil
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -44,7 +46,7 @@ import orjson
 
 __all__ = ["FORMAT", "INDEX_SUFFIX", "Derived", "content_key", "derive", "ensure", "index_path", "parse", "read", "save"]
 
-FORMAT = 3
+FORMAT = 5  # 5: the header carries the store's limits (store_limits.py) and the core's candidates (`pins`, `recent`)
 INDEX_SUFFIX = ".index"
 MAGIC = b"MEMTUI-INDEX\n"
 _MAX_HEADER = 64 * 1024 * 1024
@@ -59,7 +61,8 @@ class Derived:
     None for an entry not judged when it was saved: the scan runs when it is needed) and the parts
     of `ranking.Index`, with each entry's keywords as tokens."""
 
-    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans")
+    __slots__ = ("key", "verdicts", "keywords", "terms", "starts", "ids", "doc_lens", "plain", "canonical", "spans",
+                 "limits", "pins", "recent")
 
     def __init__(
         self,
@@ -73,8 +76,14 @@ class Derived:
         plain: list[bool | None] | None = None,
         canonical: bool = False,
         spans: array | None = None,
+        limits: dict | None = None,
+        pins: list[int] | None = None,
+        recent: dict[str, list[int]] | None = None,
     ) -> None:
         self.key = key
+        # the valid limits memory.json's top level carries (store_limits.carried), so a query that
+        # does not parse the file still applies them
+        self.limits = limits or {}
         self.verdicts = verdicts
         # per entry, whether its text goes into the block as it is (records.Record.plain; None: not known yet)
         self.plain: list[bool | None] = plain if plain is not None else [None] * len(verdicts)
@@ -87,6 +96,10 @@ class Derived:
         self.starts = starts
         self.ids = ids
         self.doc_lens = doc_lens
+        # where the pinned core looks (ranking.pinned.candidates), by position: the entries pinned by
+        # hand in the core's order, and per kind those the policy may take, newest first; None: not known
+        self.pins = pins
+        self.recent = recent
 
 
 def _hash(data: bytes | memoryview) -> str:
@@ -99,7 +112,7 @@ def _hash(data: bytes | memoryview) -> str:
 
 
 _CODE = ("safety.threats", "safety.scan_views", "ranking.inject", "store.derived", "text.tokenize", "ranking.index",
-         "kinds", "store.records")
+         "kinds", "store.records", "ranking.pinned")
 
 
 def _code_files():
@@ -187,14 +200,14 @@ def _adopt(fingerprint: str) -> None:
 
 
 def _read_file(path: Path) -> bytes | None:
+    from .fileio import open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = open_regular(path)
     except OSError:
-        return None  # missing, a symlink (ELOOP), unreadable: derive in memory
+        return None  # missing, a symlink, a FIFO (health says so), unreadable: derive in memory
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
         if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             warn_once(f"ignoring {path}: not owned by this user or readable by others (the index is derived in memory)")
             return None
@@ -256,6 +269,11 @@ def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Der
             return None
         if not all(type(kw) is list and all(type(t) is str for t in kw) for kws in keywords if kws for kw in kws):
             return None
+        pins, recent = header["pins"], header["recent"]
+        if type(pins) is not list or type(recent) is not dict or not all(type(v) is list for v in recent.values()):
+            return None
+        if not all(type(p) is int and 0 <= p < n_docs for part in (pins, *recent.values()) for p in part):
+            return None
         counts = {"term_ends": n_terms, "starts": n_terms + 1, "ids": n_ids, "doc_lens": n_docs,
                   "spans": 2 * n_docs if canonical else 0}
         pos = 0
@@ -279,9 +297,12 @@ def decode(data: bytes, key: str, header: tuple[dict, int] | None = None) -> Der
     starts, ends = parts["starts"], parts["term_ends"]
     if pos != len(body) or starts[0] != 0 or starts[-1] != n_ids or (n_terms and ends[-1] != len(parts["terms"])):
         return None
+    limits = header.get("limits")
+    if not isinstance(limits, dict):
+        return None
     terms = TermTable(parts["terms"], ends)  # type: ignore[arg-type]
     found = Derived(key, verdicts, keywords, terms, starts, parts["ids"], parts["doc_lens"], plain,  # type: ignore[arg-type]
-                    canonical, parts["spans"] if canonical else None)  # type: ignore[arg-type]
+                    canonical, parts["spans"] if canonical else None, limits, pins, recent)  # type: ignore[arg-type]
     return found
 
 
@@ -333,6 +354,9 @@ def encode(derived: Derived) -> bytes:
             "verdicts": derived.verdicts,
             "plain": derived.plain,
             "keywords": derived.keywords,
+            "limits": derived.limits,
+            "pins": derived.pins or [],
+            "recent": derived.recent or {},
         }
     )
     return b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *sections])
@@ -454,8 +478,10 @@ class TermTable:
 def save(storage, derived: Derived) -> bool:
     from .fileio import atomic_write
 
-    """Write the index next to memory.json with the store's atomic write (fileio); False (with one
-    warning per process for a store that cannot be written) when it cannot be saved."""
+    """Write the index next to memory.json with the store's atomic write (fileio); False when it
+    cannot be saved. A read-only store (permission refused, a read-only file system) says nothing:
+    it is a store to read, every read derives the index in memory, and `memtui doctor` reports the
+    store as unwritable; any other failure (a full disk) is one warning per process."""
     path = index_path(storage.path)
     try:
         existing = os.lstat(path)
@@ -463,16 +489,17 @@ def save(storage, derived: Derived) -> bool:
         existing = None
     except OSError:
         return False
-    if existing is not None and (
-        not stat.S_ISREG(existing.st_mode) and not stat.S_ISLNK(existing.st_mode) or existing.st_uid != os.geteuid()
-    ):
-        return False  # someone else's file or a directory: leave it, derive in memory
+    if existing is not None and not stat.S_ISREG(existing.st_mode) and not stat.S_ISLNK(existing.st_mode):
+        return False  # a FIFO, a folder...: leave it, derive in memory (health reports it: special-file)
+    if existing is not None and existing.st_uid != os.geteuid():
+        return False  # someone else's file: leave it, derive in memory
     try:
         atomic_write(path, encode(derived))
     except FileNotFoundError:
         return False  # a writer cleaned up our temporary file: the next reader saves it
     except OSError as exc:
-        warn_once(f"cannot save the index next to {storage.path} ({exc.strerror or exc}); it is derived in memory")
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            warn_once(f"cannot save the index next to {storage.path} ({exc.strerror or exc}); it is derived in memory")
         return False
     return True
 
@@ -494,18 +521,23 @@ def without_gc(make, *args, **kwargs):
 
 
 def derive(
-    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
+    limits: dict | None = None,
+    order: list[str] | None = None,
 ) -> Derived:
     """The derived index of these records (as parsed from the bytes `key` names, which are
     `canonical` or not: records.Document.canonical). Given those bytes (`data`) of a canonical
     file, it also says where each entry is in them, for queries that parse only what they meet.
     `redact`: the records may hold secrets another program wrote (memtui's own writes never store
-    one): their terms are taken from the redacted text, so the saved index holds no secret either."""
-    return without_gc(_derive, records, key, canonical, data, redact)
+    one): their terms are taken from the redacted text, so the saved index holds no secret either.
+    `order`: the file's core order (records.Document.core_order)."""
+    return without_gc(_derive, records, key, canonical, data, redact, limits, order)
 
 
 def _derive(
-    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False
+    records: list, key: str, canonical: bool = False, data: bytes | None = None, redact: bool = False,
+    limits: dict | None = None,
+    order: list[str] | None = None,
 ) -> Derived:
     """See `derive`."""
     from ..ranking.index import build_parts, document_tokens
@@ -538,7 +570,11 @@ def _derive(
 
         found = entry_spans(data)
         spans = array("i", found) if found is not None and len(found) == 2 * len(records) else None
-    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans)
+    from ..ranking.pinned import candidates
+
+    pins, recent = candidates(records, order or [])
+    return Derived(key, verdicts, keywords, terms, starts, ids, array("i", lengths), plain, canonical, spans, limits,
+                   pins, recent)
 
 
 def parse(storage, data: bytes, known: tuple[str, Derived | None] | None = None):
@@ -565,10 +601,23 @@ def ensure(storage, doc, written: bool = False) -> Derived | None:
     `written`: memtui just wrote this document (every field redacted); a document read as it is
     may hold secrets another program wrote, kept out of the index."""
     if doc.derived is None and doc.key is not None:
-        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written)
+        from .store_limits import carried
+
+        doc.derived = derive(doc.records, doc.key, doc.canonical, doc.data, redact=not written,
+                             limits=carried(doc.top)[0], order=doc.core_order)
         doc.data = None
         save(storage, doc.derived)
     return doc.derived
+
+
+def _spans_fit(spans: array, data: bytes) -> bool:
+    """Whether the entries' byte spans plausibly frame `data`'s entries: in order, inside the bytes,
+    the first and the last an object. Cheap (the rest is checked as each entry is parsed)."""
+    if not spans:
+        return True
+    first, last = spans[0], spans[-1]
+    return (0 < first < last <= len(data) and data[first : first + 1] == b"{" and data[last - 1 : last] == b"}"
+            and all(spans[i] < spans[i + 1] for i in (0, len(spans) - 2)))
 
 
 def lean(storage, data: bytes, approval_key: bytes | None):
@@ -576,6 +625,8 @@ def lean(storage, data: bytes, approval_key: bytes | None):
     saved index of these exact bytes can be trusted and found them canonical; else (None, the
     content key, the index read or None) for `parse`."""
     key, found = read_for(index_path(storage.path), data)
+    if found is not None and found.canonical and found.spans is not None and not _spans_fit(found.spans, data):
+        found = None  # the spans do not frame these bytes' entries: derive it again (lean.py checks each one)
     if found is None or not found.canonical or found.spans is None:
         return None, (key, found)
     from .lean import LeanDocument

@@ -17,9 +17,12 @@ from ..lazy_re import lazy_pattern
 from .records import Corrupt, parse_document
 from .recovery import BROKEN_PREFIX, FILE_NAME
 
-__all__ = ["KEY_NAME", "StoreFolder"]
+__all__ = ["KEY_NAME", "OPTIONAL_FILES", "StoreFolder", "special_message"]
 
 KEY_NAME = "approval.key"  # the store's secret for approvals (0600, made on the first approve)
+# Store files a write does not need: the derived index, the injection log (and its older part) and
+# the probes. One of them that is not a regular file only turns its own feature off (reported).
+OPTIONAL_FILES = (FILE_NAME + ".index", "injections.jsonl", "injections.jsonl.1", "probes.json")
 
 
 class StoreFolder:
@@ -31,6 +34,7 @@ class StoreFolder:
         self.backups_dir = directory / "backups"
         self.key_path = directory / KEY_NAME
         self._key: bytes | None = None
+        self._checked: list[tuple[Path, str, bool, bool]] | None = None  # see `odd_files`
 
     def _traces(self) -> list[Path]:
         """What only a memtui store holds besides memory.json: its audit log, backups, lock file,
@@ -72,9 +76,49 @@ class StoreFolder:
 
     def symlinks(self) -> list[Path]:
         """Store files that are symbolic links: memtui refuses to read, write or prune through them."""
-        paths = (self.path, self.audit_path, self.audit_path.with_name(AUDIT_NAME + ".1"), self.backups_dir,
-                 self.lock_path)
-        return [p for p in paths if os.path.islink(p)]
+        return self.odd_files()[0]
+
+    def special_files(self) -> list[tuple[Path, str]]:
+        """Store files that are there but are neither regular files nor symbolic links (a FIFO, a
+        socket, a device, a folder; a `backups` that is not a folder), each with what it is:
+        memtui opens none of them. Essential ones (`essential_paths`) stop every write; the
+        others (the derived index, the injection log, the probes) only the feature that uses them."""
+        return self.odd_files()[1]
+
+    def odd_files(self) -> tuple[list[Path], list[tuple[Path, str]]]:
+        """(`symlinks()`, `special_files()`), from one lstat of each store file (every command
+        checks them on its way out, `memtui inject` included: the paths are made once)."""
+        import stat
+
+        if self._checked is None:
+            # (path, its str, whether a link there is refused here, whether it must be a folder)
+            self._checked = [(p, str(p), p.name not in OPTIONAL_FILES and p != self.key_path, p == self.backups_dir)
+                             for p in self._regular_paths() + (self.backups_dir,)]
+        links: list[Path] = []
+        special: list[tuple[Path, str]] = []
+        lstat, is_link, is_reg, is_dir = os.lstat, stat.S_ISLNK, stat.S_ISREG, stat.S_ISDIR
+        for path, name, link_refused, folder in self._checked:
+            try:
+                mode = lstat(name).st_mode
+            except OSError:
+                continue
+            if is_link(mode):
+                if link_refused:  # a link in place of the others is refused where they are opened
+                    links.append(path)
+            elif not (is_dir(mode) if folder else is_reg(mode)):
+                from .fileio import file_type
+
+                special.append((path, file_type(mode)))
+        return links, special
+
+    def _regular_paths(self) -> tuple[Path, ...]:
+        """Every file of a store that must be a regular file when it is there, essential ones first."""
+        return self.essential_paths() + tuple(self.dir / name for name in OPTIONAL_FILES)
+
+    def essential_paths(self) -> tuple[Path, ...]:
+        """The files a write reads or writes: memory.json, the audit log, the lock, the approval key."""
+        return (self.path, self.audit_path, self.audit_path.with_name(AUDIT_NAME + ".1"), self.lock_path,
+                self.key_path)
 
     def ensure_dir(self) -> None:
         """Create the store directory and any missing parent with mode 0700 whatever the umask,
@@ -108,14 +152,24 @@ class StoreFolder:
         reason = self.foreign_reason()
         if reason is not None:
             raise NotAStore(reason.replace("nothing was read or changed there", "nothing was written"))
-        links = self.symlinks()
+        links, special = self.odd_files()
         if links:
             raise StoreUnwritable(
                 f"refusing to use {links[0]}: it is a symlink, and memtui never writes through one; "
                 f"replace it with a real file or folder")
+        essential = set(self.essential_paths()) | {self.backups_dir}
+        for path, what in special:
+            if path in essential:
+                raise StoreUnwritable(special_message(path, what))
         self.ensure_dir()
-        try:  # created here, not by the lock library, so a failure says why instead of waiting
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        # Created here, not by the lock library, so a failure says why instead of waiting, and a lock
+        # file that is not a regular file (a FIFO, say) is refused before anyone locks it.
+        from .fileio import NotRegularFile, open_regular
+
+        try:
+            fd = open_regular(self.lock_path, os.O_RDWR | os.O_CREAT)
+        except NotRegularFile as exc:
+            raise StoreUnwritable(special_message(self.lock_path, exc.what)) from None
         except OSError as exc:
             raise StoreUnwritable(f"cannot create the lock file {self.lock_path}: {exc.strerror or exc}") from None
         os.close(fd)
@@ -141,6 +195,13 @@ class StoreFolder:
             fsync_dir(self.dir)
             return self.approval_key()
         return self._key
+
+
+def special_message(path: Path, what: str) -> str:
+    """The one line that refuses a store file that is not a regular file (or a backups/ that is not a folder)."""
+    should = "a folder" if path.name == "backups" else "a regular file"
+    return (f"refusing to use {path}: it is {what}, not {should}, and memtui never opens one "
+            f"(it could block forever); remove it or move it away")
 
 
 def _listing(directory: Path) -> list[str]:

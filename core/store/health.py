@@ -13,15 +13,17 @@ TYPE_CHECKING = False
 from .audit_log import AUDIT_NAME
 from .fileio import stamp_time
 from ..health_codes import (
-    AUDIT_UNLOGGED, BLOCKED, DUPLICATE_KEY, FLAGGED_FIELD, INVALID, JUNK_BACKUPS, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT,
-    PERMISSIONS, QUARANTINED, RECOVERED, SYMLINK, UNFLAGGED_THREAT, UNREADABLE, UNWRITABLE,
+    AUDIT_UNLOGGED, BLOCKED, CORE_OVER_BUDGET, DUPLICATE_KEY, FLAGGED_FIELD, INVALID, JUNK_BACKUPS,
+    LIMITS_INVALID, NEARLY_FULL, NOT_A_STORE, OVER_LIMIT, PERMISSIONS, QUARANTINED, RECOVERED, SPACE_FREED,
+    SPECIAL_FILE, SYMLINK, TS_OUT_OF_RANGE, UNFLAGGED_THREAT, UNREADABLE, UNWRITABLE,
 )
 from ..limits import Limits
+from .records import ts_out_of_range
 from .storage import BROKEN_PREFIX, Storage
 
 if TYPE_CHECKING:
     from ..health_codes import Warning
-    from ..model import Health, Quarantine
+    from ..model import CoreReport, Health, Quarantine
 
 __all__ = ["Warning", "health", "is_locked", "quarantined_files", "recent_warnings"]
 
@@ -46,9 +48,11 @@ def is_locked(storage: Storage) -> bool:
         import fcntl
     except ImportError:  # no flock on this platform
         return False
+    from .fileio import open_regular
+
     try:
-        fd = os.open(storage.lock_path, os.O_RDONLY)
-    except OSError:
+        fd = open_regular(storage.lock_path)
+    except OSError:  # missing, or not a regular file (reported as such: `special_files`)
         return False
     try:
         try:
@@ -68,12 +72,15 @@ def quarantined_files(storage: Storage) -> list[Quarantine]:
 
     errors: dict[str, str] = {}
     restored: dict[str, str] = {}
+    reasons: dict[str, str] = {}
     for event in storage.audit_lines():  # lines another program wrote may hold anything: use only text
         op = event.get("op")
         if op == "quarantine" and _text(event.get("file")) and _text(event.get("error")):
             errors[event["file"]] = event["error"]
         elif op == "restore" and _text(event.get("quarantined")) and _text(event.get("backup")):
             restored[event["quarantined"]] = event["backup"]
+            if _text(event.get("why")):
+                reasons[event["quarantined"]] = event["why"]
     try:
         paths = sorted(p for p in storage.dir.iterdir() if p.name.startswith(BROKEN_PREFIX))
     except OSError:
@@ -89,7 +96,7 @@ def quarantined_files(storage: Storage) -> list[Quarantine]:
             except OSError:
                 continue
         out.append(Quarantine(path=str(path), at=at, error=errors.get(path.name, "unreadable memory file"),
-                              restored_from=restored.get(path.name)))
+                              restored_from=restored.get(path.name), why=reasons.get(path.name)))
     return out
 
 
@@ -110,8 +117,9 @@ def recent_warnings(storage: Storage) -> list[Warning]:
             restored = f"restored it from backup {report.restored_from}"
         else:
             restored = "no valid backup could be restored, so the store starts empty"
+        why = f" ({report.why})" if report.why else ""
         out.append(_warning(RECOVERED, f"{storage.path} was corrupt ({report.error}): moved it to "
-                                      f"{report.quarantined.name} and {restored}", "memtui doctor"))
+                                      f"{report.quarantined.name} and {restored}{why}", "memtui doctor"))
     out += _storage_errors(storage)
     broken = _broken_names(storage)
     if report is not None:
@@ -128,12 +136,29 @@ def _storage_errors(storage: Storage) -> list[Warning]:
     out = []
     if storage.not_a_store:
         out.append(_warning(NOT_A_STORE, storage.not_a_store, "use --dir with a folder of its own for memtui"))
-    for link in storage.symlinks():
+    links, special = storage.folder.odd_files()
+    for link in links:
         out.append(_warning(SYMLINK, f"{link} is a symlink: memtui refuses to read or write through it",
                            f"replace {link} with a real file or folder"))
+    if special:
+        essential = set(storage.folder.essential_paths()) | {storage.backups.dir}
+        for path, what in special:
+            effect = ("the store reads as empty and every write is refused" if path == storage.path else
+                      "every write is refused" if path in essential else
+                      _SPECIAL_EFFECTS.get(path.name, "it is left alone"))
+            should = "a folder" if path == storage.backups.dir else "a regular file"
+            out.append(_warning(SPECIAL_FILE, f"{path} is {what}, not {should}: memtui never opens it, "
+                                              f"so {effect}", f"rm {path}"))
+    if storage.freed:
+        n, total = len(storage.freed), sum(size for _name, size in storage.freed)
+        names = [name for name, _size in storage.freed]
+        shown = ", ".join(names[:3]) + (f" and {n - 3} more" if n > 3 else "")
+        out.append(_warning(SPACE_FREED, f"the disk was full: freed {n} old file{'s' if n != 1 else ''} of the store "
+                                        f"({total // 1024} KiB) so the change could be saved: {shown}",
+                           "memtui doctor"))
     if storage.audit_error:
         out.append(_warning(AUDIT_UNLOGGED, storage.audit_error, "memtui doctor"))
-    if storage.read_error:
+    if storage.read_error and not any(path == storage.path for path, _what in special):  # said above
         out.append(_warning(UNREADABLE, storage.read_error, "memtui doctor"))
     junk = storage.backups.junk()
     if junk:
@@ -145,6 +170,14 @@ def _storage_errors(storage: Storage) -> list[Warning]:
     return out
 
 
+_SPECIAL_EFFECTS = {
+    "memory.json.index": "the index is derived in memory by every process",
+    "injections.jsonl": "the injection log is not written",
+    "injections.jsonl.1": "the older part of the injection log is not read",
+    "probes.json": "the probes cannot be read or saved",
+}
+
+
 def _broken_names(storage: Storage) -> list[str]:
     try:
         return sorted(name for name in os.listdir(storage.dir) if name.startswith(BROKEN_PREFIX))
@@ -152,9 +185,10 @@ def _broken_names(storage: Storage) -> list[str]:
         return []
 
 
-def health(storage: Storage, limits: Limits, log=None) -> Health:
+def health(storage: Storage, limits: Limits, log=None, core: CoreReport | None = None) -> Health:
     """Everything a person should know about the store in `storage`, without changing anything.
-    `log`: the store's InjectionLog (for its usage and its write errors); by default one is opened."""
+    `log`: the store's InjectionLog (for its usage and its write errors); by default one is opened.
+    `core`: the store's pinned core (MemoryStore.core), for what it holds and what does not fit."""
     from ..model import Health, InvalidEntry, Quarantine
 
     doc = storage.load()
@@ -165,7 +199,8 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     recovered = None
     if storage.recovery is not None:
         rec = storage.recovery
-        recovered = Quarantine(path=str(rec.quarantined), at=rec.at, error=rec.error, restored_from=rec.restored_from)
+        recovered = Quarantine(path=str(rec.quarantined), at=rec.at, error=rec.error, restored_from=rec.restored_from,
+                               why=rec.why)
     names = storage.backup_names()
     exists = storage.path.exists()
     directory = storage.dir
@@ -182,10 +217,24 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     elif len(records) >= cap * 0.9:
         warnings.append(_warning(NEARLY_FULL, f"store is nearly full ({len(records)}/{cap}); the oldest facts are evicted first",
                                 "memtui list --kind fact"))
+    if storage.carried_errors:
+        n = len(storage.carried_errors)
+        warnings.append(_warning(
+            LIMITS_INVALID, f"the store's own limits (memory.json's limits) hold {n} item{'s' if n != 1 else ''} that "
+                            f"{'are' if n != 1 else 'is'} not a valid limit, ignored: "
+                            + "; ".join(storage.carried_errors[:3]), "memtui limits"))
     if doc.duplicate_keys:
         warnings.append(_warning(
             DUPLICATE_KEY, f"memory.json has {doc.duplicate_keys} top-level entries keys; the one non-empty list "
                            f"({len(doc.items)} items) is used, and the next write keeps only it", "memtui doctor"))
+    odd_times = [r for r in records if r.ts == 0 and r.raw is not None and ts_out_of_range(r.raw)]
+    if odd_times:
+        n = len(odd_times)
+        shown = ", ".join(f"{r.id} ({float(r.raw['ts']):.3g})" for r in odd_times[:3]) + (" ..." if n > 3 else "")
+        warnings.append(_warning(
+            TS_OUT_OF_RANGE, f"{n} entr{'y has' if n == 1 else 'ies have'} a time (ts) no date can hold, shown as "
+                             f"unknown: {shown}; the next write stores 0 (the old value stays in its backup and "
+                             f"the audit log)"))
     if invalid:
         warnings.append(_warning(INVALID, f"{len(invalid)} invalid entr{'y' if len(invalid) == 1 else 'ies'} kept but not searched",
                                 "memtui doctor"))
@@ -208,6 +257,8 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
             "memtui edit ID --keyword K (sets the keywords anew); any write drops such a source"))
     for q in quarantined:
         source = f"restored from {q.restored_from}" if q.restored_from else "no backup could be restored"
+        if q.restored_from and q.why:
+            source += f" ({q.why})"
         warnings.append(_warning(
             QUARANTINED, f"a corrupt memory file was quarantined to {os.path.basename(q.path)} ({q.error}); {source}",
             "memtui doctor"))
@@ -218,16 +269,38 @@ def health(storage: Storage, limits: Limits, log=None) -> Health:
     if mode & 0o022:  # others can replace memory.json (the next write tightens a folder we own to 0700)
         warnings.append(_warning(PERMISSIONS, f"store directory {directory} is writable by other users (mode {mode:o})",
                                 f"chmod 700 {directory}"))
+    from .space import disk_warning
+
+    full = disk_warning(storage)
+    if full is not None:
+        warnings.append(full)
     if not writable:
         warnings.append(_warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
                                 f"chmod u+rwx {directory}"))
     injections, share = _injection_usage(storage, limits, log, records, warnings)
+    if core is not None and core.pinned_left_out:
+        warnings.append(core_warning(core))
     return Health(
         path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,
         locked=is_locked(storage), writable=writable, warnings=warnings,
         injections=injections, injected_share=share,
+        core_entries=len(core.entries) if core else 0, core_used=core.used if core else 0,
+        core_budget=core.budget if core else limits.core_budget,
+        core_left_out=[member.entry.id for member in core.left_out] if core else [],
     )
+
+
+def core_warning(core: CoreReport) -> Warning:
+    """The pinned entries that do not fit the core's budget, by id: never left out silently."""
+    left = core.pinned_left_out
+    n = len(left)
+    ids = ", ".join(member.entry.id for member in left[:8]) + (f" and {n - 8} more" if n > 8 else "")
+    need = sum(member.chars for member in left)
+    return _warning(CORE_OVER_BUDGET,
+                    f"the pinned core is over its budget ({core.used}/{core.budget} characters used): "
+                    f"{n} pinned entr{'y' if n == 1 else 'ies'} ({need} characters) left out of every block: {ids}",
+                    "memtui core")
 
 
 def _injection_usage(storage: Storage, limits: Limits, log, records: list,

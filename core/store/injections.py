@@ -32,6 +32,10 @@ from _thread import allocate_lock  # the lock alone: `threading` is imported onc
 
 import orjson
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 __all__ = ["LOG_NAME", "InjectionLog", "Replay", "explain_line", "replay", "text_hash", "usage"]
 
 LOG_NAME = "injections.jsonl"
@@ -40,7 +44,7 @@ LOG_UNWRITTEN = "injection-log-unwritten"  # the last injection could not be log
 LOG_CORRUPT = "injection-log-corrupt"  # lines of the log were skipped
 ROTATED_NAME = LOG_NAME + ".1"
 DAY = 86400.0
-_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT  # opened with fileio.open_regular: no link, no FIFO
 FLUSH_AFTER = 1.0  # seconds an injection may wait in memory before it is written
 _FIRST_AT = b'{"at":'  # every line starts with its time, so a rotation check reads 32 bytes
 
@@ -131,9 +135,13 @@ def text_hash(text: str) -> str:
 
 
 def entry_lines(block: str) -> list[str]:
-    """The entry lines of a rendered block, in rank order (start, header, a blank line, the
-    entries, a blank line, end)."""
-    return block.split("\n")[3:-2] if block else []
+    """The entry lines of a rendered block, in order: the pinned core's, then the retrieved ones in
+    rank order (start, header, a blank line, the entries -- with the core, each section under its
+    label, a blank line between them -- a blank line, end). An entry's line is one line that
+    starts `- [`; a label or the header never does."""
+    if not block:
+        return []
+    return [line for line in block.split("\n")[2:-2] if line.startswith("- [")]
 
 
 def query_hash(query: str) -> str:
@@ -169,15 +177,18 @@ class InjectionLog:
 
     # ------------------------------------------------------------------ writing (the per-turn path)
 
-    def record(self, query: object, hits: list, block: str, lang: str = "zh", profile: str | None = None) -> None:
-        """Log one injection: `hits` are (record, score) in rank order, `block` what was returned.
+    def record(self, query: object, hits: list, block: str, lang: str = "zh", profile: str | None = None,
+               core: Sequence = ()) -> None:
+        """Log one injection: `hits` are (record, score) in rank order, `block` what was returned,
+        `core` the records of the pinned core the block carries (logged under `core`).
         Never raises. The line is formatted and written off the caller's path: kept in memory and
         written within a second (by the next call, a background flusher, `flush()`, a read, or
         at exit), so a warm `retrieve_block` pays for a tuple, not for a disk write."""
         if not self.enabled:
             return
         try:
-            item = (time.time(), query, lang, profile, [(r.id, score, r.text) for r, score in hits], block)
+            item = (time.time(), query, lang, profile, [(r.id, score, r.text) for r, score in hits], block,
+                    [(r.id, r.text) for r in core])
             with self._lock:
                 self._buffer.append(item)
                 first = self._buffer[0][0]
@@ -199,12 +210,17 @@ class InjectionLog:
             if exc.errno == 2 and not os.path.isdir(os.path.dirname(self.path)):
                 return  # no store directory yet: nothing was stored, so nothing is logged
             self.error = f"injection log {self.path} not written: {exc.strerror or exc}"
+            from .fileio import NotRegularFile
+
+            if isinstance(exc, NotRegularFile):
+                self.reported = True  # health says so on every command (special-file)
         except Exception as exc:
             self.error = f"injection log {self.path} not written: {type(exc).__name__}: {exc}"
         else:
             self.error = None
 
-    def _line(self, at: float, query: object, lang: str, profile: str, hits: list, block: str) -> bytes:
+    def _line(self, at: float, query: object, lang: str, profile: str, hits: list, block: str,
+              core: list = ()) -> bytes:
         from ..safety.threats import redact
 
         text = query if isinstance(query, str) else ""
@@ -221,6 +237,9 @@ class InjectionLog:
         else:
             out["qh"] = query_hash(text)
         lines = entry_lines(block)
+        if core:  # each entry of the pinned core as [id, characters of its line, hash of the text]
+            out["core"] = [[entry_id, len(line) + 1, text_hash(text)] for (entry_id, text), line in zip(core, lines)]
+            lines = lines[len(core):]
         # each hit as [id, rank, score, characters of its line, hash of the text injected]
         out["hits"] = [
             [entry_id, rank, round(score, 4), len(lines[rank - 1]) + 1, text_hash(text)]
@@ -229,14 +248,16 @@ class InjectionLog:
         return orjson.dumps(out) + b"\n"
 
     def _append(self, line: bytes) -> None:
-        fd = os.open(self.path, _OPEN_FLAGS, 0o600)
+        from .fileio import open_regular
+
+        fd = open_regular(self.path, _OPEN_FLAGS)
         try:
             st = os.fstat(fd)
             if st.st_size and self._due(fd, st):
                 os.close(fd)
                 fd = -1
                 self._rotate(st.st_ino)
-                fd = os.open(self.path, _OPEN_FLAGS, 0o600)
+                fd = open_regular(self.path, _OPEN_FLAGS)
             os.write(fd, line)  # one write on O_APPEND: never interleaved with another writer's line
         finally:
             if fd >= 0:
@@ -297,9 +318,11 @@ class InjectionLog:
     def _read_files(self) -> tuple[list[dict], list[str]]:
         lines: list[dict] = []
         skipped: list[str] = []
+        from .fileio import open_regular
+
         for path in (self.rotated, self.path):
             try:
-                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                fd = open_regular(path)
             except FileNotFoundError:
                 continue
             except OSError as exc:
@@ -349,6 +372,11 @@ def _normalise(line: object) -> dict:
             raise ValueError("a hit is not [id, rank, score, chars, text hash]")
         out.append(dict(zip(_HIT_FIELDS, hit)))
     line["hits"] = out
+    core = line.get("core", [])
+    if not (isinstance(core, list) and all(isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                                           and isinstance(item[1], int) for item in core)):
+        raise ValueError("core is not a list of [id, chars, text hash]")
+    line["core"] = [dict(zip(("id", "chars", "th"), item)) for item in core]
     if "qh" not in line:
         line["qh"] = query_hash(line.get("q", ""))
     line.setdefault("actor", "unknown")
@@ -360,7 +388,7 @@ def usage(lines: list[dict]) -> dict[str, tuple[int, float]]:
     """Per entry id: (how many logged injections included it, when it was last injected)."""
     out: dict[str, tuple[int, float]] = {}
     for line in lines:
-        for hit in line["hits"]:
+        for hit in (*line.get("core", ()), *line["hits"]):  # an entry of the pinned core was in the prompt too
             count, _last = out.get(hit["id"], (0, 0.0))
             out[hit["id"]] = (count + 1, line["at"])
     return out
@@ -420,6 +448,7 @@ def _look_in_audit(store, missing: set, found: dict) -> None:
 
 
 def _look_in_backups(store, missing: set, found: dict) -> None:
+    from .fileio import read_file
     from .records import Corrupt, parse_document
 
     storage = store.storage
@@ -427,7 +456,7 @@ def _look_in_backups(store, missing: set, found: dict) -> None:
         if not (missing - set(found)):
             return
         try:
-            doc = parse_document((storage.backups_dir / name).read_bytes())
+            doc = parse_document(read_file(storage.backups_dir / name))
         except (OSError, Corrupt):
             continue
         for record in doc.records:

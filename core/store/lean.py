@@ -45,7 +45,12 @@ class LazyRecords:
             record = self._made.get(position)
             if record is None:
                 spans = self._spans
-                record = canonical_record(orjson.loads(self._data[spans[2 * position] : spans[2 * position + 1]]))
+                try:
+                    record = canonical_record(orjson.loads(self._data[spans[2 * position] : spans[2 * position + 1]]))
+                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                    from ..errors import IndexDamaged
+
+                    raise IndexDamaged(f"the index's span of entry {position} is not that entry") from None
                 record.key = self._approval
                 scanned = self._found.verdicts[position]
                 if scanned is not None:
@@ -62,10 +67,11 @@ class LazyRecords:
 class LeanDocument:
     """Stands in for records.Document where only queries are answered (store.MemoryStore._top)."""
 
-    __slots__ = ("records", "derived", "key", "canonical", "data")
+    __slots__ = ("records", "derived", "key", "canonical", "data", "top")
 
     def __init__(self, data: bytes, key: str, found, approval_key: bytes | None) -> None:
         self.records = LazyRecords(data, found, approval_key)
+        self.top = {"limits": found.limits} if found.limits else {}  # what store_limits reads of the top level
         self.derived = found
         self.key = key
         self.canonical = True

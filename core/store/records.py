@@ -16,14 +16,15 @@ from ..lazy_re import lazy_pattern
 from ..safety.threats import scan_text, threat_flags
 
 __all__ = [
-    "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "normalize",
-    "parse_document",
+    "TS_MAX", "Corrupt", "Document", "Invalid", "Record", "approval_flag", "dumps", "legacy_id", "new_id", "normalize",
+    "parse_document", "read_ts", "ts_out_of_range",
 ]
 
 _ID = lazy_pattern(r"[0-9a-f]{12}\Z")
 _TEXT_FLAGS = ("blocked", "secret-redacted")  # flags a text earns, dropped when the text changes
 _TEXT_FLAG_PREFIXES = ("threat:", "approved:")
 _KNOWN = ("id", "kind", "text", "source", "ts", "flags")
+CORE_ORDER = "core_order"  # the top-level list of pinned ids in the core's order (docs/format.md#the-pinned-core)
 
 
 _PUNCT = "，。！？；：、,.!?;:()（）「」\"'“”【】…—-·*#`>~"
@@ -33,6 +34,25 @@ _DROP_PUNCT = str.maketrans("", "", _PUNCT)
 def normalize(text: str) -> str:
     """The dedupe key: lowercase, without whitespace or the punctuation people vary freely."""
     return "".join(text.lower().split()).translate(_DROP_PUNCT)
+
+
+# The times a date can show (datetime's range, so every client can print one), as Unix seconds:
+# from 1970 to the last second of the year 9999. A `ts` outside it -- 1e300, 10**29, a negative
+# number -- is valid JSON no date or 64-bit integer can hold: the entry reads as written at an
+# unknown time (0), health counts it (`ts-out-of-range`) and the file keeps it until a write.
+TS_MAX = 253402300799
+
+
+def read_ts(value: int | float) -> int:
+    """An entry's `ts` (a finite number) as the engine keeps it: its whole seconds, or 0 (unknown)
+    when it is outside the range a date can show."""
+    return int(value) if 0 <= value <= TS_MAX else 0
+
+
+def ts_out_of_range(raw: object) -> bool:
+    """Whether an entry as read holds a `ts` that is a number no date can show (read as 0)."""
+    ts = raw.get("ts") if isinstance(raw, dict) else None
+    return isinstance(ts, (int, float)) and not isinstance(ts, bool) and ts == ts and not 0 <= ts <= TS_MAX
 
 
 class Corrupt(Exception):
@@ -212,6 +232,25 @@ class Record:
             self.extra.pop("keywords", None)
 
     @property
+    def pin(self) -> bool | None:
+        """The optional `pinned` field: True, pinned into the core by hand; False, kept out of it by
+        hand; None (absent, or not a boolean: kept as it is until a pin or unpin), the core's policy
+        decides (docs/format.md#the-pinned-core)."""
+        value = self.extra.get("pinned")
+        return value if isinstance(value, bool) else None
+
+    @pin.setter
+    def pin(self, value: bool | None) -> None:
+        if value is None:
+            self.extra.pop("pinned", None)
+        else:
+            self.extra["pinned"] = value
+
+    @property
+    def pinned(self) -> bool:
+        return self.extra.get("pinned") is True
+
+    @property
     def effective_flags(self) -> list[str]:
         """Stored flags plus what the scan found on load."""
         flags = list(self.flags)
@@ -292,7 +331,7 @@ def _check(raw: object) -> tuple[dict | None, str]:
         "kind_raw": kind_raw,
         "text": text,
         "source": source,
-        "ts": int(ts),
+        "ts": read_ts(ts),
         "flags": flags,
         "extra": {k: v for k, v in raw.items() if k not in _KNOWN},
     }, ""
@@ -325,6 +364,22 @@ class Document:
 
     def ids(self) -> dict[str, Record]:
         return {item.id: item for item in self.items if isinstance(item, Record)}
+
+    @property
+    def core_order(self) -> list[str]:
+        """The order of the entries pinned by hand, as the optional top-level `core_order` list of
+        ids keeps it (what is not a list of strings reads as none, and is kept until a pin writes)."""
+        value = self.top.get(CORE_ORDER)
+        if not isinstance(value, list):
+            return []
+        return [item for item in value if isinstance(item, str)]
+
+    @core_order.setter
+    def core_order(self, ids: list[str]) -> None:
+        if ids:
+            self.top[CORE_ORDER] = list(ids)
+        else:
+            self.top.pop(CORE_ORDER, None)
 
     def use_key(self, key: bytes | None) -> Document:
         """Verify every entry's approval with the store's key; returns the document."""
@@ -451,7 +506,7 @@ def written_canonical(doc: Document, data: bytes) -> bool:
 def canonical_record(raw: dict) -> Record:
     """The record of an entry known to be canonical (see `_canonical_items`), without its checks.
     Raises KeyError, TypeError or ValueError if it is not even shaped like one."""
-    record = Record(raw["id"], _BY_VALUE[raw["kind"]], raw["text"], raw.get("source") or "", int(raw.get("ts", 0)),
+    record = Record(raw["id"], _BY_VALUE[raw["kind"]], raw["text"], raw.get("source") or "", read_ts(raw.get("ts", 0)),
                     raw.get("flags"), {k: v for k, v in raw.items() if k not in _KNOWN})
     record.raw = raw
     return record

@@ -1,13 +1,16 @@
 """Recovery: what replaces a corrupt memory.json, and the changes a dead writer did not log.
 
 A corrupt file is never written over: it is moved aside to `memory.json.broken-<stamp>` and the
-newest backup that parses takes its place, brought forward by the changes logged since when they
-rebuild, byte for byte, the file the last logged write left (the `file_sha` of its batch).
+state the audit chain vouches for takes its place: the newest backup that, brought forward by the
+changes logged since it, rebuilds byte for byte the file the last logged write left (the
+`file_sha` of its batch); failing that, the newest backup some logged write left exactly; only
+then the newest backup by number. docs/storage.md, "What recovery trusts, in what order, and why".
 """
 
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 from pathlib import Path
 
 from .audit_log import AUDIT_NAME, AuditLog, Event
@@ -16,7 +19,7 @@ from . import fileio
 from .fileio import read_file, atomic_write, digest, free_name, fsync_dir, utc_stamp
 from .records import Corrupt, Document, dumps, parse_document
 
-__all__ = ["BROKEN_PREFIX", "LATE_NOTE", "Recovery", "RecoveryReport", "diff_events"]
+__all__ = ["BROKEN_PREFIX", "Candidate", "LATE_NOTE", "Recovery", "RecoveryReport", "diff_events"]
 
 FILE_NAME = "memory.json"
 BROKEN_PREFIX = FILE_NAME + ".broken-"
@@ -24,15 +27,30 @@ LATE_NOTE = "logged late: the writer stopped between replacing memory.json and l
 
 
 class RecoveryReport:
-    """What happened when a corrupt file was found: where it went and what replaced it."""
+    """What happened when a corrupt file was found: where it went, what replaced it and why."""
 
-    __slots__ = ("quarantined", "error", "restored_from", "at")
+    __slots__ = ("quarantined", "error", "restored_from", "at", "why")
 
-    def __init__(self, quarantined: Path, error: str, restored_from: str | None, at: float) -> None:
+    def __init__(self, quarantined: Path, error: str, restored_from: str | None, at: float,
+                 why: str | None = None) -> None:
         self.quarantined = quarantined
         self.error = error
         self.restored_from = restored_from
         self.at = at
+        self.why = why  # why that backup (or the audit log) was chosen, in words
+
+
+class Candidate(namedtuple("Candidate", "name data doc replayed why")):
+    """What should replace a corrupt file: the backup `name` (or AUDIT_NAME: the log replayed from an
+    empty store), the resulting bytes and document, how many logged changes were replayed onto
+    the backup, and `why` this one, in words."""
+
+    __slots__ = ()
+    name: str
+    data: bytes
+    doc: Document
+    replayed: int
+    why: str
 
 
 class Recovery:
@@ -63,10 +81,9 @@ class Recovery:
             os.unlink(self.path)
             fsync_dir(self.dir)
             return Document(), None, events, RecoveryReport(broken, error, None, at)
-        restored_from, restored, doc, replayed = candidate
-        atomic_write(self.path, restored)
-        events.append(self._restore_event(restored_from, replayed, broken.name, "after quarantining"))
-        return doc, restored, events, RecoveryReport(broken, error, restored_from, at)
+        atomic_write(self.path, candidate.data)
+        events.append(self._restore_event(candidate, broken.name, "after quarantining"))
+        return candidate.doc, candidate.data, events, RecoveryReport(broken, error, candidate.name, at, candidate.why)
 
     def missing(self) -> tuple[Document, bytes, list[Event], RecoveryReport] | None:
         """memory.json is missing next to a quarantined file: a recovery was interrupted (or the file
@@ -75,11 +92,11 @@ class Recovery:
         candidate = self.candidate() if broken else None
         if candidate is None:
             return None
-        restored_from, restored, doc, replayed = candidate
-        atomic_write(self.path, restored)
-        event = self._restore_event(restored_from, replayed, broken[-1], "memory.json was missing next to")
+        atomic_write(self.path, candidate.data)
+        event = self._restore_event(candidate, broken[-1], "memory.json was missing next to")
         error = "memory.json was missing"
-        return doc, restored, [event], RecoveryReport(self.dir / broken[-1], error, restored_from, fileio.now())
+        report = RecoveryReport(self.dir / broken[-1], error, candidate.name, fileio.now(), candidate.why)
+        return candidate.doc, candidate.data, [event], report
 
     def quarantined_names(self) -> list[str]:
         """The corrupt files kept aside in the store directory, oldest first."""
@@ -100,34 +117,62 @@ class Recovery:
         return None
 
     @staticmethod
-    def _restore_event(restored_from: str, replayed: int, broken: str, why: str) -> Event:
+    def _restore_event(candidate: Candidate, broken: str, why: str) -> Event:
+        restored_from, replayed = candidate.name, candidate.replayed
         note = f"recovered from {restored_from}"
         if restored_from == AUDIT_NAME:
             note = f"rebuilt from {AUDIT_NAME} ({replayed} change{'s' if replayed != 1 else ''} replayed)"
         elif replayed:
             note += f" and {replayed} change{'s' if replayed != 1 else ''} logged since"
-        return {"op": "restore", "id": None, "before": None, "after": None, "note": f"{note} {why} {broken}",
-                "backup": restored_from, "replayed": replayed, "quarantined": broken}
+        return {"op": "restore", "id": None, "before": None, "after": None,
+                "note": f"{note} {why} {broken}: {candidate.why}",
+                "backup": restored_from, "replayed": replayed, "quarantined": broken, "why": candidate.why}
 
-    def candidate(self) -> tuple[str, bytes, Document, int] | None:
-        """What should replace a corrupt file: (backup name, bytes, document, changes replayed).
-        The newest backup that parses, brought forward by the audit events logged after it when
-        they rebuild, byte for byte, the file the last logged write left (its `file_sha`)."""
+    def candidate(self) -> Candidate | None:
+        """What should replace a corrupt file, in this order of trust (docs/storage.md, "What
+        recovery trusts, in what order, and why"):
+
+        1. the newest backup that is, or brought forward by the changes logged since it rebuilds,
+           byte for byte, the file the last logged write left (its batch's `file_sha`);
+        2. the whole audit log replayed from an empty store, if that rebuilds it;
+        3. the newest backup that some logged write left exactly (its hash is a `file_sha`);
+        4. the newest backup that parses, by sequence number, when the log vouches for none.
+
+        A backup's number says only in which order it was written, and a file dropped into
+        backups/ can carry any number: the audit chain says which states memtui wrote."""
+        parsed: list[tuple[str, bytes, Document]] = []  # the backups that parse, newest first
         for name in self.backups.names():
             try:
                 data = self.backups.read(name)
-                doc = parse_document(data)
+                parsed.append((name, data, parse_document(data)))
             except (OSError, Corrupt):
                 continue
-            replayed = self._replay_logged(name, data)
-            if replayed is not None:
-                return (name, *replayed)
-            return name, data, doc, 0
-        # No backup at all (the file was corrupted before its second write, or every backup is
-        # damaged): the whole audit log, replayed from an empty store, may still rebuild it exactly.
-        replayed = self._replay_logged(None, Document().to_bytes())
-        if replayed is not None and replayed[2]:
-            return (AUDIT_NAME, *replayed)
+        logged = self.audit.last_logged_state()
+        if logged is not None:
+            for at, (name, data, doc) in enumerate(parsed):
+                if digest(data) == logged[0]:
+                    return Candidate(name, data, doc, 0, "it is exactly the file the audit log's last write left"
+                                     + _passed_over(parsed[:at]))
+                replayed = self._replay_logged(name, data)
+                if replayed is not None:
+                    n = replayed[2]
+                    why = (f"with the {n} change{'s' if n != 1 else ''} logged since it, it rebuilds exactly the "
+                           f"file the audit log's last write left")
+                    return Candidate(name, *replayed, why + _passed_over(parsed[:at]))
+            replayed = self._replay_logged(None, Document().to_bytes())
+            if replayed is not None and replayed[2]:
+                why = "no backup leads to the file the audit log's last write left; the whole log, replayed, rebuilds it"
+                return Candidate(AUDIT_NAME, *replayed, why + _passed_over(parsed))
+        written = self.audit.logged_states()
+        for at, (name, data, doc) in enumerate(parsed):
+            if digest(data) in written:
+                lost = ("the audit log does not reach its last state from any backup" if logged is not None
+                        else "the end of the audit log names no last state")
+                why = f"the newest backup the audit log vouches for (a logged write left exactly it); {lost}"
+                return Candidate(name, data, doc, 0, why + _passed_over(parsed[:at]))
+        if parsed:
+            name, data, doc = parsed[0]
+            return Candidate(name, data, doc, 0, "the newest backup by number: the audit log vouches for none")
         return None
 
     def _replay_logged(self, name: str | None, data: bytes) -> tuple[bytes, Document, int] | None:
@@ -159,7 +204,7 @@ class Recovery:
         rebuilt = doc.to_bytes()
         if digest(rebuilt) != logged[0]:
             return None
-        changed = sum(1 for e in events if e.get("id"))
+        changed = sum(1 for e in events if e.get("id") or e.get("op") == "limits")
         return rebuilt, parse_document(rebuilt), changed
 
     def _logged_since(self, name: str | None, data: bytes) -> list[dict]:
@@ -182,6 +227,12 @@ class Recovery:
         op, entry_id, after = event.get("op"), event.get("id"), event.get("after")
         if op == "restore":
             return parse_document(read_file(self.backups.path(event["backup"])))
+        if op == "limits":  # the store's own limits (store_limits.py): the object as it became
+            if isinstance(after, dict) and after:
+                doc.top["limits"] = after
+            else:
+                doc.top.pop("limits", None)
+            return doc
         if entry_id is None:
             raise ValueError(f"cannot replay {op!r} without an id")
         position = next((i for i, item in enumerate(doc.items) if getattr(item, "id", None) == entry_id), None)
@@ -194,6 +245,9 @@ class Recovery:
             doc.items.append(record)
         else:
             doc.items[position] = record
+        order = event.get("core_after")  # a pin or unpin wrote the core's order too
+        if isinstance(order, list):
+            doc.core_order = order
         return doc
 
     def unlogged_change(self, current: bytes, doc: Document) -> list[Event]:
@@ -226,6 +280,17 @@ class Recovery:
         for older, newer in zip(states, states[1:]):
             events += diff_events(older, newer)
         return events
+
+
+def _passed_over(newer: list[tuple[str, bytes, Document]]) -> str:
+    """The newer backups a choice passed over, said after it."""
+    if not newer:
+        return ""
+    names = [name for name, _data, _doc in newer]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    many = len(names) != 1
+    return (f"; passed over {len(names)} newer backup{'s' if many else ''} that {'do' if many else 'does'} not "
+            f"lead to it: {shown}")
 
 
 def diff_events(before_doc: Document, after_doc: Document) -> list[Event]:

@@ -62,7 +62,11 @@ Mutation = Callable[[Document], Change]
 class Storage:
     def __init__(self, directory: Path, limits: Limits = DEFAULT_LIMITS, actor: str = "api") -> None:
         self.dir = directory
+        self.base_limits = limits  # the caller's; `limits` adds those the store carries (store_limits.py)
         self.limits = limits
+        self.carried: dict = {}  # the valid limits memory.json carries, as last read
+        self.carried_errors: list[str] = []  # what it carries that is not a valid limit
+        self._adopted: object = None  # the document `limits` was last worked out from
         self.actor = actor  # recorded when a read has to quarantine a corrupt file
         self.folder = StoreFolder(directory)
         self.path = self.folder.path
@@ -78,6 +82,8 @@ class Storage:
         self.read_error: str | None = None  # set when the last read could not show the file as it is
         self.audit_error: str | None = None  # set when this process saved a change it could not log
         self.not_a_store: str | None = None  # set when a read found a folder that is not a memtui store
+        self.index_trusted = True  # False once a saved derived index was found not to add up (`drop_index`)
+        self.freed: list[tuple[str, int]] = []  # what writes of this process freed on a full disk (space.py)
 
     @property
     def backups_dir(self) -> Path:
@@ -111,7 +117,29 @@ class Storage:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
+    def set_base_limits(self, limits: Limits) -> None:
+        """Replace the caller's limits (MemoryStore.limits = ...); the store's own still apply."""
+        self.base_limits = self.limits = self.backups.limits = self.audit.limits = limits
+        self.carried, self.carried_errors, self._adopted = {}, [], None
+        last = self._cache or self._lean
+        self._adopt_limits(last[1] if last is not None else Document())
+
+    def _adopt_limits(self, doc) -> None:
+        top = getattr(doc, "top", None)
+        if not self.carried and not self.carried_errors and not (isinstance(top, dict) and "limits" in top):
+            self._adopted = doc  # the common case: no limits carried, before or now (store_limits stays unloaded)
+            return
+        from .store_limits import adopt
+
+        adopt(self, doc)
+
     def load(self, lean: bool = False) -> Document:
+        """The current document (and the limits it carries adopted: `limits`); see `_load`."""
+        doc = self._load(lean)
+        self._adopt_limits(doc)
+        return doc
+
+    def _load(self, lean: bool = False) -> Document:
         """The current document, cached while the file is unchanged. Never raises and never waits
         for the lock. A corrupt file is quarantined and recovered at once when the lock is free;
         otherwise the newest valid backup is shown (not written) and `read_error` says why.
@@ -144,8 +172,8 @@ class Storage:
         except OSError as exc:
             self.read_error = f"cannot read {self.path}: {exc.strerror or exc}"
             return Document()
-        known = None
-        if lean:
+        known = None if self.index_trusted else (derived.content_key(data), None)
+        if lean and self.index_trusted:
             found, known = derived.lean(self, data, self.approval_key())
             if found is not None:
                 self.read_error = self.not_a_store = None
@@ -165,6 +193,13 @@ class Storage:
         self._lean = None  # a parsed document answers queries too: the lean one's bytes are not kept twice
         return doc
 
+    def drop_index(self) -> None:
+        """The saved derived index did not add up (errors.IndexDamaged): forget every document read
+        with it, and from now on derive the index from memory.json itself, saving it for the next
+        process (which then finds one that does). The bad file is replaced, never trusted again."""
+        self.index_trusted = False
+        self._cache = self._lean = None
+
     def _load_corrupt(self, error: str) -> Document:
         try:
             doc = self.transact(lambda doc: Change([]), self.actor, timeout=0).doc
@@ -175,9 +210,9 @@ class Storage:
             return doc
         candidate = self._recovery.candidate()
         if candidate is not None:
-            name, _data, doc, _replayed = candidate
-            self.read_error = f"{self.path} is corrupt ({error}) and not yet recovered ({why}); showing backup {name}"
-            return doc
+            self.read_error = (f"{self.path} is corrupt ({error}) and not yet recovered ({why}); showing "
+                               f"{'backup ' if candidate.name != AUDIT_NAME else ''}{candidate.name}: {candidate.why}")
+            return candidate.doc
         self.read_error = f"{self.path} is corrupt ({error}) and not yet recovered ({why}); no backup to show"
         return Document()
 
@@ -229,6 +264,7 @@ class Storage:
     def _transact_locked(self, mutate: Mutation, actor: str) -> Committed:
         remove_stale_temps(self.dir, self.backups.dir)
         current, doc, prelude = self._read_locked()
+        self._adopt_limits(doc)  # the mutation sees the limits of the file as it is now
         pending = prelude  # events of what happened that are not logged yet
         backup = None
         before = set(doc.ids())
@@ -243,15 +279,20 @@ class Storage:
                 changes = imports + changes
                 data = doc.to_bytes()
                 kept = _redacted_bytes(current) if current is not None and redacted else current
-                backup = self.backups.write(kept, _removes(before, doc)) if kept is not None else None
+                from .space import SLACK, with_room  # a full disk frees old backups and tries again
+
+                need = len(data) + len(kept or b"") + SLACK
+                if kept is not None:
+                    removal = _removes(before, doc)
+                    backup = with_room(self, lambda: self.backups.write(kept, removal), need, None, doc)
                 batch = self.audit.batch(prelude + changes, actor, data)  # stamped after the backup
                 fd, prefix = self.audit.open()
                 try:
-                    atomic_write(self.path, data, sync_dir=False)
+                    with_room(self, lambda: atomic_write(self.path, data, sync_dir=False), need, backup, doc)
                     pending = []
                     # straight after the replace: a writer killed in between leaves the change without
                     # its events, and the next write logs them late (see Recovery.unlogged_change)
-                    self._log_saved_change(fd, prefix, batch)
+                    self._log_saved_change(fd, prefix, batch, backup, doc)
                 finally:
                     os.close(fd)
                 fsync_dir(self.dir)
@@ -271,6 +312,8 @@ class Storage:
                     pass
             raise
         self.audit.append(pending, actor, current)
+        self._adopted = None
+        self._adopt_limits(doc)  # the change may have been to the limits themselves
         self._cache = (self.state(), doc.use_key(self.approval_key()))
         self._lean = None
         return Committed(doc, prelude + changes, change.result, backup)
@@ -282,9 +325,17 @@ class Storage:
         logged = self.audit.last_logged_state()
         return logged is None or digest(current) != logged[0]
 
-    def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes) -> None:
+    def _log_saved_change(self, fd: int, prefix: bytes, batch: bytes, keep: str | None = None,
+                          doc: Document | None = None) -> None:
         try:
-            self.audit.write(fd, prefix, batch)
+            try:
+                self.audit.write(fd, prefix, batch)
+            except OSError as exc:
+                from .space import is_full, retry_audit
+
+                if not is_full(exc) or doc is None:
+                    raise
+                retry_audit(self, batch, keep, doc)
         except OSError as exc:
             # The change is saved; only its events are not. Reporting "not saved" would be false
             # and invite a retry, so the next write logs them late, as after a crash.

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 
-from ..errors import ConflictError, EntryNotFound, InvalidInput
+from ..errors import ConflictError, EntryNotFound, EvictionRefused, InvalidInput
 from ..ranking.keywords import clean_keywords, merge_keywords
 from ..kinds import Kind
-from .records import Document, Record, new_id, normalize
+from .records import Document, Record, new_id, normalize, read_ts
+from .entries import _entry, _stamp
+from .pinning import Pinning
 from .storage import Change
 from ..safety.redaction import Redacted, redact_entry, redact_values
-from ..safety.threats import intent_findings, scan_text, strip_controls, threat_flags
+from ..safety.threats import intent_findings, scan_text, strip_controls, strip_invisible, threat_flags
 
 if TYPE_CHECKING:
     from typing import Any
@@ -29,8 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["Writing"]
 
 
-class Writing:
-    """The write half of MemoryStore's API (see store.py for the read half)."""
+class Writing(Pinning):
+    """The write half of MemoryStore's API (see store.py for the read half); pins: pinning.py."""
 
     if TYPE_CHECKING:
         limits: Limits
@@ -71,6 +73,8 @@ class Writing:
         keywords hold part of a secret: `fragments`)."""
         text = text.lstrip("\ufeff").strip()  # a byte-order mark pasted in front is noise, not a threat
         text = strip_controls(text)  # NUL, ESC, backspace...: never stored, so never printed raw
+        if not strip_invisible(text).strip():  # zero-width spaces, tag characters...: nothing a person sees
+            text = ""
         redacted = redact_entry(text, strip_controls(source) if source else "", keywords)
         text = redacted.text
         cut_from = len(text) if len(text) > self.limits.max_text else None
@@ -91,7 +95,7 @@ class Writing:
             raise InvalidInput("text is empty")
         text, source, redacted, cut_from = self._clean_entry(text, source, keywords)
         if not text:
-            raise InvalidInput("text is empty once control characters are removed")
+            raise InvalidInput("text is empty once control and invisible characters are removed")
         _require_unicode(text, "text")
         refuse_fragments(redacted.fragments, keywords)
         flags = ["secret-redacted"] if redacted.changed else []
@@ -116,8 +120,11 @@ class Writing:
         return self._storage.transact(mutate, self.actor).result
 
     def remember(
-        self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None
+        self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None,
+        max_evict: int | None = None,
     ) -> RememberResult:
+        """Store one entry (docs/format.md#writing-an-entry). `max_evict`: the most entries this write
+        may evict; past it EvictionRefused is raised and nothing is written (None: no bound)."""
         from ..model import RememberResult
 
         parsed_kind = Kind.require(kind)
@@ -148,6 +155,10 @@ class Writing:
                 return Change([event], (False, match, []))
             record = Record(new_id(doc.ids()), parsed_kind, clean, source, now, flags)
             record.keywords = new_keywords
+            held = len(records)
+            over = held + 1 - self.limits.max_entries
+            if max_evict is not None and over > max_evict:
+                raise EvictionRefused(over, self.limits.max_entries, held)
             doc.items.append(record)
             events = [{"op": "add", "id": record.id, "before": None, "after": record.view()}]
             evicted = self._evict(doc)
@@ -174,7 +185,7 @@ class Writing:
             if expected is not None:
                 raise ConflictError(entry_id, None, expected)
             raise EntryNotFound(entry_id)
-        if expected is not None and _as_view(expected) != record.view():
+        if expected is not None and _as_view(expected) != _pin_as_entry(record.view()):
             raise ConflictError(entry_id, _entry(record), expected)
         return record
 
@@ -297,6 +308,8 @@ class Writing:
             return self.delete(entry_id, expected=after)  # undoing an add is a delete, if nothing changed since
         if not isinstance(entry_id, str) or not isinstance(before, dict):
             raise InvalidInput(f"a {op or 'this'} event cannot be undone: it has no entry before it")
+        if op in ("pin", "unpin") and isinstance(after, dict):
+            return self._undo_pin(data, entry_id, before, after)
         old_kind = Kind.require(before.get("kind"))
         old_text, old_flags, _cut = self._prepare_text(before.get("text"))
         note = f"undo: {op} of {_stamp(data.get('at'))} by {data.get('actor') or '?'}"
@@ -306,8 +319,11 @@ class Writing:
             if after is None:  # a delete or an evict: bring the entry back
                 if current is not None:
                     raise ConflictError(entry_id, _entry(current), None)
-                record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""),
-                                int(before.get("ts") or 0), list(old_flags))
+                ts = before.get("ts")
+                ts = read_ts(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) and ts == ts else 0
+                record = Record(entry_id, old_kind, old_text, str(before.get("source") or ""), ts, list(old_flags))
+                if isinstance(before.get("pinned"), bool):  # back in the core, at its place in the order if named
+                    record.pin = before["pinned"]
                 record.judge()
                 doc.items.append(record)
                 events = [{"op": "add", "id": entry_id, "before": None, "after": record.view(), "note": note}]
@@ -390,28 +406,12 @@ def _as_view(expected: Any) -> dict:
     for optional in ("flags", "keywords"):
         if not data.get(optional):
             data.pop(optional, None)
-    return {key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()}
+    return _pin_as_entry({key: (value.value if isinstance(value, Kind) else value) for key, value in data.items()})
 
 
-def _entry(record: Record) -> Entry:
-    from ..model import Entry
-
-    return Entry.model_construct(
-        id=record.id,
-        kind=record.kind,
-        text=record.text,
-        source=record.source,
-        ts=record.ts,
-        flags=record.effective_flags,
-        keywords=record.keywords,
-        **{key: value for key, value in record.extra.items() if key != "keywords"},
-    )
-
-
-def _stamp(at: object) -> str:
-    """An event's time as UTC, to name it in a note."""
-    import datetime as _dt
-
-    if not isinstance(at, (int, float)):
-        return "an unknown time"
-    return _dt.datetime.fromtimestamp(at, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _pin_as_entry(view: dict) -> dict:
+    """A view with `pinned` as the Entry model has it: present only when pinned (kept out by hand
+    and not pinned both read as not pinned)."""
+    if view.get("pinned") is not True:
+        view.pop("pinned", None)
+    return view

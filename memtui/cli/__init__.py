@@ -34,12 +34,13 @@ if TYPE_CHECKING:
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from memtui.cli import (completion, curate, doctor, entries, history, inject, probe, schema, search, serve,
-                            transfer)
+    from memtui.cli import (completion, curate, doctor, entries, history, hosts, inject, limits, pins, probe,
+                            schema, search, serve, transfer)
     from memtui.cli.common import Commands
 
     # The command modules, in the order `memtui --help` lists their commands.
-    groups = (entries, search, inject, curate, history, doctor, serve, probe, schema, completion, transfer)
+    groups = (entries, search, inject, curate, pins, history, doctor, limits, serve, hosts, probe, schema, completion,
+              transfer)
 
     # --dir and --lock-timeout work before or after the command; SUPPRESS keeps a value given
     # before the command when the command's own parser does not see one.
@@ -79,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     at = _command_at(argv)
     args = None
+    if at is not None and argv[at] == "hook" and "--demo" not in argv[:at]:
+        from memtui.cli.hosts import run_hook  # per prompt, and never in the way of one
+
+        del argv[at]
+        return run_hook(argv)
     if at is not None and argv[at] == "inject" and "--demo" not in argv[:at]:
         # A turn's process lives a fraction of a second and makes no garbage in cycles: the
         # collector's passes over every object imported and read are pure cost (about 3 ms).

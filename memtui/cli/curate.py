@@ -52,9 +52,14 @@ def cmd_edit(args: argparse.Namespace) -> int:
     entry_id = text_arg(args.id, "ID")
     before = store.get(entry_id)
     check = store.check_text(text, exclude_id=entry_id) if text is not None else None
+    in_core = _in_core(store, entry_id) if text is not None else False
     entry = store.update(entry_id, text=text, keywords=keywords)
     if check is not None and check.cut and entry.text != before.text:
         warn_cut(store, check.original_length)
+    if in_core and entry.text != before.text:  # a longer text may no longer fit: never left out silently
+        from memtui.cli.pins import warn_core_left_out
+
+        warn_core_left_out(store, args, [entry.id])
     if args.json:
         return emit_json(dump(entry))
     from memtui.render import Style, clean, truncate
@@ -74,6 +79,11 @@ def cmd_edit(args: argparse.Namespace) -> int:
         echo(style.red(f"  blocked by the threat scan: never injected until approved "
                        f"(`{command_prefix(args)} approve {entry.id}`)"))
     return 0
+
+
+def _in_core(store, entry_id: str) -> bool:
+    """Whether the entry is in the pinned core now (it may not fit after an edit)."""
+    return store.limits.core_budget > 0 and any(m.entry.id == entry_id for m in store.core().entries)
 
 
 def _keyword_list(value: str) -> list[str]:

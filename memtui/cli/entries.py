@@ -9,8 +9,8 @@ eviction); what happened to it is said in one line each.
 
 from __future__ import annotations
 
-from memtui.cli.common import (command_prefix, dump, echo, emit_json, input_text, kind_cell, open_store,
-                               text_arg, text_cell, warn_cut)
+from memtui.cli.common import (EVICT_WITHOUT_ASKING, CliError, command_prefix, confirm, dump, echo, emit_json,
+                               emit_models, input_text, kind_cell, open_store, text_arg, text_cell, warn_cut)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,6 +31,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--keyword", action="append", default=None, metavar="K", dest="keywords",
                    help="a retrieval keyword (repeatable): a synonym or the other language's word; never shown "
                         "in the block")
+    p.add_argument("--yes", action="store_true",
+                   help=f"allow the add to evict more than {EVICT_WITHOUT_ASKING} entries (otherwise it asks on a "
+                        f"terminal, and is refused without one)")
     p.set_defaults(handler=cmd_add)
 
 
@@ -43,7 +46,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         kind = Kind.require(text_arg(args.kind, "KIND"))
         entries = [entry for entry in entries if entry.kind is kind]
     if args.json:
-        return emit_json([dump(entry) for entry in entries])
+        from memtui_core.model import Entry
+
+        return emit_models(entries, Entry)
     from memtui.render import Style, age, clean, table, terminal_width
 
     style = Style()
@@ -62,6 +67,24 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _remember(args: argparse.Namespace, store, kind, text: str, source: str, keywords):
+    """`store.remember`, asking first when it would evict more than a handful of entries."""
+    from memtui_core.errors import EvictionRefused
+
+    bound = None if args.yes else EVICT_WITHOUT_ASKING
+    try:
+        return store.remember(kind, text, source=source, keywords=keywords, max_evict=bound)
+    except EvictionRefused as refused:
+        raise_limit = f"`{command_prefix(args)} limits set max_entries={refused.held + 1}`"
+        asked = confirm(f"this add would evict {refused.count} entries to stay within max_entries {refused.cap} "
+                        f"(the store holds {refused.held}; each is kept in a removal backup). Evict them?")
+        if asked is None:
+            raise CliError(f"{refused}: pass --yes to allow it, or raise the limit with {raise_limit}") from None
+        if not asked:
+            raise CliError(f"nothing was written; to keep every entry, raise the limit with {raise_limit}") from None
+    return store.remember(kind, text, source=source, keywords=keywords)
+
+
 def cmd_add(args: argparse.Namespace) -> int:
     from memtui_core.kinds import Kind
 
@@ -70,7 +93,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     source = text_arg(args.source, "--source", strict=True)
     keywords = [text_arg(k, "--keyword", strict=True) for k in args.keywords] if args.keywords is not None else None
     store = open_store(args)
-    result = store.remember(kind, text, source=source, keywords=keywords)
+    result = _remember(args, store, kind, text, source, keywords)
     if result.truncated:
         warn_cut(store, result.original_length)
     if args.json:

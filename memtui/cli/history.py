@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
     from memtui.cli.common import Commands
 
-AUDIT_OPS = ("add", "refresh", "edit", "reclassify", "delete", "evict", "approve", "restore", "quarantine", "import")
+AUDIT_OPS = ("add", "refresh", "edit", "reclassify", "delete", "evict", "approve", "restore", "quarantine", "import",
+             "limits", "pin", "unpin")
 
 
 def register(commands: Commands) -> None:

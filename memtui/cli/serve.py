@@ -20,7 +20,7 @@ def register(commands: Commands) -> None:
     p.add_argument("--destructive", action="store_true",
                    help="also serve memory_update and memory_forget (recorded with actor mcp)")
     add_lang_option(p, "language of the answers and the block: zh, en, or auto by each call's text "
-                       "(default: $MEMTUI_LANG, else zh)")
+                       "(default: $MEMTUI_LANG, else auto)")
     p.set_defaults(handler=cmd_mcp)
 
 

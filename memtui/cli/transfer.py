@@ -31,15 +31,17 @@ def register(commands: Commands) -> None:
     p.add_argument("--replay", type=positive_int, metavar="N", help="injection N replayed against today's store")
     p.set_defaults(handler=cmd_injections)
 
-    p = commands.add("export", "write the entries as json, jsonl, hermes (MEMORY.md/USER.md) or markdown")
+    p = commands.add("export", "write the entries as json, jsonl, markdown, or hermes (a folder: MEMORY.md, USER.md)")
     p.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="json")
     p.add_argument("--kind", metavar="KIND", help="only this kind")
-    p.add_argument("-o", "--output", metavar="FILE", help="write FILE (atomically, 0600); default stdout")
+    p.add_argument("-o", "--output", metavar="FILE", help="write FILE (atomically, 0600); default stdout. hermes: "
+                   "a FOLDER, created if missing, for USER.md (preferences) and MEMORY.md (the rest)")
     p.set_defaults(handler=cmd_export)
 
-    p = commands.add("import", "add entries from a file through the normal write rules, in one transaction",
-                     json=True)
-    p.add_argument("file", metavar="FILE")
+    p = commands.add("import", "add entries from a file (or a Hermes folder) through the normal write rules, "
+                     "in one transaction", json=True)
+    p.add_argument("file", metavar="FILE", help="a json or jsonl file, a Hermes MEMORY.md or USER.md, or a folder "
+                   "holding them")
     p.add_argument("--format", dest="fmt", choices=IMPORT_FORMATS, default=None,
                    help="default: detected from the content")
     p.add_argument("--kind", metavar="KIND", help="give every entry this kind")
@@ -95,7 +97,7 @@ def cmd_injections(args: argparse.Namespace) -> int:
         return 0
     if args.entry_id:
         wanted = text_arg(args.entry_id, "ID")
-        lines = [line for line in lines if any(hit["id"] == wanted for hit in line["hits"])]
+        lines = [line for line in lines if any(hit["id"] == wanted for hit in (*line["core"], *line["hits"]))]
     if args.last is not None:
         lines = lines[-args.last:]
     if args.json:
@@ -108,10 +110,11 @@ def cmd_injections(args: argparse.Namespace) -> int:
     if not lines:
         echo(style.dim(f"no injections logged{' match' if args.entry_id or since else ''} in {log.path}"))
         return 0
-    rows = [[str(line["n"]), local_time(line["at"]), clean(line["actor"]), str(len(line["hits"])),
-             " ".join(hit["id"] for hit in line["hits"]) or "-", clean(_query_cell(line))] for line in lines]
-    echo(*table(["N", "TIME", "ACTOR", "HITS", "IDS", "QUERY"], rows, width=terminal_width(), style=style,
-                styles=[style.bold, style.dim, None, None, style.dim, None]))
+    rows = [[str(line["n"]), local_time(line["at"]), clean(line["actor"]), str(len(line["core"])),
+             str(len(line["hits"])), " ".join(hit["id"] for hit in line["hits"]) or "-", clean(_query_cell(line))]
+            for line in lines]
+    echo(*table(["N", "TIME", "ACTOR", "CORE", "HITS", "IDS", "QUERY"], rows, width=terminal_width(), style=style,
+                styles=[style.bold, style.dim, None, style.dim, None, style.dim, None]))
     return 0
 
 
@@ -129,7 +132,8 @@ def _shaped(model: str, data: dict) -> dict:
 
 
 def _public(line: dict) -> dict:
-    return {key: line[key] for key in ("n", "at", "actor", "profile", "lang", "q", "qh", "cut", "hits") if key in line}
+    return {key: line[key] for key in ("n", "at", "actor", "profile", "lang", "q", "qh", "cut", "hits", "core")
+            if key in line}
 
 
 def _print_line_head(line: dict) -> None:
@@ -175,11 +179,17 @@ def _print_replay(result) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from memtui_core.agents.transfer import export_bytes, write_export
+    from memtui_core.agents.transfer import export_bytes, write_export, write_hermes
 
     store = open_store(args)
     kind = text_arg(args.kind, "KIND") if args.kind else None
     target = text_arg(args.output, "FILE") if args.output and args.output != "-" else None
+    if args.fmt == "hermes":  # two files, MEMORY.md and USER.md: a folder, and what went where
+        if target is None:
+            raise CliError("the hermes format writes a folder holding MEMORY.md and USER.md: give -o FOLDER")
+        for line in write_hermes(store, target, kind).lines():
+            print(line, file=sys.stderr)
+        return 0
     data = export_bytes(store, args.fmt, kind, file_name=target or "")
     if target is None:
         sys.stdout.buffer.write(data)

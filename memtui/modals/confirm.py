@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -48,3 +48,22 @@ class ConfirmModal(ModalScreen[bool]):
     @on(Button.Pressed, "#no")
     def _no(self) -> None:
         self.dismiss(False)
+
+
+async def quit_or_ask(app: App) -> None:
+    """Quit at once, unless a screen on the stack (the editor) says closing would lose something
+    (`unsaved()`); then ask first, naming what."""
+    unsaved = [what for screen in app.screen_stack
+               if callable(check := getattr(screen, "unsaved", None)) and (what := check())]
+    if not unsaved:
+        app.exit()
+        return
+    if isinstance(app.screen, ConfirmModal):
+        return  # already asking
+
+    def answered(quit: bool | None) -> None:
+        if quit:
+            app.exit()
+
+    body = f"Quitting now loses {', '.join(unsaved)}. Nothing has been saved."
+    app.push_screen(ConfirmModal("Quit without saving?", body, yes="Quit", danger=True), answered)

@@ -24,7 +24,8 @@ from memtui_core.kinds import Kind
 from memtui_core.model import Entry
 
 from ..node import AppNode
-from ..widgets.fmt import kind_badge
+from ..typeahead import forward
+from ..widgets.fmt import kind_badge, kind_label, user_language
 from ..widgets.palette import P
 from .confirm import ConfirmModal
 from .edit_checks import EditChecks, EditDraft, MemoryText
@@ -43,6 +44,8 @@ class EditResult:
 class KindChoice(RadioSet):
     """The four kinds. Typing here starts the text instead of being lost: the first letter moves
     to the text box and every key already on its way follows it there (spaces included)."""
+
+    TAKES_TYPING = True  # keys typed ahead of the editor's opening come here (MemtuiApp._on_key)
 
     def __init__(self, *buttons: RadioButton, **kwargs) -> None:
         super().__init__(*buttons, **kwargs)
@@ -76,6 +79,8 @@ class KindChoice(RadioSet):
 
 class EditModal(AppNode, ModalScreen[EditResult | None]):
     """`ctrl+s` saves, `escape` cancels; `tab` moves between the kind (arrows, enter) and the text."""
+
+    TAKES_TYPING = True  # until its form has the focus, keys typed ahead come to the screen itself
     text_area = getters.query_one("#edit-text", TextArea)
     kind_choice = getters.query_one("#edit-kind", RadioSet)
     keywords_input = getters.query_one("#edit-keywords", Input)
@@ -102,10 +107,12 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
         with Vertical(classes="dialog", id="edit-dialog"):
             yield Static(title, classes="dialog-title", markup=False)
             with KindChoice(id="edit-kind"):
-                english = self.app.size.width >= 100  # four labels of "偏好 preference" need the room
+                # four labels of "偏好 preference" need the room; narrower, each in the person's language
+                both = self.app.size.width >= 100
+                lang = user_language(getattr(self.app.store, "lang", None))
                 for kind in Kind:
-                    yield RadioButton(kind_badge(kind, english=english), value=kind is self.initial_kind,
-                                      id=f"kind-{kind.value}")
+                    yield RadioButton(kind_badge(kind) if both else kind_label(kind, lang),
+                                      value=kind is self.initial_kind, id=f"kind-{kind.value}")
             yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
             yield Input(keywords, id="edit-keywords",
                         placeholder="keywords: other words it should be found by, comma-separated")
@@ -120,10 +127,26 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
         area.move_cursor(area.document.end)
         kinds = self.kind_choice
         kinds._selected = list(Kind).index(self.initial_kind)  # highlight the pressed kind, not the first
+        # at once, not after a refresh: keys typed in the same burst as `n` or `e` are on their way
         if self.entry is None:
-            self.kind_choice.focus()  # a new memory starts with its kind
+            self.set_focus(kinds)  # a new memory starts with its kind
         else:
-            area.focus()
+            self.set_focus(area)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the screen itself (typed before its form had the focus) goes to the
+        widget that has it now; a printable one with no focus yet, to the text."""
+        if getattr(event, "_memtui_sent_to", None) is not self:
+            return  # a key of the form's widgets, on its way up
+        focused = self.focused
+        if focused is not None:
+            event.stop()
+            event.prevent_default()
+            forward(focused, event)
+        elif event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            self.text_area.insert(event.character)
 
     # ------------------------------------------------------------------ the form
 
@@ -199,11 +222,19 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
                              answered)
 
     def changed(self) -> bool:
-        """Whether closing now would lose something the person typed or chose."""
+        """Whether closing now would lose something the person typed or chose: the text, the kind of
+        an entry, or its keywords (typed ones, or ones given back after a failed save)."""
         entry = self.entry
+        keywords = self.typed_keywords != self.initial_keywords
         if entry is None:
-            return bool(self.text.strip())  # a kind alone is no loss; text given back after a failure is
-        return self.text.strip() != entry.text.strip() or self.kind is not entry.kind
+            return bool(self.text.strip()) or keywords  # a kind alone is no loss
+        return self.text.strip() != entry.text.strip() or self.kind is not entry.kind or keywords
+
+    def unsaved(self) -> str | None:
+        """What closing now would lose, in words (`your changes to ID`), or None when nothing would be."""
+        if not self.changed():
+            return None
+        return "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
 
     def action_cancel(self) -> None:
         if not self.changed():
@@ -216,8 +247,7 @@ class EditModal(AppNode, ModalScreen[EditResult | None]):
             else:
                 self.text_area.focus()
 
-        what = "this new memory" if self.entry is None else f"your changes to {self.entry.id}"
-        body = Text(f"Closing the editor now loses {what}. Nothing has been saved.")
+        body = Text(f"Closing the editor now loses {self.unsaved()}. Nothing has been saved.")
         self.app.push_screen(ConfirmModal("Discard what you typed?", body, yes="Discard", danger=True), answered)
 
     @on(Button.Pressed, "#save")

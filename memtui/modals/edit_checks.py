@@ -26,7 +26,7 @@ from memtui_core.model import Entry, TextCheck
 from ..debounce import Debounce
 from ..messages import ProbesChecked, StoreSnapshot, TextChecked
 from ..node import AppNode
-from ..widgets.fmt import clip, kind_name
+from ..widgets.fmt import clip, kind_name, status_words
 from ..widgets.palette import P
 
 __all__ = ["CHECK_DELAY", "PROBE_CHECK_DELAY", "EditChecks", "EditDraft", "MemoryText"]
@@ -293,7 +293,8 @@ class EditChecks(AppNode, Vertical):
                 who = miss.id if miss is not None and known else "this new memory"
                 what = f"it expects nothing and {who} would be injected"
             else:
-                what = f"it expects {miss.id if miss else probe.expect[0]}, which would be {miss.status if miss else 'missed'}"
+                status = status_words(miss.status) if miss else "missed"
+                what = f"it expects {miss.id if miss else probe.expect[0]}, which would not be injected ({status})"
             line = Text(f"⚠ breaks probe {probe.id} “", style=f"{P.warning}")
             line.append_text(clip(probe.query, 30, f"italic {P.warning}"))
             line.append(f"”: {what}", style=f"{P.warning}")

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 
 def export_format(path: str) -> str:
-    """The export format a file name asks for: .jsonl, .json, MEMORY.md / USER.md (Hermes), else Markdown."""
+    """The export format a path asks for: .jsonl, .json, a folder (ending in `/`, or one that exists)
+    or MEMORY.md / USER.md (Hermes), else Markdown."""
+    if path.endswith(("/", os.sep)) or os.path.isdir(path):
+        return "hermes"
     name = os.path.basename(path).lower()
     if name.endswith(".jsonl"):
         return "jsonl"
@@ -46,9 +49,10 @@ class TransferModal(AppNode, ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         title = "Export memories" if self.mode == "export" else "Import memories"
-        hint = ("Path to write: .json, .jsonl, MEMORY.md / USER.md (Hermes) or any other name for Markdown"
-                if self.mode == "export" else "Path of a memtui JSON/JSONL file or a Hermes MEMORY.md / USER.md; "
-                "enter shows what the import would do")
+        hint = ("Path to write: .json, .jsonl, a folder ending in / for Hermes (USER.md: the preferences, "
+                "MEMORY.md: the rest), or any other name for Markdown"
+                if self.mode == "export" else "Path of a memtui JSON/JSONL file, a Hermes MEMORY.md / USER.md, or a "
+                "folder holding them; enter shows what the import would do")
         with Vertical(classes="dialog", id="transfer-dialog"):
             yield Static(title, classes="dialog-title")
             yield Static(hint, id="transfer-hint")
@@ -79,11 +83,15 @@ class TransferModal(AppNode, ModalScreen[str | None]):
 
     def _export(self, path: str) -> None:
         from memtui_core.errors import MemtuiError
-        from memtui_core.agents.transfer import export_bytes, write_export
+        from memtui_core.agents.transfer import export_bytes, write_export, write_hermes
 
         store = self.app.store
         fmt = export_format(path)
         try:
+            if fmt == "hermes":  # two files: say what went where (and what a single file left out)
+                lines = write_hermes(store, path.rstrip("/" + os.sep) or path).lines()
+                self.dismiss("\n".join([lines[0].replace("exported", "Exported", 1), *lines[1:]]))
+                return
             data = export_bytes(store, fmt, file_name=path)
             written = write_export(store, data, path)
         except (MemtuiError, OSError) as exc:
@@ -92,6 +100,10 @@ class TransferModal(AppNode, ModalScreen[str | None]):
         self.dismiss(f"Exported to {written} ({fmt}, {len(data):,} bytes)")
 
     def _preview(self, path: str) -> None:
+        from ..screens.base import writable_or_say
+
+        if not writable_or_say(self, "Importing"):
+            return
         from memtui_core.errors import MemtuiError
         from memtui_core.agents.transfer import import_file
 

@@ -20,7 +20,7 @@ from ..debounce import Debounce
 from ..messages import StoreHistory
 from ..modals.confirm import ConfirmModal
 from ..widgets.entry_detail import change_summary
-from ..widgets.fmt import OP_COLOURS, kind_name, one_line, timestamp
+from ..widgets.fmt import OP_COLOURS, kind_name, one_line, plural, timestamp
 from ..widgets.virtual_table import Column, VirtualTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
@@ -146,7 +146,7 @@ class AuditScreen(ModeScreen):
         self.shown = matching[:MAX_ROWS]
         keys = _event_keys(self.shown)  # stable across reloads, so the selection stays on its event
         table.set_rows(keys, self._cells, keep=table.selected_key())
-        count = Text(f"{len(matching)} of {len(self.events)} events", style=P.muted)
+        count = Text(f"{len(matching)} of {plural(len(self.events), 'event')}", style=P.muted)
         if len(matching) > MAX_ROWS:
             count.append(f" (newest {MAX_ROWS} shown)", style=P.muted)
         self.query_one("#audit-count", Static).update(count)
@@ -194,6 +194,13 @@ class AuditScreen(ModeScreen):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
+        field = self.id_filter
+        if self.focused is field:  # escape in the search clears it (as in Browse), and the keys are keys again
+            if field.value:
+                field.value = ""
+                self.fill()
+            self.audit_table.focus()
+            return
         self.app.action_show("browse")
 
     def action_focus_id(self) -> None:
@@ -216,7 +223,7 @@ class AuditScreen(ModeScreen):
 
     def action_undo(self) -> None:
         event = self.selected_event()
-        if event is None or not undoable(event):
+        if event is None or not undoable(event) or not self.can_write("Undoing a change"):
             return
         op = str(event.op)
         what = {"add": "Delete the entry this add created?",

@@ -16,7 +16,7 @@ from memtui_core.model import AuditEvent, Backup, Entry
 
 from ..messages import BackupsLoaded, RestorePreviewFailed, RestorePreviewReady
 from ..modals.confirm import ConfirmModal
-from ..widgets.fmt import OP_COLOURS, age, kind_badge, one_line, size, timestamp
+from ..widgets.fmt import OP_COLOURS, age, ago, kind_badge, one_line, size, timestamp
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
 from ..writes import Restore
@@ -52,6 +52,9 @@ class BackupsScreen(ModeScreen):
             ),
             id="backups-help",
         )
+        # the same in one line of 80 columns, where the long one took three
+        yield Static(Text("r restores the selected backup; the current file is backed up first.", style=P.muted),
+                     id="backups-help-short")
         with Horizontal(id="backups-main"):
             yield DataTable(id="backup-list", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="restore-preview"):
@@ -171,7 +174,7 @@ class BackupsScreen(ModeScreen):
 
     def action_restore(self) -> None:
         name = self._selected_name()
-        if name is None:
+        if name is None or not self.can_write("Restoring a backup"):
             return
         backup = self.backups.get(name)
         if backup is not None and not backup.valid:
@@ -180,7 +183,7 @@ class BackupsScreen(ModeScreen):
         preview = self.preview.preview if self.preview and self.preview.name == name else None
         body: list[RenderableType] = [Text(f"Restore {name}?", style="bold")]
         if backup is not None:
-            body.append(Text(f"taken {timestamp(backup.at)} ({age(backup.at)} ago), {backup.entries} entries"))
+            body.append(Text(f"taken {timestamp(backup.at)} ({ago(backup.at)}), {backup.entries} entries"))
         if preview is not None:
             body.append(Text(change_counts(preview.added, preview.removed, preview.changed)))
         body.append(Text(""))
@@ -216,7 +219,7 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
     parts: list[RenderableType] = []
     head = Text(message.name, style="bold")
     if backup is not None:
-        head.append(f"\ntaken {timestamp(backup.at)} ({age(backup.at)} ago) · {backup.entries} entries · "
+        head.append(f"\ntaken {timestamp(backup.at)} ({ago(backup.at)}) · {backup.entries} entries · "
                     f"{size(backup.size)}", style=P.muted)
     parts += [head, Text(""), Text(change_counts(preview.added, preview.removed, preview.changed), style="bold")]
     if preview.added:
@@ -246,11 +249,14 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
                 elif old.kind is new.kind:
                     details = []
                     if old.ts != new.ts:
-                        details.append(f"time {age(old.ts)} → {age(new.ts)} ago")
+                        details.append(f"time {ago(old.ts)} → {ago(new.ts)}")
                     if old.source != new.source:
                         details.append(f"source {old.source or '—'} → {new.source or '—'}")
                     if old.flags != new.flags:
                         details.append(f"flags {', '.join(old.flags) or 'none'} → {', '.join(new.flags) or 'none'}")
+                    if old.keywords != new.keywords:
+                        details.append(f"keywords {', '.join(old.keywords) or 'none'} → "
+                                       f"{', '.join(new.keywords) or 'none'}")
                     line.append("; ".join(details) or "details differ", style=P.muted)
                     line.append("\n    " + one_line(new.text), style="")
             parts.append(line)
@@ -258,9 +264,12 @@ def render_preview(message: RestorePreviewReady, backup: Backup | None) -> Rende
 
 
 def change_after(backup: Backup, events: list[AuditEvent]) -> AuditEvent | None:
-    """The change a backup was taken for: the first event logged at or after it (events are in order)."""
+    """The change a backup was taken for: the first event logged at or after it (events are in order).
+    A write stamps its events after its backup, from the same clock; the backup's name keeps the
+    time to the microsecond, hence the microsecond of slack. The write before may be less than a
+    millisecond earlier (a fast disk), so the slack is no more than that."""
     times = [event.at for event in events]
-    index = bisect.bisect_left(times, backup.at - 0.001)
+    index = bisect.bisect_left(times, backup.at - 0.000001)
     return events[index] if index < len(events) else None
 
 

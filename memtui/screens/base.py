@@ -40,3 +40,23 @@ class ModeScreen(AppNode, Screen[None]):
 
     def arrive(self, entry_id: str | None = None) -> None:
         """Focus the widget a visit starts from, and show `entry_id` if the screen can; override per screen."""
+
+    def can_write(self, what: str) -> bool:
+        """Whether the store can take a change. When it cannot (a read-only store), say so at once,
+        before any dialog asks a question whose answer could not be saved, and return False.
+        `what`: the change, as the start of a sentence ("Deleting")."""
+        return writable_or_say(self, what)
+
+
+def writable_or_say(node, what: str) -> bool:
+    """`can_write` for any part of the app (a dialog too): False, with one notification, on a read-only store."""
+    history = node.app.history
+    if history is None or history.health.writable:
+        return True
+    import os
+
+    folder = os.path.dirname(history.health.path) or history.health.path
+    node.notify(f"{what} is not possible: the store is read-only ({folder} cannot be written). "
+                "Browsing, explain and the audit log still work; memtui doctor says what to do.",
+                title="Read-only store", severity="warning", timeout=8)
+    return False

@@ -50,6 +50,10 @@ class BrowseScreen(ModeScreen):
         Binding("d", "delete", "Delete", id="browse.delete", tooltip="Delete the selected entry (asks first)"),
         Binding("A", "approve", "Approve", id="browse.approve", tooltip="Let a blocked entry be injected (asks first)"),
         Binding("h", "history", "History", id="browse.history", tooltip="The audit log of the selected entry"),
+        Binding("p", "pin", "Pin", id="browse.pin",
+                tooltip="Pin the selected entry into every block (the pinned core), or take it out of the core"),
+        Binding("c", "core", "Core", id="browse.core", show=False,
+                tooltip="The pinned core: what is in every block, in order; reorder it, and see what does not fit"),
         Binding("u", "usage_order", "Usage", id="browse.usage",
                 tooltip="Cycle: store order, least injected first, only entries never injected in 30 days"),
         Binding("space", "mark", "Mark", id="browse.mark", show=False,
@@ -141,8 +145,8 @@ class BrowseScreen(ModeScreen):
 
     def fill(self, keep: str | None = None) -> None:
         entries = self.visible_entries()
-        self.entry_table.show(entries, keep=keep)
         snapshot = self.app.snapshot
+        self.entry_table.show(entries, keep=keep, core_places=snapshot.core_places() if snapshot else None)
         if snapshot is not None:  # the tab counts follow the filter: `All 2/42` while two of 42 entries match
             self.view_tabs.count(self.listing.matching(snapshot), snapshot)
         if entries:
@@ -206,7 +210,7 @@ class BrowseScreen(ModeScreen):
             return True
         if action == "approve" and self.marked():
             return True if any(e.blocked for e in self.marked()) else False
-        if action in ("edit", "reclassify", "delete", "history"):
+        if action in ("edit", "reclassify", "delete", "history", "pin"):
             return True if self.selected_entry() is not None else None
         if action == "approve":  # shown only on a blocked entry, which is rare: it keeps the footer short
             entry = self.selected_entry()
@@ -225,7 +229,7 @@ class BrowseScreen(ModeScreen):
         self.notify(f"Sorted {label}", timeout=2)
 
     def action_filter(self) -> None:
-        self.filter_input.focus()
+        self.set_focus(self.filter_input)  # at once: keys typed in the same burst as `/` are on their way
 
     def marked(self) -> list[Entry]:
         """The marked entries still in the store, in store order."""
@@ -257,14 +261,17 @@ class BrowseScreen(ModeScreen):
         self.view_tabs.select_view(name)
 
     def action_add(self) -> None:
-        self.app.edit_entry(Draft(None))
+        if self.can_write("Adding a memory"):
+            self.app.edit_entry(Draft(None))
 
     def action_edit(self) -> None:
         entry = self.selected_entry()
-        if entry is not None:
+        if entry is not None and self.can_write("Editing"):
             self.app.edit_entry(Draft(entry))
 
     def action_reclassify(self) -> None:
+        if not self.can_write("Changing a kind"):
+            return
         marked = self.marked()
         if marked:
             entry_actions.reclassify_all(self, marked, self._clear_marks)
@@ -272,6 +279,8 @@ class BrowseScreen(ModeScreen):
             entry_actions.reclassify(self, entry)
 
     def action_delete(self) -> None:
+        if not self.can_write("Deleting"):
+            return
         marked = self.marked()
         if marked:
             entry_actions.delete_all(self, marked, self._clear_marks)
@@ -279,11 +288,27 @@ class BrowseScreen(ModeScreen):
             entry_actions.delete(self, entry)
 
     def action_approve(self) -> None:
+        if not self.can_write("Approving"):
+            return
         blocked = [entry for entry in self.marked() if entry.blocked]
         if blocked:
             entry_actions.approve_all(self, blocked, self._clear_marks)
         elif (entry := self.selected_entry()) is not None:
             entry_actions.approve(self, entry)
+
+    def action_pin(self) -> None:
+        entry = self.selected_entry()
+        if entry is not None:
+            entry_actions.toggle_pin(self, entry)
+
+    def action_core(self) -> None:
+        from ..modals.core import CoreModal
+
+        self.app.push_screen(CoreModal(), self._core_closed)
+
+    def _core_closed(self, entry_id: str | None) -> None:
+        if entry_id is not None:  # the entry the person was on in the core: show it here
+            self.reveal(entry_id)
 
     def action_history(self) -> None:
         entry = self.selected_entry()

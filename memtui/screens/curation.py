@@ -11,7 +11,7 @@ from functools import partial
 
 from memtui_core.model import EntryExplanation, Explanation
 
-from ..widgets.fmt import one_line
+from ..widgets.fmt import one_line, status_words
 from ..writes import Edit
 from .base import ModeScreen
 
@@ -32,6 +32,8 @@ def add_keywords(screen: ModeScreen, row: EntryExplanation | None, explanation: 
     """Open the keywords dialog on the entry of `row`, filled with the terms it misses; save what is chosen."""
     from ..modals.keywords import KeywordsModal
 
+    if not screen.can_write("Adding keywords"):
+        return
     snapshot = screen.app.snapshot
     entry = snapshot.by_id(row.id) if row is not None and snapshot is not None else None
     if row is None or entry is None or explanation is None:
@@ -51,6 +53,8 @@ def save_probe(screen: ModeScreen, row: EntryExplanation | None, explanation: Ex
     """Keep the query as a probe expecting `row` (or, `nothing`, no entry) to be injected."""
     if explanation is None or not explanation.query.strip():
         screen.notify("Type a query first; the probe keeps it.", title="No query")
+        return
+    if not screen.can_write("Keeping a probe"):
         return
     if not nothing and row is None:
         screen.notify("Select the entry this query must inject (S keeps it as expecting nothing).",
@@ -76,6 +80,6 @@ def _keep_probe(screen: ModeScreen, query: str, expect: list[str] | None) -> Non
         return
     what = "nothing" if probe.expects_nothing else ", ".join(probe.expect)
     verb = {"added": "Kept", "updated": "Updated", "unchanged": "Already kept"}[outcome]
-    state = "it passes now" if result.passed else f"it fails now: {result.misses[0].status}"
+    state = "it passes now" if result.passed else f"it fails now: {status_words(result.misses[0].status)}"
     app.call_from_thread(screen.notify, f"{probe.id}: “{one_line(probe.query)[:40]}” must inject {what}; {state}",
                          title=f"{verb} probe", timeout=6, markup=False)

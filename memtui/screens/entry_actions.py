@@ -19,10 +19,11 @@ from ..modals.reclassify import ReclassifyModal
 from ..widgets.entry_detail import flag_reasons
 from ..widgets.fmt import clip, kind_badge
 from ..widgets.palette import P
-from ..writes import Approve, BatchApprove, BatchDelete, BatchReclassify, Delete, Reclassify, Write
+from ..writes import Approve, BatchApprove, BatchDelete, BatchReclassify, Delete, Pin, Reclassify, Unpin, Write
 from .base import ModeScreen
 
-__all__ = ["approve", "approve_all", "delete", "delete_all", "marked_list", "reclassify", "reclassify_all"]
+__all__ = ["approve", "approve_all", "delete", "delete_all", "marked_list", "reclassify", "reclassify_all",
+           "toggle_pin"]
 
 MAX_LISTED = 40  # marked entries listed one a line; the rest are counted
 
@@ -112,3 +113,16 @@ def approve_all(screen: ModeScreen, blocked: list[Entry], done: Callable[[], Non
                                 "approval holds for its exact text only.")
     _confirm(screen, f"Approve {len(blocked)} blocked memories?", body, "Approve all", BatchApprove(tuple(blocked)),
              done)
+
+
+def toggle_pin(screen: ModeScreen, entry: Entry) -> None:
+    """Pin an entry into every block, or take it out of the pinned core (no dialog: p again undoes it)."""
+    snapshot = screen.app.snapshot
+    place = snapshot.core_place(entry.id) if snapshot is not None else None
+    if place is not None and place[0] in ("pinned", "kind") or entry.pinned:
+        screen.app.submit(Unpin(entry.id, entry))
+    elif entry.blocked:
+        screen.notify("A blocked entry cannot be pinned: approve it first (A) if you trust it.", title="Pin",
+                      severity="warning")
+    else:
+        screen.app.submit(Pin(entry.id, entry))

@@ -32,6 +32,7 @@ from . import curation
 from .base import ModeScreen
 
 EXPLAIN_DELAY = 0.15
+SHORT = 32  # the app's -short breakpoint: below it the block is folded to its meter line (B opens it)
 
 
 class ExplainScreen(ModeScreen):
@@ -63,6 +64,8 @@ class ExplainScreen(ModeScreen):
                 tooltip="Find entries in the ranked list by text or id (the ranks stay as they are)"),
         Binding("T", "tokens", "Terms", id="explain.tokens",
                 tooltip="Show the terms the selected entry is indexed by (CJK text is indexed as bigrams)"),
+        Binding("B", "toggle_block", "Block", id="explain.block",
+                tooltip="On a short terminal: show the rendered block in the why pane's place, or the why pane again"),
     ]
 
     def __init__(self) -> None:
@@ -90,6 +93,7 @@ class ExplainScreen(ModeScreen):
         self.query_input.focus()
         self.watch(self.app, "snapshot", self._snapshot_changed, init=False)
         self._show_intro()
+        self.block_view.folded = self.app.size.height < SHORT
         self.block_view.show(None)
 
     @property
@@ -102,7 +106,10 @@ class ExplainScreen(ModeScreen):
         self.ranked_pane.pin(entry_id)
 
     def arrive(self, entry_id: str | None = None) -> None:
-        """Every visit starts in the query box with its text selected: typing replaces the old query."""
+        """Every visit starts in the query box with its text selected: typing replaces the old query;
+        the find box of the last visit is cleared, so every ranked entry shows."""
+        if self.find_input.value:
+            self.find_input.value = ""
         self.query_input.focus()
         if entry_id:
             self._pin_from_browse(entry_id)
@@ -270,6 +277,20 @@ class ExplainScreen(ModeScreen):
         self.inputs.reset(limits)
         self.refresh_explain()
         self.notify(f"top-k {limits.top_k}, budget {limits.char_budget}: the store's values", title="Reset", timeout=3)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_block":  # the block is folded only on a short terminal
+            return self.app.size.height < SHORT
+        return True
+
+    def on_resize(self) -> None:
+        self._show_why()  # the pane's order follows the width
+        self.block_view.folded = self.app.size.height < SHORT and not self.has_class("-block-open")
+        self.refresh_bindings()
+
+    def action_toggle_block(self) -> None:
+        self.toggle_class("-block-open")
+        self.block_view.folded = not self.has_class("-block-open")
 
     def action_tokens(self) -> None:
         self.show_tokens = not self.show_tokens

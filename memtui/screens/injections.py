@@ -15,10 +15,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from ..widgets.fmt import one_line
+from ..widgets.fmt import one_line, plural
 from ..widgets.key_footer import KeyFooter
 from ..widgets.palette import P
 from ..widgets.status_bar import StatusBar
+from ..widgets.wrap import Wrapped
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import ModeScreen
 
@@ -45,16 +46,6 @@ class InjectionsScreen(ModeScreen):
     """Newest injection first. The right pane shows the highlighted one as it was; `r` replays it."""
     injection_table = getters.query_one("#injections-table", VirtualTable)
 
-
-    DEFAULT_CSS = """
-    #injections-main { height: 1fr; }
-    #injections-table { width: 2fr; height: 1fr; }
-    #injections-detail { width: 1fr; height: 1fr; border-left: vkey $primary 40%; padding: 0 1; }
-    #injections-count { height: 1; margin: 0 1; color: $text-muted; }
-    .-narrow #injections-main { layout: vertical; }
-    .-narrow #injections-table { width: 1fr; }
-    .-narrow #injections-detail { width: 1fr; border-left: none; border-top: hkey $primary 40%; }
-    """
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="injections.back", tooltip="Back to the entries"),
@@ -108,11 +99,11 @@ class InjectionsScreen(ModeScreen):
 
         used = usage(lines)
         self.unused = [entry for entry in store.entries() if entry.id not in used]
-        count = f"{len(lines)} injections in the last {store.limits.injection_days} days"
+        count = f"{plural(len(lines), 'injection')} in the last {store.limits.injection_days} days"
         if not log.enabled:
             count = "The injection log is off. " + count
         if skipped:
-            count += f" · {len(skipped)} corrupt lines skipped"
+            count += f" · {plural(len(skipped), 'corrupt line')} skipped"
         if store.entries():
             share = 1 - len(self.unused) / len(store.entries())
             count += f" · {share:.0%} of entries injected at least once"
@@ -188,14 +179,17 @@ class InjectionsScreen(ModeScreen):
         if not rows:
             parts.append(Text("  nothing matched", style="dim"))
         for row in rows:
+            # words only between the parts: a wrapped line never starts with a comma
             entry = Text(f"  #{row['rank']} {row['id']} ", style="bold")
             entry.append(row["status"], style=_status_style(row["status"]))
-            entry.append(f"  score {row['score']}, {row['chars']} chars", style=f"{P.muted}")
+            entry.append(f"  score {row['score']} for {row['chars']} characters", style=f"{P.muted}")
             parts.append(entry)
             text = row.get("text")
-            parts.append(Text("    " + (one_line(text) if text is not None else "(text no longer kept anywhere)")))
+            # wrapped without a line that starts with a comma (a CJK text wrapped by Rich could)
+            parts.append(Wrapped("    " + (one_line(text) if text is not None else "(text no longer kept anywhere)"),
+                                 indent=4))
             if row.get("today"):
-                parts.append(Text("    today: " + one_line(row["today"]), style=f"{P.warning}"))
+                parts.append(Wrapped("    today: " + one_line(row["today"]), style=f"{P.warning}", indent=4))
         result = self.replayed.get(line["n"])
         if result is not None:
             parts += [Text(""), *replay_lines(result)]
@@ -228,8 +222,8 @@ class InjectionsScreen(ModeScreen):
         self.app.action_show("browse")
 
 
-def replay_lines(result) -> list[Text]:
-    out = [Text("Replayed today", style="bold")]
+def replay_lines(result) -> list[RenderableType]:
+    out: list[RenderableType] = [Text("Replayed today", style="bold")]
     if result.same:
         out.append(Text("  the same entries, in the same order", style=f"{P.success}"))
     for label, ids, style in (("no longer injected", result.dropped, f"{P.error}"),
@@ -238,7 +232,7 @@ def replay_lines(result) -> list[Text]:
         if ids and not result.same:
             out.append(Text(f"  {label}: " + " ".join(ids), style=style))
     for row in result.now:
-        out.append(Text(f"  #{row['rank']} {row['id']} [{row['kind']}] " + one_line(row["text"])))
+        out.append(Wrapped(f"  #{row['rank']} {row['id']} [{row['kind']}] " + one_line(row["text"]), indent=4))
     if not result.now:
         out.append(Text("  nothing would be injected today", style="dim"))
     if result.note:

@@ -21,7 +21,7 @@ from memtui_core.agents.probes import ProbeResult, ProbeRun
 
 from ..modals.confirm import ConfirmModal
 from ..widgets.palette import P
-from ..widgets.fmt import clip, one_line
+from ..widgets.fmt import clip, one_line, status_words
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
 from ..widgets.virtual_table import Column, VirtualTable
@@ -219,7 +219,8 @@ class ProbesScreen(ModeScreen):
         for miss in result.misses:
             head = "injected" if probe.expects_nothing else "expected"
             rank = f" #{miss.rank}" if miss.rank else ""
-            parts.append(Text.assemble((f"{head} {miss.id}{rank} ", "bold"), (miss.status, f"bold {P.warning}")))
+            parts.append(Text.assemble((f"{head} {miss.id}{rank} ", "bold"),
+                                       (status_words(miss.status), f"bold {P.warning}")))
             if miss.text:
                 line = clip(miss.text, 70, "italic")
                 line.end = "\n"

@@ -15,6 +15,7 @@ from memtui_core.model import AuditEvent, Entry
 from ..messages import StoreHistory, StoreSnapshot
 from .fmt import OP_COLOURS, ago, kind_badge, one_line, timestamp
 from .palette import P
+from .wrap import Wrapped
 
 
 class EntryDetail(VerticalScroll):
@@ -43,6 +44,9 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     if entry.blocked:
         title.append("  ")
         title.append(" BLOCKED ", style=f"bold {P.on_error}")
+    if entry.pinned:
+        title.append("  ")
+        title.append(" PINNED ", style=f"bold reverse {P.primary}")
     length = len(entry.text)
     meta = Text(no_wrap=False)
     meta.append("id ", style=P.muted)
@@ -51,12 +55,15 @@ def render_entry(entry: Entry, snapshot: StoreSnapshot, history: StoreHistory | 
     meta.append(f"{length}/{snapshot.max_text}", style=f"bold {P.warning}" if length >= snapshot.max_text else "bold")
     meta.append(" chars · source ", style=P.muted)
     meta.append(entry.source or "—")
-    parts: list[RenderableType] = [title, meta, Text(""), Text(entry.text), Text("")]
+    parts: list[RenderableType] = [title, meta, Text(""), Wrapped(entry.text), Text("")]
 
     fields = Table.grid(padding=(0, 1))
     fields.add_column(style=f"bold {P.muted}", no_wrap=True)
     fields.add_column()
+    fields.add_row("keywords", Text(", ".join(entry.keywords)) if entry.keywords
+                   else Text("none (e edits them; K in explain adds a query's missing words)", style=P.muted))
     fields.add_row("saved", Text(f"{timestamp(entry.ts)}  ({ago(entry.ts, now)})" if entry.ts else "unknown"))
+    fields.add_row("core", core_text(entry, snapshot))
     fields.add_row("eviction", eviction_text(entry, snapshot))
     fields.add_row("injected", usage_text(entry, snapshot, now))
     parts.append(fields)
@@ -91,6 +98,33 @@ def usage_text(entry: Entry, snapshot: StoreSnapshot, now: float) -> Text:
         return Text(f"never in the last {snapshot.usage_days} days", style=f"{P.warning}")
     times = "once" if count == 1 else f"{count} times"
     return Text(f"{times} in the last {snapshot.usage_days} days, last {timestamp(last)} ({ago(last, now)})")
+
+
+def core_text(entry: Entry, snapshot: StoreSnapshot) -> Text:
+    """Whether the entry is in every block (the pinned core), why, and what p would do."""
+    core = snapshot.core
+    if core is None:
+        return Text("—")
+    if core.budget <= 0:
+        return Text("off: this profile has no pinned core", style=P.muted)
+    place = snapshot.core_place(entry.id)
+    size = len(core.entries)
+    if place is None:
+        if entry.blocked and entry.pinned:
+            return Text("pinned, but blocked by the threat scan: never injected until approved",
+                        style=f"bold {P.warning}")
+        return Text("only when a message matches it (p pins it into every block)", style=P.muted)
+    how, number = place
+    if how == "pinned":
+        return Text(f"in every block: pinned by hand, #{number} of {size} (p unpins; c shows the core)",
+                    style=f"bold {P.primary}")
+    if how == "kind":
+        return Text(f"in every block: a {entry.kind.value}, which the core takes newest first, #{number} of {size} "
+                    "(p keeps it out)", style=P.primary)
+    if how == "left_out":
+        return Text(f"left out of the core: over its budget ({core.used}/{core.budget} characters); retrieved only "
+                    "when a message matches it (c shows the core)", style=f"bold {P.warning}")
+    return Text("kept out of the core by hand (p puts it back)", style=P.muted)
 
 
 def eviction_text(entry: Entry, snapshot: StoreSnapshot) -> Text:

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from memtui_core.model import Entry
 
-from .fmt import age, flag_words, kind_badge, one_line
+from .fmt import age, core_word, flag_words, kind_badge, one_line
 from .virtual_table import Column, VirtualTable
 from .palette import P
 
@@ -25,6 +25,7 @@ class EntryTable(VirtualTable):
         self.wide_kind = True
         self._now = time.time()
         self.marked: set[str] = set()  # ids marked for a bulk action
+        self.core_places: dict[str, tuple[str, int]] = {}  # where each entry stands in the pinned core
 
     def marked_of(self, entries: list[Entry]) -> list[Entry]:
         """The marked ones among `entries` (the store's: a mark outlives a filter that hides its row)."""
@@ -53,20 +54,22 @@ class EntryTable(VirtualTable):
             Column("text", "text", None, min_width=16),
             Column("source", "source", 8),
             Column("age", "age", 5),
-            Column("flags", "flags", 10),
+            Column("flags", "flags", 12),
         ]
 
     @property
     def text_width(self) -> int:
         return self.flex_width
 
-    def show(self, entries: list[Entry], keep: str | None = None) -> None:
+    def show(self, entries: list[Entry], keep: str | None = None,
+             core_places: dict[str, tuple[str, int]] | None = None) -> None:
         width = self.scrollable_content_region.width or self.app.size.width
         wide_kind = width >= 90
         if wide_kind != self.wide_kind or not self.columns:
             self.wide_kind = wide_kind
             self.set_columns(self._columns(wide_kind))
         self.entries = entries
+        self.core_places = core_places or {}
         self._now = time.time()
         self.set_rows([entry.id for entry in entries], self._cells, keep=keep)
 
@@ -77,8 +80,16 @@ class EntryTable(VirtualTable):
             self._text_cell(entry),
             Text(entry.source or "—", style=P.muted),
             Text(age(entry.ts, self._now), style=P.muted),
-            flag_words(entry.flags),
+            self._flags_cell(entry),
         ]
+
+    def _flags_cell(self, entry: Entry) -> Text:
+        """The entry's place in the pinned core (`pinned`, `core`, `left out`), then its flags."""
+        place = core_word(self.core_places.get(entry.id))
+        flags = flag_words(entry.flags)
+        if place and flags:
+            place.append(" ")
+        return Text.assemble(place, flags, no_wrap=True, end="")
 
     def _text_cell(self, entry: Entry) -> Text:
         text = Text(one_line(entry.text), style="dim" if entry.blocked else "")

@@ -15,21 +15,47 @@ __all__ = ["ExplainSummary"]
 MAX_TERMS = 12  # terms shown as chips; the rest are counted
 
 
+NARROW = 100  # below this width the legend is the badges alone (the app's -narrow breakpoint)
+SHORT = 32  # below this height the summary is one line, cut with an ellipsis (the -short breakpoint)
+
+
 class ExplainSummary(Static):
     """One or two lines above the ranking: the status legend before a query, the ranking's summary after."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._last: tuple | None = None  # what was shown, to show again at another size
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            method, args = self._last
+            method(*args)
+
+    def _fit(self, text: Text) -> Text:
+        """One line with an ellipsis on a short terminal; else as many lines as it takes (two at most)."""
+        if self.app.size.height < SHORT:
+            text.no_wrap = True
+            text.overflow = "ellipsis"
+        return text
+
     def show_legend(self) -> None:
+        self._last = (self.show_legend, ())
         legend = Text(no_wrap=False)
+        narrow = self.app.size.width < NARROW
+        if narrow:  # every status's meaning did not fit: the badges alone name them, the why pane says more
+            legend.append("statuses ", style=P.muted)
         for status, (_label, _style, meaning) in STATUS_LOOK.items():
             legend.append_text(status_badge(status))
-            legend.append(f" {meaning}   ", style=P.muted)
-        self.update(legend)
+            legend.append(" " if narrow else f" {meaning}   ", style=P.muted)
+        self.update(self._fit(legend))
 
     def show_error(self, message: str) -> None:
-        self.update(Text(message, style=f"bold {P.error}"))
+        self._last = (self.show_error, (message,))
+        self.update(self._fit(Text(message, style=f"bold {P.error}")))
 
     def show(self, explanation: Explanation, trial: str, core_seconds: float | None, hidden: int) -> None:
         """`trial`: the top-k/budget being tried instead of the store's; `hidden`: rows without a query term not listed."""
+        self._last = (self.show, (explanation, trial, core_seconds, hidden))
         text = Text(no_wrap=False)
         if trial:  # first: the summary is cut at two lines on a narrow terminal
             text.append(f"trying {trial}, r resets │ ", style=f"bold {P.warning}")
@@ -61,7 +87,7 @@ class ExplainSummary(Static):
             text.append(f" │ {core_seconds * 1000:.1f} ms", style=P.muted)
         if hidden:
             text.append(f" │ {hidden} more without a query term not listed", style=P.muted)
-        self.update(text)
+        self.update(self._fit(text))
 
 
 def _append_terms(text: Text, explanation: Explanation) -> None:

@@ -35,6 +35,7 @@ def restyle() -> None:
         Status.BELOW_THRESHOLD: ("weak match", f"bold {P.on_pin}", "held back by the relevance gate"),
         Status.ZERO_SCORE: ("no match", P.muted, "no query term"),
         Status.BLOCKED: ("blocked", f"bold {P.on_error}", "held back"),
+        Status.PINNED: ("pinned", f"bold reverse {P.primary}", "in every block (the pinned core)"),
     })
     FLAG_STYLES.update({"blocked": f"bold {P.on_error}", "secret-redacted": P.warning})
     OP_COLOURS.update({
@@ -48,6 +49,8 @@ def restyle() -> None:
         "restore": P.secondary,
         "quarantine": P.error,
         "import": P.muted,
+        "pin": P.primary,
+        "unpin": P.muted,
     })
 
 
@@ -64,8 +67,37 @@ def kind_badge(kind: Kind, english: bool = True, width: int | None = None) -> Te
     return text
 
 
+def kind_label(kind: Kind, lang: str) -> Text:
+    """The kind's name in one language, in its colour: `偏好` (zh) or `preference` (en)."""
+    return Text(kind.label if lang == "zh" else kind.value, style=f"bold {KIND_COLOURS[kind]}")
+
+
+def user_language(store_lang: str | None = None) -> str:
+    """`zh` or `en`, the person's language for words the app shows in one language only: the store's
+    language setting when it names one, else the locale ($LC_ALL, $LC_MESSAGES, $LANG: zh_CN.UTF-8
+    is Chinese), else English."""
+    import os
+
+    if store_lang in ("zh", "en"):
+        return store_lang
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
 def kind_name(kind: Kind) -> str:
     return f"{kind.label} {kind.value}"
+
+
+def status_words(status: object) -> str:
+    """A status as the app names it everywhere (`no match`, `weak match`, `cut top-k`), never the
+    internal value (`zero_score`); a value that is no Status (a probe's `missing`) as it is."""
+    try:
+        return STATUS_LOOK[Status(status)][0]
+    except (ValueError, KeyError):
+        return str(status).replace("_", " ")
 
 
 def status_badge(status: Status) -> Text:
@@ -94,6 +126,11 @@ def ago(ts: float, now: float | None = None) -> str:
     """`3d ago`, `just now`, or `at an unknown time`."""
     when = age(ts, now)
     return "at an unknown time" if when == "—" else "just now" if when == "now" else f"{when} ago"
+
+
+def plural(count: int, word: str) -> str:
+    """`1 injection`, `2 injections`, `0 injections`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def timestamp(ts: float) -> str:
@@ -126,6 +163,17 @@ def flag_words(flags: list[str]) -> Text:
             out.append(" ")
         out.append(word, style=style)
     return out
+
+
+def core_word(place: tuple[str, int] | None) -> Text:
+    """Where an entry stands in the pinned core, in one word for the table: `pinned` (by hand),
+    `core` (by its kind), `left out` (over the core's budget); nothing otherwise."""
+    if place is None or place[0] == "kept_out":
+        return Text("", end="")
+    how = place[0]
+    if how == "left_out":
+        return Text("left out", style=f"bold {P.warning}", end="")
+    return Text("pinned" if how == "pinned" else "core", style=f"bold {P.primary}", end="")
 
 
 def meter(used: int, total: int, width: int = 30) -> Text:

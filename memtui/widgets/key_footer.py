@@ -1,9 +1,10 @@
-"""The footer: the keys of the screen, as many as fit on one line, the most useful first.
+"""The footer: the keys of the screen, on one line when they fit and on two when they do not.
 
 Textual's footer shows every key and cuts the line at the terminal's edge, so at 80 columns the last
-keys were lost mid-word. This one leaves out the key of the screen you are on (it does nothing
-there) and, when the line is still too long, drops keys in `DROP_ORDER` until it fits. Every key
-still works, and `?` lists them all.
+keys were lost mid-word, and a newcomer never saw quit, the palette or two of the screens. This one
+leaves out the key of the screen you are on (it does nothing there), and when the keys do not fit
+on one line it takes a second (`MAX_ROWS`); only keys that fit on neither are dropped, in
+`DROP_ORDER`, then from the end. Every key still works, and `?` lists them all.
 
 Textual rebuilds the footer's keys whenever the screen's bindings may have changed: every focus
 move and every refresh of the bindings, seven times before the first screen settles. This one
@@ -14,9 +15,12 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.containers import HorizontalGroup
 from textual.events import Resize
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
+
+MAX_ROWS = 2
 
 # the actions (by name) to leave out first when the line is too long: the palette, quit and history are a
 # key away in `?` and ctrl+p; the screen keys go last
@@ -24,7 +28,12 @@ DROP_ORDER = ("command_palette", "quit", "history", "tokens", "focus_query", "fo
 
 
 class KeyFooter(Footer):
-    """A compact footer that never cuts a key in half."""
+    """A compact footer that never cuts a key in half, on a second line when one is not enough."""
+
+    DEFAULT_CSS = """
+    KeyFooter.-two-rows { height: 2; layout: vertical; }
+    KeyFooter .footer-row { height: 1; width: 1fr; }
+    """
 
     def __init__(self) -> None:
         super().__init__(compact=True)
@@ -54,14 +63,19 @@ class KeyFooter(Footer):
         keys = [key for key in keys if not (isinstance(key, FooterKey) and key.action == current)]
         room = self.app.size.width
         for name in DROP_ORDER:
-            if _width(keys) <= room:
+            if _fits(keys, room):
                 break
             keys = [key for key in keys if not _is(key, name)]
-        while _width(keys) > room and len(keys) > 1:  # keys this list does not name: the last ones go, whole
+        while not _fits(keys, room) and len(keys) > 1:  # keys this list does not name: the last ones go, whole
             keys.pop()
-        self.styles.grid_size_columns = max(1, len(keys))
         self._width = room
-        yield from keys
+        rows = _rows(keys, room)
+        self.set_class(len(rows) > 1, "-two-rows")
+        if len(rows) == 1:
+            yield from keys
+            return
+        for row in rows:
+            yield HorizontalGroup(*row, classes="footer-row")
 
     def on_resize(self, event: Resize) -> None:
         if self.app.size.width != self._width:
@@ -70,6 +84,26 @@ class KeyFooter(Footer):
 
 def _is(key: object, action: str) -> bool:
     return isinstance(key, FooterKey) and key.action == action
+
+
+def _rows(keys: list, room: int) -> list[list]:
+    """The keys in order, as many on the first line as fit and the rest on the next; the palette's
+    key (docked at the right) always on the last line."""
+    palette = [key for key in keys if _is(key, "command_palette")]
+    rest = [key for key in keys if not _is(key, "command_palette")]
+    if _width(keys) <= room:
+        return [keys]
+    first: list = []
+    for key in rest:
+        if _width([*first, key]) > room:
+            break
+        first.append(key)
+    return [first, rest[len(first):] + palette]
+
+
+def _fits(keys: list, room: int) -> bool:
+    rows = _rows(keys, room)
+    return len(rows) <= MAX_ROWS and all(_width(row) <= room for row in rows)
 
 
 def _width(keys: list) -> int:

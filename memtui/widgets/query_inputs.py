@@ -29,7 +29,7 @@ class QueryInputs(Horizontal):
 
     def compose(self) -> ComposeResult:
         limits = self.store_limits
-        yield Input(placeholder="type a query as the agent would get it, e.g. 部署 dry-run", id="query")
+        yield Input(placeholder="the user's message, e.g. 部署 dry-run", id="query")
         yield Label("top-k", classes="input-label")
         yield Input(str(limits.top_k), id="top-k", type="integer", max_length=4)
         yield Label("budget", classes="input-label")

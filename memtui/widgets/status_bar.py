@@ -21,15 +21,24 @@ class StatusBar(AppNode, Static):
         self.watch(self.app, "snapshot", self._refresh_bar, init=True)
         self.watch(self.app, "history", self._refresh_bar, init=True)
 
+    def on_resize(self) -> None:
+        self._refresh_bar()
+
     def _refresh_bar(self, _value: object = None) -> None:
         app = self.app
         snapshot, history = app.snapshot, app.history
-        self.update(render_status(self.title, snapshot, history, app.demo, str(app.store.path)))
+        self.update(render_status(self.title, snapshot, history, app.demo, str(app.store.path),
+                                  self.size.width or app.size.width))
         self.set_class(bool(status_warnings(snapshot, history)), "-warning")
 
 
+# what the first line holds besides the path: " memtui  Title  DEMO  │ … │ 500/500 │ read-only"
+_ROOM_BESIDES_PATH = 44
+
+
 def render_status(
-    title: str, snapshot: StoreSnapshot | None, history: StoreHistory | None, demo: bool, path: str
+    title: str, snapshot: StoreSnapshot | None, history: StoreHistory | None, demo: bool, path: str,
+    width: int | None = None,
 ) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     # line 1: where and how full; then one line per warning from store.health()
@@ -39,7 +48,10 @@ def render_status(
         text.append(" DEMO ", style=f"bold {P.on_pin}")
         text.append(" ")
     text.append("│ ", style="dim")
-    text.append(_short_path(path), style="italic")
+    shown = _short_path(path)
+    if width is not None:  # the count after the path matters more than the path's first folders
+        shown = _fit_path(shown, max(12, width - _ROOM_BESIDES_PATH - len(title)))
+    text.append(shown, style="italic")
     if history is not None and not history.health.exists:
         text.append(" (not created yet)", style="dim")
     text.append(" │ ", style="dim")
@@ -49,6 +61,12 @@ def render_status(
     count, cap = len(snapshot.entries), snapshot.max_entries
     full_style = f"bold {P.error}" if count >= cap else f"bold {P.warning}" if count >= cap * 0.9 else "bold"
     text.append(f"{count}/{cap}", style=full_style)
+    core = snapshot.core
+    if core is not None and core.budget > 0:
+        text.append(" │ ", style="dim")
+        text.append(f"core {len(core.entries)} · {core.used}/{core.budget}", style="bold")
+        if core.left_out:
+            text.append(f" · {len(core.left_out)} left out", style=f"bold {P.warning}")
     if history is None:
         return text
     health = history.health
@@ -66,6 +84,18 @@ def status_warnings(snapshot: StoreSnapshot | None, history: StoreHistory | None
     if history is None:
         return []
     return [warning.text for warning in history.health.warnings]
+
+
+def _fit_path(path: str, room: int) -> str:
+    """`path` in at most `room` cells: its last folders, after `…/`, when the whole does not fit."""
+    from rich.cells import cell_len
+
+    if cell_len(path) <= room:
+        return path
+    tail = path
+    while cell_len(tail) > room - 2 and "/" in tail.strip("/"):
+        tail = tail.split("/", 1)[1] if not tail.startswith("/") else tail[1:].split("/", 1)[-1]
+    return "…/" + tail if cell_len(tail) <= room - 2 else "…" + path[-(room - 1):]
 
 
 def _short_path(path: str) -> str:

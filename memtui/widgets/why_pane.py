@@ -2,12 +2,13 @@
 
 Three parts, top to bottom: the entry and the one-line reason for its status (with the terms it is
 indexed by, on demand); each query term's share of its score; and, when another entry is pinned,
-why one ranks above the other term by term.
+why one ranks above the other term by term. On a narrow terminal the entry's text comes after its
+terms' shares (the ranking shows its start already), so the breakdown is in view at 80×24.
 """
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
@@ -19,8 +20,11 @@ from memtui_core.model import Entry, EntryExplanation, Explanation, Status
 from .fmt import kind_badge
 from .palette import P
 from .term_bars import breakdown, comparison, entry_heading
+from .wrap import Wrapped
 
 __all__ = ["WhyPane"]
+
+NARROW = 100  # the app's -narrow breakpoint: the pane is under the ranking, a few lines high
 
 
 class WhyPane(VerticalScroll):
@@ -69,29 +73,35 @@ class WhyPane(VerticalScroll):
             Status.INJECTED: P.success, Status.BLOCKED: P.error, Status.ZERO_SCORE: P.muted,
             Status.BELOW_THRESHOLD: P.pin,
         }.get(row.status, P.warning)
-        self.entry_part.update(
-            Group(
-                entry_heading(row),
-                Text(row.text),
-                Text.assemble(("why: ", "bold"), (row.reason, reason_style)),
-                *([_token_line(tokens)] if tokens is not None else []),
-                Text(""),
-            )
-        )
+        compact = self.app.size.width < NARROW
+        head: list[RenderableType] = [
+            entry_heading(row),
+            *([] if compact else [Wrapped(row.text)]),
+            Text.assemble(("why: ", "bold"), (row.reason, reason_style)),
+            *([_token_line(tokens)] if tokens is not None else []),
+        ]
         comparing = pinned is not None and pinned.id != row.id
-        self.terms_part.update(breakdown(row, explanation) if explanation.tokens and not comparing else Text(""))
-        if pinned is None:
-            self.compare_part.update(
-                Text("\nPress space to pin this entry, then select another to compare them term by term.",
-                     style="dim italic")
-            )
-        elif pinned.id == row.id:
-            self.compare_part.update(
-                Text("\n◆ Pinned. Select another entry to see why one ranks above the other.", style=P.pin)
-            )
+        width = self.scrollable_content_region.width - 1  # a scroll bar may come
+        if comparing and pinned is not None:
+            analysis: RenderableType = Group(Text("Why is A above B?", style="bold underline"),
+                                             comparison(pinned, row, explanation, width))
         else:
-            self.compare_part.update(Group(Text("Why is A above B?", style="bold underline"),
-                                           comparison(pinned, row, explanation)))
+            analysis = breakdown(row, explanation, width) if explanation.tokens else Text("")
+        if pinned is None:
+            hint = Text("\nPress space to pin this entry, then select another to compare them term by term.",
+                        style="dim italic")
+        elif pinned.id == row.id:
+            hint = Text("\n◆ Pinned. Select another entry to see why one ranks above the other.", style=P.pin)
+        else:
+            hint = Text("")
+        if compact:  # under the ranking, a few lines high: the terms first, the text (its start is above) after
+            self.entry_part.update(Group(*head))
+            self.terms_part.update(analysis)
+            self.compare_part.update(Group(Text(""), Wrapped(row.text), hint))
+        else:
+            self.entry_part.update(Group(*head, Text("")))
+            self.terms_part.update(Text("") if comparing else analysis)
+            self.compare_part.update(analysis if comparing else hint)
 
 
 def _token_line(tokens: list[str]) -> Text:

@@ -40,7 +40,8 @@ def test_add_then_list_search_explain_as_json(tmp_path):
     assert set(explained) >= {"query", "tokens", "n", "avg_len", "top_k", "budget", "used_chars", "block", "entries"}
     assert explained["tokens"] == ["部署", "中文"] and explained["n"] == 2 and explained["top_k"] == 1
     statuses = sorted(e["status"] for e in explained["entries"])
-    assert statuses == ["cut_top_k", "injected"]
+    assert statuses == ["pinned", "pinned"]  # a preference and a correction: the pinned core, whatever the query
+    assert explained["core"] == [listed[1]["id"], listed[0]["id"]] and explained["core_budget"] == 1000
     for entry in explained["entries"]:
         assert set(entry) >= EXPLAIN_ENTRY_FIELDS
         assert all(set(row) >= TERM_FIELDS for row in entry["terms"])
@@ -59,8 +60,12 @@ def test_inject_prints_exactly_the_block_or_nothing(store_dir):
     assert "- [correction] " in english.out
     from_stdin = run_memtui("inject", "-", store=store_dir, input=query.encode())
     assert from_stdin.raw == block.encode() + b"\n"
+    core_only = MemoryStore(store_dir).retrieve_block("")  # the pinned core: a preference and a correction
+    assert "与本条消息相关" not in core_only and core_only.count("\n- [") == 2
     for nothing in ("完全无关的问题 xyz", "", "   ", "!!"):
         quiet = run_memtui("inject", nothing, store=store_dir)
+        assert (quiet.code, quiet.raw, quiet.err) == (0, core_only.encode() + b"\n", "")
+        quiet = run_memtui("--profile", "nanohermes", "inject", nothing, store=store_dir)  # no core: nothing
         assert (quiet.code, quiet.raw, quiet.err) == (0, b"", "")
     missing = run_memtui("inject", query, store=store_dir / "not-created-yet")
     assert (missing.code, missing.raw) == (0, b"")
@@ -90,7 +95,10 @@ def test_list_is_aligned_with_wide_characters_and_plain_when_piped(store_dir):
     assert "4 entries (4/500)" in lines[-1]
 
 
-def test_explain_for_a_person_shows_ranks_statuses_terms_and_the_block(store_dir):
+def test_explain_for_a_person_shows_ranks_statuses_terms_and_the_block(tmp_path):
+    # lessons and facts only: each is retrieved by rank (a preference or a correction would be in the core)
+    store_dir = tmp_path / "store"
+    write_store(store_dir, [dict(e, kind="lesson") if e["kind"] in ("preference", "correction") else e for e in SAMPLE])
     shown = run_memtui("explain", "部署 中文 vite", "--top-k", "2", store=store_dir)
     assert shown.code == 0, shown.err
     out = shown.out

@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 
 import anyio
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from memtui_core.memory import MemoryStore
 
@@ -19,7 +17,16 @@ def _text(result) -> str:
     return "".join(part.text for part in result.content if getattr(part, "type", None) == "text")
 
 
+def _sdk():
+    """The MCP SDK's client, imported when a test here runs rather than when every worker collects."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    return ClientSession, StdioServerParameters, stdio_client
+
+
 async def _session_scenario(store_dir) -> dict:
+    ClientSession, StdioServerParameters, stdio_client = _sdk()
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "memtui", "mcp", "--dir", str(store_dir)], cwd=str(REPO),
         env={"MEMTUI_DIR": str(store_dir / "never-used")},
@@ -30,7 +37,7 @@ async def _session_scenario(store_dir) -> dict:
             await session.initialize()
             tools = (await session.list_tools()).tools
             seen["tools"] = {tool.name: tool for tool in tools}
-            seen["save"] = await session.call_tool("memory_save", {"kind": "correction", "text": "部署脚本默认先 dry-run，确认后再执行"})
+            seen["save"] = await session.call_tool("memory_save", {"kind": "fact", "text": "部署脚本默认先 dry-run，确认后再执行"})
             seen["again"] = await session.call_tool("memory_save", {"kind": "lesson", "text": "部署脚本默认先 dry-run，确认后再执行",
                                                                     "keywords": ["deploy", "发布"]})
             seen["search"] = await session.call_tool("memory_search", {"query": "部署 dry-run", "top_k": 3})
@@ -62,10 +69,10 @@ def test_mcp_server_round_trip(tmp_path):
         assert tool.input_schema["additionalProperties"] is False
         assert tool.annotations.destructive_hint is False
 
-    assert not seen["save"].is_error and _text(seen["save"]) == "已记下（纠正），当前记忆共 1 条"
+    assert not seen["save"].is_error and _text(seen["save"]) == "已记下（事实），当前记忆共 1 条"
     assert not seen["again"].is_error and _text(seen["again"]).startswith("与已有记忆重复，未新增")
     saved_id = MemoryStore(store_dir).entries()[0].id
-    assert not seen["search"].is_error and _text(seen["search"]).startswith(f"{saved_id} [纠正] (")
+    assert not seen["search"].is_error and _text(seen["search"]).startswith(f"{saved_id} [事实] (")
     assert not seen["nothing"].is_error and _text(seen["nothing"]) == "没有找到相关记忆"
 
     store = MemoryStore(store_dir)
@@ -102,6 +109,7 @@ def test_build_server_lists_the_three_tools_in_process(tmp_path):
 
 
 async def _polish_scenario(store_dir) -> dict:
+    ClientSession, StdioServerParameters, stdio_client = _sdk()
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "memtui", "mcp", "--dir", str(store_dir), "--destructive", "--lang", "auto"],
         cwd=str(REPO), env={"MEMTUI_DIR": str(store_dir / "never-used")},
@@ -122,6 +130,13 @@ async def _polish_scenario(store_dir) -> dict:
             entry_id = _text(seen["search"]).split(" ", 1)[0]
             seen["update"] = await session.call_tool("memory_update", {"id": entry_id, "text": "The CI runs on Buildkite",
                                                                        "kind": None})
+            seen["core_empty"] = await session.read_resource("memtui://core")
+            seen["pin"] = await session.call_tool("memory_update", {"id": entry_id, "text": None, "kind": None,
+                                                                    "pinned": True})
+            seen["pin_bad"] = await session.call_tool("memory_update", {"id": entry_id, "text": None, "kind": None,
+                                                                        "pinned": "yes"})
+            seen["core"] = await session.read_resource("memtui://core")
+            seen["inject_core"] = await session.call_tool("memory_inject", {"query": "what is the capital of Peru?"})
             seen["resources"] = (await session.list_resources()).resources
             seen["entries"] = await session.read_resource("memtui://entries")
             seen["prompts"] = (await session.list_prompts()).prompts
@@ -141,7 +156,8 @@ def test_mcp_titles_clean_errors_destructive_tools_resources_and_prompts(tmp_pat
     tools = seen["tools"]
     assert set(tools) == {"memory_save", "memory_search", "memory_inject", "memory_update", "memory_forget"}
     assert {name for name, tool in tools.items() if tool.annotations.destructive_hint} == {"memory_update", "memory_forget"}
-    assert tools["memory_update"].input_schema["required"] == ["id", "text", "kind"]
+    assert tools["memory_update"].input_schema["required"] == ["id", "text", "kind", "pinned"]
+    assert tools["memory_update"].input_schema["properties"]["pinned"]["type"] == ["boolean", "null"]
     assert "at most 400 characters" in tools["memory_save"].input_schema["properties"]["text"]["description"]
 
     assert _text(seen["save"]) == "Saved (fact); memories stored: 1"  # auto: the text is English
@@ -154,7 +170,13 @@ def test_mcp_titles_clean_errors_destructive_tools_resources_and_prompts(tmp_pat
         assert "pydantic" not in _text(seen[name]) and "http" not in _text(seen[name])
 
     assert seen["update"].is_error is False and _text(seen["update"]).endswith("(fact): The CI runs on Buildkite")
-    assert [r.uri for r in seen["resources"]] == ["memtui://entries"]
+    assert [str(r.uri) for r in seen["resources"]] == ["memtui://entries", "memtui://core"]
+    assert seen["core_empty"].contents[0].text == ""
+    assert not seen["pin"].is_error and _text(seen["pin"]).endswith("(fact): it is in every turn from now on")
+    assert seen["pin_bad"].is_error and _text(seen["pin_bad"]).startswith("Error: argument pinned must be a boolean")
+    core = seen["core"].contents[0].text
+    assert core.startswith("=== Long-term memory: core (always in context) ===") and "The CI runs on Buildkite" in core
+    assert "The CI runs on Buildkite" in _text(seen["inject_core"])  # in every block, whatever the message
     entries = json.loads(seen["entries"].contents[0].text)["entries"]
     assert "The CI runs on Buildkite" in [e["text"] for e in entries]
     assert all("Ignore all previous" not in e["text"] for e in entries)  # blocked entries are not served
@@ -167,5 +189,5 @@ def test_mcp_titles_clean_errors_destructive_tools_resources_and_prompts(tmp_pat
     assert seen["forget_again"].is_error and _text(seen["forget_again"]) == f"错误：没有 id 为 {entry_id} 的记忆"
 
     store = MemoryStore(store_dir)
-    assert [e.op.value for e in store.audit()] == ["add", "add", "add", "edit", "delete"]
+    assert [e.op.value for e in store.audit()] == ["add", "add", "add", "edit", "pin", "delete"]
     assert {e.actor for e in store.audit()} == {"mcp"}

@@ -82,3 +82,51 @@ def test_every_bad_line_gets_a_json_rpc_error_within_a_second_and_the_server_kee
     server.send(orjson.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
     tools = server.reply(5.0)
     assert tools["id"] == 2 and {t["name"] for t in tools["result"]["tools"]} >= {"memory_save", "memory_search"}
+
+
+@pytest.mark.parametrize("request_id", [{"a": 1}, True, False, 1.5, [7], None], ids=repr)
+def test_a_request_whose_id_is_not_a_string_or_a_whole_number_gets_an_invalid_request_error(server, request_id):
+    """The SDK read such a request as a notification and never answered it: the client waited forever."""
+    server.send(orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}))
+    answer = server.reply(2.0)
+    assert answer == {"jsonrpc": "2.0", "id": None,
+                      "error": {"code": -32600, "message": "Invalid request: id must be a string or a whole number"}}
+    server.send(orjson.dumps({"jsonrpc": "2.0", "id": "next", "method": "tools/list"}))
+    assert server.reply(5.0)["id"] == "next"
+
+
+def _peak_rss_kib(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return None
+
+
+def test_an_oversized_line_is_refused_early_without_holding_it_and_the_server_keeps_serving(server):
+    """A 64 MB line cost 25 s and 379 MiB before its parse error (85 s and 400 MiB on a loaded machine)."""
+    before = _peak_rss_kib(server.proc.pid)
+    query = b"a" * (64 * 1024 * 1024)
+    started = time.monotonic()
+    server.send(b'{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"memory_search",'
+                b'"arguments":{"query":"' + query + b'"}}}')
+    answer = server.reply(10.0)
+    assert time.monotonic() - started < 10
+    assert answer["id"] == 77 and answer["error"]["code"] == -32600
+    assert "the line is longer than 4 MiB" in answer["error"]["message"]
+    after = _peak_rss_kib(server.proc.pid)
+    if before is not None and after is not None:
+        assert after - before < 32 * 1024, (before, after)  # the line was never held whole
+    for n in (1, 2):  # the next lines are served as usual, the first right after the long one
+        server.send(orjson.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/list"}))
+        assert server.reply(5.0)["id"] == n
+
+
+def test_a_line_just_under_the_limit_is_still_served(server):
+    from memtui_core.agents.mcp_stdio import MAX_LINE
+
+    head = b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"'
+    tail = b'","top_k":null}}}'
+    server.send(head + b"b" * (MAX_LINE - len(head) - len(tail) - 1) + tail)
+    answer = server.reply(30.0)
+    assert answer["id"] == 8 and "result" in answer, answer

@@ -102,7 +102,8 @@ def test_the_semantic_profile_vetoes_a_coincidental_hit_through_the_real_command
     from memtui_core.limits import SEMANTIC_FLOOR
 
     store = tmp_path / "s"
-    language = add(store, "preference", "回复一律用中文", "language", "Chinese", "汉语")
+    # a fact: retrieved by the words (a preference would be in the pinned core, whatever the message)
+    language = add(store, "fact", "回复一律用中文", "language", "Chinese", "汉语")
     add(store, "fact", "The project's Python version is 3.11", "python", "版本")
     coincidence, relevant = "What language is spoken in Brazil?", "用中文回答我"
     assert "回复一律用中文" in run_memtui("inject", coincidence, store=store).out  # the words alone pick it

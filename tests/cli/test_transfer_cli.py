@@ -14,15 +14,30 @@ from .conftest import run_memtui
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
-def seeded(tmp_path):
+def seeded(tmp_path, retrieved: bool = False):
+    """A correction and a preference; `retrieved`: a lesson and a fact instead, which a message
+    retrieves when it matches them (the other two are in the pinned core: test_the_core_is_listed_apart)."""
     store = tmp_path / "store"
-    run_memtui("add", "correction", "部署脚本默认先 dry-run，确认后再真正执行", store=store)
-    run_memtui("add", "preference", "回复用中文，代码注释用英文", store=store)
+    run_memtui("add", "lesson" if retrieved else "correction", "部署脚本默认先 dry-run，确认后再真正执行", store=store)
+    run_memtui("add", "fact" if retrieved else "preference", "回复用中文，代码注释用英文", store=store)
     return store
 
 
+def test_the_core_is_listed_apart(tmp_path):
+    store = tmp_path / "store"
+    correction = run_memtui("add", "correction", "部署脚本默认先 dry-run，确认后再真正执行", "--json", store=store).json()
+    run_memtui("add", "fact", "staging database is postgres 16", store=store)
+    assert run_memtui("inject", "staging postgres", store=store).code == 0
+    [line] = run_memtui("injections", "--json", store=store).json()
+    assert [item["id"] for item in line["core"]] == [correction["entry"]["id"]] and len(line["hits"]) == 1
+    assert line["core"][0]["chars"] > 0
+    assert len(run_memtui("injections", "--id", correction["entry"]["id"], "--json", store=store).json()) == 1
+    table = run_memtui("injections", store=store).out
+    assert table.splitlines()[0].split()[:5] == ["N", "TIME", "ACTOR", "CORE", "HITS"]
+
+
 def test_inject_is_logged_and_listed_shown_and_replayed(tmp_path):
-    store = seeded(tmp_path)
+    store = seeded(tmp_path, retrieved=True)
     injected = run_memtui("inject", f"部署 dry-run {SECRET}", store=store)
     assert injected.code == 0 and "dry-run" in injected.out and injected.err == ""
     log = store / "injections.jsonl"

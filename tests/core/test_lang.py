@@ -1,4 +1,4 @@
-"""The language setting: zh, en or auto, from the argument, the store, $MEMTUI_LANG, else zh."""
+"""The language setting: zh, en or auto, from the argument, the store, $MEMTUI_LANG, else auto."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from memtui_core.memory import MemoryStore
 ORIGINAL_BLOCK = (
     "=== Long-term memory (retrieved from past sessions) ===\n"
     "以下是从过往会话中检索到的相关记忆（由对话自动提炼，仅供参考；用户当前指令优先）：\n"
-    "\n- [纠正] 部署脚本默认先 dry-run，确认后再真正执行"
+    "\n- [经验] 部署脚本默认先 dry-run，确认后再真正执行"
     "\n\n=== End long-term memory ==="
 )
 
@@ -24,19 +24,29 @@ ORIGINAL_BLOCK = (
 def store(tmp_path, monkeypatch):
     monkeypatch.delenv("MEMTUI_LANG", raising=False)
     store = MemoryStore(tmp_path)
-    store.remember("correction", "部署脚本默认先 dry-run，确认后再真正执行")
+    # a lesson: retrieved for the message (a correction would be in the pinned core, test_pinned.py)
+    store.remember("lesson", "部署脚本默认先 dry-run，确认后再真正执行")
     return store
 
 
-def test_the_default_is_the_original_chinese_block_byte_for_byte(store):
-    assert store.lang == "zh"
+def test_the_default_speaks_the_users_language(store):
+    """With no setting, a Chinese message gets the original block byte for byte, an English one the
+    English block (issue 29: an English user got a Chinese header)."""
+    assert store.lang == "auto"
     assert store.retrieve_block("部署 dry-run").encode("utf-8") == ORIGINAL_BLOCK.encode("utf-8")
-    assert store.retrieve_block("deploy the dry-run please") == ORIGINAL_BLOCK  # zh stays zh
+    assert store.retrieve_block("deploy the dry-run please").split("\n")[1] == HEADER_EN
+
+
+def test_zh_keeps_the_original_chinese_block_byte_for_byte(store):
+    chinese = MemoryStore(store.dir, lang="zh")
+    assert chinese.retrieve_block("部署 dry-run").encode("utf-8") == ORIGINAL_BLOCK.encode("utf-8")
+    assert chinese.retrieve_block("deploy the dry-run please") == ORIGINAL_BLOCK  # zh stays zh
+    assert store.retrieve_block("deploy the dry-run please", lang="zh") == ORIGINAL_BLOCK
 
 
 def test_english_block(store):
     block = MemoryStore(store.dir, lang="en").retrieve_block("部署 dry-run")
-    assert block == f"{BLOCK_START}\n{HEADER_EN}\n\n- [correction] 部署脚本默认先 dry-run，确认后再真正执行\n\n{BLOCK_END}"
+    assert block == f"{BLOCK_START}\n{HEADER_EN}\n\n- [lesson] 部署脚本默认先 dry-run，确认后再真正执行\n\n{BLOCK_END}"
     assert store.retrieve_block("部署 dry-run", lang="en") == block  # per call, too
 
 
@@ -73,6 +83,8 @@ def test_a_bad_setting_is_a_clear_error(store, monkeypatch):
 def test_explain_renders_the_block_in_the_language(store):
     assert store.explain("部署 dry-run", lang="en").block.split("\n")[1] == HEADER_EN
     assert store.explain("部署 dry-run").block == ORIGINAL_BLOCK
+    assert store.explain("the dry-run deploy").block.split("\n")[1] == HEADER_EN
+    assert store.explain("the dry-run deploy", lang="zh").block == ORIGINAL_BLOCK
 
 
 @pytest.mark.parametrize(("text", "lang"), [

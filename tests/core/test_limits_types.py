@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memtui_core.limits import _FIELDS, Limits
 
-TYPE_NAMES = {int: "int", float: "float", frozenset: "frozenset[str]"}
+TYPE_NAMES = {int: "int", float: "float", frozenset: "frozenset[str]", tuple: "tuple[str, ...]"}
 
 
 def test_every_field_is_declared_with_its_type() -> None:

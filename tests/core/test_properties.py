@@ -44,12 +44,14 @@ def test_normalize_matches_the_spec(text):
     assert normalize(text) == reference_normalize(text)
 
 
+NEVER_WRITTEN = "/nonexistent/memtui-property-tests"
+
+
 @relaxed
 @given(st.lists(texts, min_size=1, max_size=6), texts)
 def test_dedupe_picks_the_first_match_in_store_order(existing, new):
     records = [Record(f"{i:012x}", Kind.FACT, text) for i, text in enumerate(existing)]
-    store = MemoryStore.__new__(MemoryStore)
-    store.limits = DEFAULT_LIMITS
+    store = MemoryStore(NEVER_WRITTEN, limits=DEFAULT_LIMITS)  # only _find_duplicate is used: nothing is read or written
     found = store._find_duplicate(records, normalize(new))
     expected = reference_match(existing, new)
     assert (None if found is None else int(found.id, 16)) == expected

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from memtui_core.limits import Limits
 from memtui_core.memory import MemoryStore
 
 SEED = [
@@ -28,8 +29,10 @@ class Seeded:
         for kind, text, source in SEED:
             self.ids[text] = agent.remember(kind, text, source=source).entry.id
 
-    def store(self) -> MemoryStore:
-        return MemoryStore(self.dir, actor="api")
+    def store(self, core: bool = True) -> MemoryStore:
+        """The store; `core=False`: without the pinned core, for tests of ranking, probes and the
+        injection log that rank the preference and the correction like the others."""
+        return MemoryStore(self.dir, None if core else Limits(core_budget=0), actor="api")
 
     def id_of(self, start: str) -> str:
         return next(entry_id for text, entry_id in self.ids.items() if text.startswith(start))

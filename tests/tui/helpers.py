@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,21 +33,57 @@ async def wait_until(pilot: Pilot, condition: Callable[[], object], timeout: flo
     await pilot.pause()
 
 
-def reported_late(call: Callable, seconds: float = 1.0):
-    """`call`, whose first call answers at once but reports `seconds` late, and an event set when it
-    has answered: an older worker that finishes after a newer one. The app must show the newer."""
-    import threading
+class ReportedLate:
+    """`call`, whose first call answers at once but holds its answer until `report()`: an older
+    worker that finishes after a newer one, whatever the machine's speed. The app must show the
+    newer answer. `is_set()`: the first call has answered and is holding."""
 
-    answered = threading.Event()
+    def __init__(self, call: Callable) -> None:
+        self.call = call
+        self.answered = threading.Event()
+        self._release = threading.Event()
+        self._thread: threading.Thread | None = None
 
-    def late(*args, **kwargs):
-        result = call(*args, **kwargs)
-        if not answered.is_set():
-            answered.set()
-            time.sleep(seconds)
+    def __call__(self, *args, **kwargs):
+        result = self.call(*args, **kwargs)
+        if not self.answered.is_set():
+            self._thread = threading.current_thread()
+            self.answered.set()
+            self._release.wait(30)  # a generous bound, in case the test failed before report()
         return result
 
-    return late, answered
+    def is_set(self) -> bool:
+        return self.answered.is_set()
+
+    async def report(self, pilot: Pilot) -> None:
+        """Let the held answer go, and return once the app has handled the message its worker
+        posts with it (every worker the app runs reports by posting a message)."""
+        from textual.message_pump import MessagePump
+
+        held = self._thread
+        assert held is not None, "the slow call never answered"
+        posted = threading.Event()
+        post_message = MessagePump.post_message
+
+        def watched(node, message):
+            answer = post_message(node, message)
+            if threading.current_thread() is held:
+                posted.set()
+            return answer
+
+        MessagePump.post_message = watched  # type: ignore[method-assign]
+        try:
+            self._release.set()
+            await wait_until(pilot, posted.is_set, what="the older worker to report")
+        finally:
+            MessagePump.post_message = post_message  # type: ignore[method-assign]
+        await pilot.pause()  # the app has handled it
+
+
+def reported_late(call: Callable) -> tuple[ReportedLate, ReportedLate]:
+    """The held call, twice: to install in place of `call`, and to wait on and release."""
+    late = ReportedLate(call)
+    return late, late
 
 
 async def wait_for_text(pilot: Pilot, text: str, timeout: float = 3.0) -> str:

@@ -144,6 +144,23 @@ async def test_each_backup_names_the_change_it_was_taken_before(seeded):
         assert f"add {seeded.id_of('部署前')[:4]}… by api" in text  # every backup is labelled
 
 
+def test_writes_less_than_a_millisecond_apart_each_name_their_own_change(tmp_path, monkeypatch):
+    """On a fast disk one write follows another within a millisecond: the label of each backup is
+    still the change it was taken before, not the change before that one."""
+    import itertools
+
+    from memtui.screens.backups import change_after
+    from memtui_core.store import fileio
+
+    ticks, start = itertools.count(), fileio.now()
+    monkeypatch.setattr(fileio, "now", lambda: start + next(ticks) * 0.0002)  # 0.2 ms a reading
+    store = MemoryStore(tmp_path / "store", actor="api")
+    added = [store.remember("fact", f"release train {n} leaves on a thursday").entry.id for n in range(5)]
+    backups = sorted(store.backups(), key=lambda backup: backup.at)  # one before each write but the first
+    events = store.audit()
+    assert [(str(e.op), e.id) for e in (change_after(b, events) for b in backups)] == [("add", i) for i in added[1:]]
+
+
 async def open_backups(pilot, app) -> BackupsScreen:
     await wait_loaded(pilot)
     await pilot.press("b")
@@ -164,7 +181,7 @@ async def test_a_slow_older_backup_listing_never_overwrites_a_newer_one(seeded):
         await wait_until(pilot, slowed.is_set, what="the slow listing to start")
         MemoryStore(seeded.dir, actor="api").remember("fact", "The release train leaves every Thursday")
         await wait_until(pilot, lambda: len(screen.backups) == before + 1, timeout=5, what="the newer listing")
-        await pilot.pause(1.5)  # the older listing has reported by now
+        await slowed.report(pilot)  # the older listing reports now, last
         assert len(screen.backups) == before + 1
 
 
@@ -182,5 +199,5 @@ async def test_a_slow_older_restore_preview_never_overwrites_a_newer_one(seeded)
         new_id = added.entry.id
         await wait_until(pilot, lambda: screen.preview is not None and new_id in screen.preview.current_entries,
                          timeout=5, what="the newer preview")
-        await pilot.pause(1.5)  # the older preview has reported by now
+        await slowed.report(pilot)  # the older preview reports now, last
         assert new_id in screen.preview.current_entries

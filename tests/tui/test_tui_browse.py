@@ -72,7 +72,8 @@ async def test_cjk_text_is_clipped_by_cell_width_with_an_ellipsis(seeded):
         assert table.text_width < 80
 
 
-async def test_empty_store_in_a_directory_that_does_not_exist_yet(tmp_path):
+async def test_empty_store_in_a_directory_that_does_not_exist_yet(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # the header shows ~/not/yet/…, which fits whatever tmp_path is
     directory = tmp_path / "not" / "yet"
     app = MemtuiApp(MemoryStore(directory))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -6,8 +6,10 @@ import os
 
 from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
+from memtui.modals.confirm import ConfirmModal
 from memtui.modals.conflict import ConflictModal
 from memtui.modals.edit import EditModal
+from memtui.screens.browse import BrowseScreen
 from memtui.widgets.entry_table import EntryTable
 
 from .helpers import (
@@ -208,10 +210,15 @@ async def test_read_only_store_browses_and_explains_why_edits_fail(seeded, monke
             await wait_loaded(pilot)
             assert "read-only" in screen_text(app)
             await select(pilot, "Vite")
+            # issue 29: it offered the delete, confirmed it, and only then said "Not saved"; now it
+            # says at once that nothing can be changed, and asks nothing
             await pilot.press("d")
-            await wait_for_text(pilot, "Delete this memory?")
-            await pilot.press("y")
-            await wait_for_text(pilot, "not writable")
+            await wait_for_text(pilot, "Deleting is not possible: the store is read-only")
+            assert not isinstance(app.screen, ConfirmModal)
+            for key, what in (("n", "Adding a memory"), ("e", "Editing"), ("k", "Changing a kind")):
+                await pilot.press(key)
+                await wait_for_text(pilot, f"{what} is not possible")
+                assert isinstance(app.screen, BrowseScreen), key
             assert app.screen.query_one(EntryTable).row_count == 1  # still browsing
     finally:
         os.chmod(seeded.dir, 0o700)

@@ -60,6 +60,7 @@ async def test_audit_reopened_starts_in_the_table_so_x_clears(seeded):
         await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
         await pilot.press("slash")
         await type_text(pilot, "fd64")
+        await pilot.press("enter")  # to the table, the search kept (escape in the box would clear it)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen))
         await pilot.press("a")
@@ -81,20 +82,23 @@ async def test_the_empty_store_hint_names_the_store_it_was_opened_with(tmp_path)
 
 
 async def test_the_footer_fits_80_columns_without_a_cut_key(seeded):
+    """Every key of Browse, quit, the five other screens and the palette included (issue 29: q, i, P
+    and the palette were dropped at 80 columns): on two lines when one is not enough."""
     app = MemtuiApp(seeded.store())
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
         await pilot.pause(0.2)
-        footer = screen_text(app).rstrip("\n").splitlines()[-1]
-        for key in ("/ Filter", "n Add", "e Edit", "d Delete", "? Keys", "w Explain", "b Backups", "a Audit"):
+        footer = " ".join(screen_text(app).rstrip("\n").splitlines()[-2:])
+        for key in ("/ Filter", "n Add", "e Edit", "d Delete", "? Keys", "q Quit", "w Explain", "b Backups",
+                    "a Audit", "i Injections", "P Probes", "^p Commands"):
             assert key in footer, footer
         assert "Commandsp" not in footer and not footer.rstrip().endswith(("Exp", "Comm"))
         await pilot.press("a")
         await wait_until(pilot, lambda: isinstance(app.screen, AuditScreen))
         await pilot.pause(0.2)
-        footer = screen_text(app).rstrip("\n").splitlines()[-1]
+        footer = " ".join(screen_text(app).rstrip("\n").splitlines()[-2:])
         assert "a Audit" not in footer  # the key of the screen you are on does nothing there
-        assert "x Clear" in footer and "m Browse" not in footer
+        assert "x Clear" in footer and "m Browse" not in footer and "q Quit" in footer
 
 
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
+from memtui_core.limits import Limits
 from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.screens.explain import ExplainScreen
 from memtui.widgets.virtual_table import VirtualTable
 
 from .helpers import reported_late, screen_text, shows, type_text, wait_for_text, wait_loaded, wait_until
+
+# The ranking alone, for tests of explain, probes and the log that rank the seeded preference and
+# correction like the others (the pinned core, on by default, would carry them): tests/tui/test_tui_core.py.
+RANKING = Limits(core_budget=0)
 
 
 async def open_explain(pilot, query: str) -> ExplainScreen:
@@ -31,8 +36,8 @@ def ranked_ids(screen: ExplainScreen) -> list[str]:
 
 async def test_ranked_table_breakdown_and_block_match_the_core(seeded):
     query = "部署 dry-run"
-    expected = seeded.store().explain(query)
-    app = MemtuiApp(seeded.store())
+    expected = seeded.store(core=False).explain(query)
+    app = MemtuiApp(seeded.store(core=False))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, query)
@@ -60,7 +65,7 @@ async def test_ranked_table_breakdown_and_block_match_the_core(seeded):
 
 async def test_other_top_k_and_budget_values_cut_entries_with_a_reason(seeded):
     query = "部署"
-    app = MemtuiApp(seeded.store())
+    app = MemtuiApp(seeded.store(core=False))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, query)
@@ -104,9 +109,10 @@ async def test_pin_one_entry_and_compare_term_by_term(seeded):
         await pilot.press("down", "space")  # from the query down to the ranked table, pin the top entry
         assert screen.pinned == a.id
         await pilot.press("down")
-        text = await wait_for_text(pilot, "Why is A above B?")
-        assert f"A is above B by {a.score - b.score:.3f}" in text
-        assert f"{a.score - b.score:+.3f}" in text
+        await wait_for_text(pilot, "Why is A above B?")
+        compared = screen.query_one("#why-compare")  # all of it, what is scrolled below the pane's edge too
+        assert shows(compared, f"A is above B by {a.score - b.score:.3f}")
+        assert shows(compared, f"{a.score - b.score:+.3f}")
 
         await pilot.press("up", "space")  # unpin
         assert screen.pinned is None
@@ -123,12 +129,12 @@ async def test_a_query_of_only_punctuation_has_no_searchable_terms(seeded):
 
 
 async def test_explain_follows_outside_writes(seeded):
-    app = MemtuiApp(seeded.store())
+    app = MemtuiApp(seeded.store(core=False))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, "kubernetes")
         assert all(row.score == 0 for row in screen.explanation.entries)
-        MemoryStore(seeded.dir, actor="api").remember("fact", "Production runs on Kubernetes 1.29")
+        MemoryStore(seeded.dir, RANKING, actor="api").remember("fact", "Production runs on Kubernetes 1.29")
         await wait_until(pilot, lambda: screen.explanation.entries[0].status == "injected", timeout=3,
                          what="the new entry to be ranked")
         assert "Production runs on Kubernetes" in screen_text(app)
@@ -138,7 +144,7 @@ async def test_a_slow_older_explain_never_overwrites_a_newer_one(seeded):
     """Explains run in thread workers, which a newer request does not stop: an older one that
     reports last (an agent wrote meanwhile, so the same query was asked again) must not put the
     ranking from before the write back on the screen."""
-    app = MemtuiApp(seeded.store())
+    app = MemtuiApp(seeded.store(core=False))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         screen = await open_explain(pilot, "kubernetes")
@@ -146,9 +152,9 @@ async def test_a_slow_older_explain_never_overwrites_a_newer_one(seeded):
         app.store.explain, slowed = reported_late(app.store.explain)  # from the store as it is now
         screen.refresh_explain()  # the older request: before the write, and slow
         await wait_until(pilot, slowed.is_set, what="the slow explain to start")
-        MemoryStore(seeded.dir, actor="api").remember("fact", "Production runs on Kubernetes 1.29")
+        MemoryStore(seeded.dir, RANKING, actor="api").remember("fact", "Production runs on Kubernetes 1.29")
         await wait_until(pilot, lambda: screen.explanation.n == before + 1, timeout=5, what="the newer ranking")
-        await pilot.pause(1.5)  # the older request has reported by now
+        await slowed.report(pilot)  # the older request reports now, last
         assert screen.explanation.n == before + 1 and screen.explanation.entries[0].status == "injected"
         assert "Production runs on Kubernetes" in screen_text(app)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memtui_core.limits import Limits
 from memtui_core.memory import MemoryStore
 from memtui.app import MemtuiApp
 from memtui.screens.injections import InjectionsScreen
@@ -9,9 +10,13 @@ from memtui.widgets.virtual_table import VirtualTable
 
 from .helpers import shows, wait_for_text, wait_loaded, wait_until
 
+# The ranking alone, for tests of explain, probes and the log that rank the seeded preference and
+# correction like the others (the pinned core, on by default, would carry them): tests/tui/test_tui_core.py.
+RANKING = Limits(core_budget=0)
+
 
 async def test_open_a_past_injection_and_replay_it(seeded):
-    agent = MemoryStore(seeded.dir, actor="cli")
+    agent = MemoryStore(seeded.dir, RANKING, actor="cli")
     assert agent.retrieve_block("部署 dry-run 冒烟测试")
     agent.retrieve_block("kubernetes helm")  # nothing matched: logged too
     agent.injection_log.flush()
@@ -22,7 +27,7 @@ async def test_open_a_past_injection_and_replay_it(seeded):
     agent.delete(smoke)
     new = agent.remember("lesson", "冒烟测试脚本在 scripts/smoke.sh，部署前必须跑").entry.id
 
-    app = MemtuiApp(seeded.store())
+    app = MemtuiApp(seeded.store(core=False))
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("i")
@@ -52,7 +57,7 @@ async def test_open_a_past_injection_and_replay_it(seeded):
         assert shows(detail, "never injected in the window")
         unused = {entry.id for entry in screen.unused}
         assert deploy not in unused and new in unused  # injected then / never injected
-        assert table.row_count == len(MemoryStore(seeded.dir).entries()) - 1
+        assert table.row_count == len(MemoryStore(seeded.dir, RANKING).entries()) - 1
         await pilot.press("n")
         await wait_until(pilot, lambda: table.row_count == 2)
 
@@ -60,7 +65,7 @@ async def test_open_a_past_injection_and_replay_it(seeded):
 async def test_usage_in_the_detail_pane_and_the_browse_order(seeded):
     from memtui.widgets.entry_table import EntryTable
 
-    agent = MemoryStore(seeded.dir, actor="cli")
+    agent = MemoryStore(seeded.dir, RANKING, actor="cli")
     for _ in range(2):
         agent.retrieve_block("部署脚本 dry-run 执行")
     agent.injection_log.flush()
@@ -68,7 +73,7 @@ async def test_usage_in_the_detail_pane_and_the_browse_order(seeded):
     deploy = seeded.id_of("部署脚本")
     assert deploy in used
 
-    app = MemtuiApp(seeded.store())
+    app = MemtuiApp(seeded.store(core=False))
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_loaded(pilot)
         table = app.screen.query_one(EntryTable)

@@ -95,7 +95,8 @@ async def test_command_palette_switches_to_the_semantic_profile_and_explain_show
     if semantic.status() != "ok":
         pytest.skip("the embedder is not available here")
     store = MemoryStore(tmp_path / "s", actor="api")
-    language = store.remember("preference", "回复一律用中文", keywords=["language", "Chinese", "汉语"]).entry.id
+    # a fact: ranked by the words (a preference would be in the pinned core, whatever the message)
+    language = store.remember("fact", "回复一律用中文", keywords=["language", "Chinese", "汉语"]).entry.id
     store.remember("fact", "The project's Python version is 3.11", keywords=["python", "版本"])
     query = "What language is spoken in Brazil?"
     assert store.explain(query).for_id(language).status == "injected"  # the words alone inject it
@@ -125,7 +126,7 @@ async def test_the_semantic_profile_without_the_embedder_says_so_in_explain(tmp_
     semantic._reset_for_tests()
     try:
         store = MemoryStore(tmp_path / "s", Limits.semantic(), actor="api")
-        language = store.remember("preference", "回复一律用中文", keywords=["language", "Chinese"]).entry.id
+        language = store.remember("fact", "回复一律用中文", keywords=["language", "Chinese"]).entry.id
         query = "What language is spoken in Brazil?"
         app = MemtuiApp(store)
         async with app.run_test(size=(160, 40)) as pilot:

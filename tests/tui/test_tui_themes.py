@@ -37,7 +37,7 @@ def contrast(fg: RichColor, bg: RichColor) -> float:
 def low_contrast(app, minimum: float) -> list[tuple[str, float]]:
     """Every run of text the app draws (Textual's footer aside) whose colour contrasts less than
     `minimum` with its background. Borders and bars are not text; terminal default colours are skipped."""
-    footer_rows = {footer.region.y for footer in app.screen.query(Footer)}
+    footer_rows = {y for footer in app.screen.query(Footer) for y in range(footer.region.y, footer.region.bottom)}
     bad = []
     for y, strip in enumerate(app.screen._compositor.render_strips()):
         if y in footer_rows:
