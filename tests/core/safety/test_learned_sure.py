@@ -75,7 +75,7 @@ def test_the_live_check_shows_the_warning_and_the_write_stores_no_flag(tmp_path,
 
 
 def test_the_constants_are_those_the_docs_give():
-    doc = (Path(__file__).parents[2] / "docs" / "threat-scan.md").read_text("utf-8")
+    doc = (Path(__file__).parents[3] / "docs" / "threat-scan.md").read_text("utf-8")
     assert f"at least {threats._SURE_WORDS} words of prose" in doc and f"at least {threats._AGREE}" in doc
 
 
