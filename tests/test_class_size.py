@@ -17,6 +17,12 @@ SCANNED = ("memtui", "core")
 
 # Each class still over the limit, by file and name, with the reason it stays for now.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("core/memory.py", "MemoryStore"): "338 lines since the pinned core (core_block, core), the limits a store "
+                                       "carries and the re-derivation of a damaged index met in one merge; its "
+                                       "reading of backups, audit and limits is the part to move out next",
+    ("core/store/writing.py", "Writing"): "313 lines since the scan's redaction of every field met the refusal of "
+                                          "invisible-only text; the cleaning of an entry (_clean_entry, "
+                                          "_prepare_entry, check_text) is the part to move out next",
 }
 
 

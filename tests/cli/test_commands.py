@@ -298,7 +298,8 @@ def test_doctor_suggests_approving_or_deleting_and_merging(tmp_path):
             "near_duplicates"} <= set(report)
     assert report["blocked"] == ["000000000004"]
     assert report["near_duplicates"] == [{"keep": "000000000001", "remove": "000000000002", "similarity": 0.8}]
-    assert {p["code"] for p in report["problems"]} == {"invalid", "blocked", "duplicates"}
+    # the hostile lesson was written by another program: blocked, and reported as stored without its flag
+    assert {p["code"] for p in report["problems"]} == {"invalid", "blocked", "unflagged-threat", "duplicates"}
     assert run_memtui("doctor", "--strict", store=store).code == 1
 
     healthy = tmp_path / "healthy"

@@ -21,6 +21,8 @@ def test_pin_unpin_and_core_through_the_real_command(tmp_path):
     pinned = run_memtui("pin", FACT, store=tmp_path)
     assert pinned.code == 0 and pinned.out.startswith(f"pinned {FACT} (fact)") and "1 of 1 pinned" in pinned.out
     block = run_memtui("inject", "what is the capital of Peru?", store=tmp_path)
+    assert "前端用 Vite 构建" in block.out and "Always in context (pinned):" in block.out  # an English message: English labels
+    block = run_memtui("inject", "--lang", "zh", "what is the capital of Peru?", store=tmp_path)
     assert "前端用 Vite 构建" in block.out and "始终有效（置顶）：" in block.out
     first = run_memtui("pin", LESSON, "--position", "1", store=tmp_path)
     assert first.code == 0 and "1 of 2 pinned" in first.out

@@ -85,7 +85,7 @@ async def _explained(pilot, query: str):
 
 async def test_at_80x24_explain_shows_the_selected_entrys_breakdown(seeded):
     """Issue 29: at 80×24 only a few ranked rows fit and the per-term table was below the fold."""
-    app = MemtuiApp(seeded.store())
+    app = MemtuiApp(seeded.store(core=False))  # the correction it explains is ranked, not in the core
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("w")
