@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         by_cat: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         wrong = []
         for row in rows:
-            found = {f.category for f in scan(row["text"]) if f.category != "secret"}
+            # a warning (`warning.<rule>`: a learned verdict not sure enough to block) flags nothing
+            found = {f.category for f in scan(row["text"]) if f.category != "secret" and not f.rule.startswith("warning.")}
             flagged = bool(found)
             right = ALIASES.get(row.get("category"), row.get("category")) in found
             for key, table in ((row.get("lang", "?"), by_lang), (row.get("category", "-"), by_cat)):

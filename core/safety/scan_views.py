@@ -37,7 +37,7 @@ from functools import cache
 from ..lazy_re import lazy_pattern
 
 __all__ = ["View", "control_chars", "fold_marks", "is_plain", "prototypes", "strip_controls", "strip_hidden", "text_view",
-           "words_view"]
+           "without_ids", "words_view"]
 
 # Characters that no step 1 or step 3 changes: ASCII, Latin-1 and Latin Extended-A letters and
 # signs, common punctuation, arrows, boxes, dingbats, CJK punctuation, kana, CJK ideographs,
@@ -378,3 +378,23 @@ def words_view(text: View) -> View:
     if "  " in view.text or "\n" in view.text or "\t" in view.text or "\r" in view.text:
         view = _sub(_SPACES, " ", view)
     return view
+
+
+# A token of digits and letters that names something (w06, i049, k3418243383, sha256, a1b2c3): at
+# least one digit, and at most two letters or no more letters than digits (`_is_id`). Leetspeak
+# (y0ur, pr10r, 1nstruct10ns) keeps more letters than digits and stays.
+_TOKEN_WITH_DIGIT = lazy_pattern(r"(?<![\w.-])[A-Za-z0-9._-]*\d[A-Za-z0-9._-]*(?![\w-])")
+
+
+def without_ids(read: str) -> str:
+    """`read` without its id-like tokens, for the learned opinions: ids, hashes and codes say
+    nothing of intent, and alone they are never a threat ("w06 i049 k3418243383 note on kettles")."""
+    if not any(char.isdigit() for char in read):
+        return read
+    return _TOKEN_WITH_DIGIT.sub(lambda match: " " if _is_id(match.group()) else match.group(), read)
+
+
+def _is_id(token: str) -> bool:
+    letters = sum(char.isalpha() for char in token)
+    digits = sum(char.isdigit() for char in token)
+    return digits > 0 and (letters <= 2 or letters <= digits)

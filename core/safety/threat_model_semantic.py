@@ -37,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["MODEL_PATH", "Model", "batch", "judge", "load", "readiness", "status"]
+__all__ = ["MODEL_PATH", "Model", "batch", "judge", "load", "readiness", "score", "status"]
 
 MODEL_PATH = Path(__file__).with_name("threat_model_semantic.json")
 FORMAT = 1
@@ -237,10 +237,11 @@ def batch(texts: Iterable[str]) -> Iterator[None]:
         return
     from .quoted import _without_quoted_examples
 
-    from .scan_views import text_view, words_view
+    from .scan_views import text_view, without_ids, words_view
     from .threat_model import load as character_model
 
-    reads = [_without_quoted_examples(text) or text for text in texts if isinstance(text, str) and text]
+    # what threats._third_opinion reads: the text without its quoted examples and its id-like tokens
+    reads = [without_ids(_without_quoted_examples(text) or text) for text in texts if isinstance(text, str) and text]
     char = character_model()
     # only the texts the third opinion could flag (Model.can_flag): most notes need no embedding
     inputs = list(dict.fromkeys(model_input(read, model.view) for read in reads
@@ -289,6 +290,19 @@ def judge(read: str, char: float | None = None) -> tuple[str, float, float] | No
         return None
     vector = _vector(model_input(read, model.view))
     return None if vector is None else model.verdict(vector, char)
+
+
+def score(read: str, char: float | None = None) -> float | None:
+    """The score `judge` holds against the threshold for `read` (with the character model's
+    P(hostile) `char`), whatever it is; None without the model. threats._learned asks it whether
+    the sentence model agrees with a verdict of the character model."""
+    model = load()
+    if model is None:
+        return None
+    vector = _vector(model_input(read, model.view))
+    if vector is None:
+        return None
+    return model.score(float(model.hostile(vector.reshape(1, -1))[0]), char)
 
 
 def _reset_for_tests() -> None:

@@ -27,7 +27,6 @@ from ..lazy_re import lazy_pattern
 from .decoders import _LONG_RUN, _MAX_DEPTH, _MORSE_RUN, _decoded, _names_transform, _transformed
 from .quoted import _without_quoted_examples
 from .rule import CATEGORIES, Rule
-from .rule_data import DETECTOR
 from .rule_index import _index
 from .scan_views import (
     _CONTROL,
@@ -37,6 +36,7 @@ from .scan_views import (
     strip_controls,
     strip_hidden,
     text_view,
+    without_ids as _without_ids,
     words_view,
 )
 
@@ -110,7 +110,7 @@ def scan_text(text: str, *, second_opinion: bool = False) -> list[Finding]:
                 findings += [finding for finding in _scan(unquoted, 0, secrets=False) if finding.category not in _NO_INTENT]
                 findings.sort(key=lambda finding: (finding.start, finding.end))
     if second_opinion and not any(finding.category not in _NO_INTENT for finding in findings):
-        findings += _second_opinion(read, text) or _third_opinion(read, text)
+        findings += _learned(read, text)
     findings += _disguises(findings, text)
     return findings
 
@@ -155,7 +155,7 @@ def _disguises(findings: list[Finding], text: str) -> list[Finding]:
     if text.isascii() and not _LEET_TOKEN.search(text) and not _SPELT_OUT.search(text):
         return []
     for finding in findings:
-        if finding.category in _NO_INTENT or finding.rule.startswith(("model.", "semantic.", "encoded.")):
+        if finding.category in _NO_INTENT or finding.rule.startswith(("model.", "semantic.", "encoded.", "warning.")):
             continue
         how = _disguise_in(text[finding.start:finding.end])
         if how is not None:
@@ -210,14 +210,16 @@ def _prose_words(words: str) -> int:
 
 
 def _second_opinion(read: str, text: str) -> list[Finding]:
-    """The model's finding about `read` (the text, or the text without its quoted examples)."""
+    """The model's finding about `read` (the text, or the text without its quoted examples),
+    its id-like tokens left out."""
+    read = _without_ids(read)
     words = words_view(text_view(read)).text
     if _prose_words(words) < _MODEL_MIN_WORDS:
         return []
     from .threat_model import load
 
     verdict = load().judge(words)
-    if verdict is None:
+    if verdict is None or not _evidence(verdict[0], text):
         return []
     category, probability = verdict
     return [Finding(category, f"model.{category}",
@@ -226,9 +228,60 @@ def _second_opinion(read: str, text: str) -> list[Finding]:
                     _excerpt(text), 0, len(text))]
 
 
+# A learned verdict with no rule behind it blocks only when it is sure; otherwise it is a warning
+# (`warning.<rule>`: shown by the editor's live check, never a flag). Measured on every corpus and
+# on tests/core/data/threat_classes.json (docs/threat-scan.md#what-a-learned-verdict-needs):
+# - the text has at least `_SURE_WORDS` words of prose: on fewer the character model is not
+#   calibrated ("nota sobre chaleiras: filtro" reads 0.87 persona);
+# - a character-model verdict is not contradicted by the sentence model: its score (weighed as
+#   for its own verdict) is at least `_AGREE` when the embedder is there. A sentence-model
+#   verdict already needs the character model's agreement (threat_model_semantic.Model.score).
+_SURE_WORDS = 6
+_AGREE = 0.5
+
+
+def _learned(read: str, text: str) -> list[Finding]:
+    """The learned opinions about `read` (the second, else the third), each either blocking or a warning."""
+    found = _second_opinion(read, text)
+    third = not found
+    if third:
+        found = _third_opinion(read, text)
+    if not found:
+        return []
+    words = words_view(text_view(_without_ids(read))).text
+    why = None
+    if _prose_words(words) < _SURE_WORDS:
+        why = f"fewer than {_SURE_WORDS} words of prose, too few for a learned verdict alone to block"
+    elif not third:
+        from .threat_model import load
+        from .threat_model_semantic import score
+
+        agreement = score(_without_ids(read), load().hostile(words))
+        if agreement is not None and agreement < _AGREE:
+            why = f"the sentence model does not agree (score {agreement:.2f})"
+    if why is None:
+        return found
+    return [Finding(f.category, "warning." + f.rule, f"{f.reason}; a warning only, not blocked: {why}", f.excerpt,
+                    f.start, f.end) for f in found]
+
+
+def _evidence(category: str, text: str) -> bool:
+    """Whether `text` holds what a learned verdict of `category` is about, where that is a thing a
+    reader can point at: hidden characters for `invisible`, an encoded run or a named transformation
+    for `encoded`. A short plain note ("nota sui bollitori: filtro") the character model finds
+    "invisible" holds nothing invisible: the verdict is the model's mistake, not a threat."""
+    if category == "invisible":
+        return not is_plain(text) and _ignorable().search(text) is not None or _has_control(text)
+    if category == "encoded":
+        return bool(_LONG_RUN.search(text) or _names_transform(text) or "\\" in text or "&#" in text
+                    or "%" in text or _MORSE_RUN.search(text))
+    return True
+
+
 def _third_opinion(read: str, text: str) -> list[Finding]:
     """The semantic model's finding about `read` (core/safety/threat_model_semantic.py) when neither the
     rules nor the character model named an intent; nothing without the embedder."""
+    read = _without_ids(read)
     words = words_view(text_view(read)).text
     if _prose_words(words) < _MODEL_MIN_WORDS:
         return []
@@ -239,7 +292,7 @@ def _third_opinion(read: str, text: str) -> list[Finding]:
     # the sentence model alone finds hostile, spelt like nothing hostile, needs a surer sentence model.
     char = load().hostile(words)
     verdict = judge(read, char)
-    if verdict is None:
+    if verdict is None or not _evidence(verdict[0], text):
         return []
     category, probability, score = verdict
     weighed = f", {score:.2f} weighed with the character model's {char:.2f}" if score != probability else ""
@@ -330,7 +383,7 @@ def _secrets(text: str, rules: list[Rule] | None = None, depth: int = 0) -> list
     matches: list[tuple[Rule, int, int, str]] = []
     for rule in rules:
         spans = rule.spans(lower if rule.view == "text" else text)
-        if spans and rule.origin.endswith(DETECTOR):
+        if spans and rule.origin.endswith(_DETECTOR):
             spans = [_whole_token(text, start, end) for start, end in spans]
         matches += [(rule, start, end, rule.reason) for start, end in spans if end > start]
     if depth < _MAX_DEPTH and _LONG_RUN.search(text):
@@ -355,6 +408,7 @@ def _secrets(text: str, rules: list[Rule] | None = None, depth: int = 0) -> list
     return findings
 
 
+_DETECTOR = "detect_secrets.json"  # rule_data.DETECTOR, named here so importing the scan reads no more modules
 _TOKEN_CHAR = lazy_pattern(r"[A-Za-z0-9_-]")
 _SPACE = lazy_pattern(r"\s")
 
@@ -418,8 +472,9 @@ def intent_findings(value: str) -> list[Finding]:
 
 
 def threat_flags(findings: list[Finding]) -> list[str]:
-    """`["blocked", "threat:<category>", ...]` for findings that block an entry; `[]` when none do."""
-    found = {finding.category for finding in findings}
+    """`["blocked", "threat:<category>", ...]` for findings that block an entry; `[]` when none do.
+    A warning (`warning.<rule>`, a learned verdict not sure enough to block) blocks nothing."""
+    found = {finding.category for finding in findings if not finding.rule.startswith("warning.")}
     categories = [category for category in CATEGORIES if category in found and category != "secret"]
     return ["blocked", *(f"threat:{category}" for category in categories)] if categories else []
 

@@ -251,15 +251,20 @@ class EditChecks(AppNode, Vertical):
         # One line per category, each reason once: several rules often share a reason, and a line
         # per finding pushed the dialog's buttons off an 80x24 terminal.
         reasons: dict[str, dict[str, None]] = {}
+        warnings: dict[str, dict[str, None]] = {}  # a learned verdict not sure enough to block
         for finding in check.findings:
             category = finding.get("category", "")
-            reasons.setdefault(category, {})[finding.get("reason") or finding.get("rule") or category] = None
+            into = warnings if str(finding.get("rule") or "").startswith("warning.") else reasons
+            into.setdefault(category, {})[finding.get("reason") or finding.get("rule") or category] = None
         secret = reasons.pop("secret", None)
         if secret:
             lines.append(Text(f"🔑 secret: {'; '.join(secret)} — it will be stored as [REDACTED]", style=P.warning))
         if reasons:
             lines.append(Text("⛔ saved but blocked until a person approves it:", style=f"bold {P.error}"))
             lines.extend(Text(f"   {category}: {'; '.join(why)}", style=P.error) for category, why in reasons.items())
+        elif warnings:
+            lines.append(Text("⚠ saved and not blocked, but read it first:", style=f"bold {P.warning}"))
+            lines.extend(Text(f"   {category}: {'; '.join(why)}", style=P.warning) for category, why in warnings.items())
         return lines
 
     def _keyword_lines(self) -> list[Text]:

@@ -66,6 +66,24 @@ async def test_edit_shows_live_count_and_warnings_then_saves(seeded):
     assert last["after"]["text"] == "Vite 缓存出问题时删掉 node_modules/.vite 再重启 dev server"
 
 
+async def test_a_learned_warning_is_shown_as_a_warning_not_as_a_block(seeded, monkeypatch):
+    # a learned verdict not sure enough to block (docs/threat-scan.md#what-a-learned-verdict-needs)
+    from memtui_core.safety import threats
+
+    def unsure(read, text):
+        return [threats.Finding("override", "model.override", "reads like a hostile memory", text, 0, len(text))]
+
+    monkeypatch.setattr(threats, "_second_opinion", unsure)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await open_editor(pilot, "Vite")
+        await pilot.press("f7", "backspace")
+        await paste(pilot, "keep the kettle filters dry")
+        text = await wait_for_text(pilot, "saved and not blocked, but read it first")
+        assert "blocked until a person approves it" not in text and "a warning only" in text
+
+
 async def test_reclassify_delete_and_add(seeded):
     vite, main = seeded.id_of("Vite"), seeded.id_of("The main branch")
     app = MemtuiApp(seeded.store())

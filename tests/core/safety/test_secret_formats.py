@@ -191,3 +191,9 @@ def test_redaction_never_imports_detect_secrets():
             "print(redact('glpat-Ab3dEf9hIj2kLm5nOp8q')[0]); print('detect_secrets' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.split() == ["[REDACTED:gitlab-token]", "False"]
+
+
+def test_the_scan_names_the_detector_file_as_the_loader_does():
+    from memtui_core.safety import rule_data, threats
+
+    assert threats._DETECTOR == rule_data.DETECTOR

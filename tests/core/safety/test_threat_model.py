@@ -83,11 +83,12 @@ def test_a_note_of_a_few_words_is_not_judged(monkeypatch, text):
 
 
 def test_a_model_finding_says_what_it_is(monkeypatch):
+    # six words of prose: a learned verdict on fewer only warns (test_learned_sure.py)
     monkeypatch.setattr("memtui_core.safety.threat_model._MODEL", Model(tiny(threshold=0.01)))
-    findings = [f for f in scan_text("ab ab ab ab ab", second_opinion=True) if f.rule.startswith("model.")]
+    findings = [f for f in scan_text("ab ab ab ab ab ab", second_opinion=True) if f.rule.startswith("model.")]
     assert [f.rule for f in findings] == ["model.override"]
     assert findings[0].category == "override" and "learned from memtui's threat corpora" in findings[0].reason
-    assert (findings[0].start, findings[0].end) == (0, len("ab ab ab ab ab"))
+    assert (findings[0].start, findings[0].end) == (0, len("ab ab ab ab ab ab"))
 
 
 def test_a_write_records_the_models_finding_and_an_approval_lets_it_through(tmp_path, monkeypatch):
@@ -95,12 +96,12 @@ def test_a_write_records_the_models_finding_and_an_approval_lets_it_through(tmp_
 
     monkeypatch.setattr("memtui_core.safety.threat_model._MODEL", Model(tiny(threshold=0.01)))
     store = MemoryStore(tmp_path / "s")
-    entry = store.remember("fact", "ab ab ab ab ab").entry
+    entry = store.remember("fact", "ab ab ab ab ab ab").entry
     assert "blocked" in entry.flags and "threat:override" in entry.flags
     assert store.search("ab") == []  # the read path honours the stored verdict without asking the model
     store.approve(entry.id)
     assert [hit.entry.id for hit in store.search("ab")] == [entry.id]
-    assert store.check_text("ab ab ab ab ab ab").findings[0]["rule"] == "model.override"  # the editor warns
+    assert store.check_text("ab ab ab ab ab ab ab").findings[0]["rule"] == "model.override"  # the editor warns
 
 
 # Benign lines of the t1/t2 blind batches the scan still flags, each a trade kept on purpose

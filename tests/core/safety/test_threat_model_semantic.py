@@ -198,8 +198,14 @@ def test_a_note_of_a_few_words_is_not_embedded(fake_embedder, text):
     assert fake_embedder == []
 
 
+def _word(i: int) -> str:
+    """A word of letters for a number: the scan reads texts without their id-like tokens, so texts
+    that differed only by a number would be embedded once."""
+    return "".join(chr(97 + int(d)) for d in str(i)) + "ko"
+
+
 def test_a_batch_embeds_its_texts_together_and_the_verdicts_are_the_same(fake_embedder):
-    texts = [f"note number {i} about the weekly report and its readers" + (" EVIL" if i % 3 == 0 else "")
+    texts = [f"note {_word(i)} about the weekly report and its readers" + (" EVIL" if i % 3 == 0 else "")
              for i in range(150)]
     alone = [scan_text(text, second_opinion=True) for text in texts]
     calls = len(fake_embedder)
@@ -216,7 +222,7 @@ def test_an_import_embeds_its_entries_together(tmp_path, fake_embedder):
     from memtui_core.agents.transfer import import_file
 
     store = MemoryStore(tmp_path / "s")
-    lines = [{"kind": "fact", "text": f"fact {i}: the staging database is rebuilt every night at {i % 24}:00"
+    lines = [{"kind": "fact", "text": f"fact {_word(i)}: the staging database is rebuilt every night"
               + (" EVIL" if i == 7 else "")} for i in range(100)]
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
@@ -301,7 +307,7 @@ def test_a_distillation_embeds_its_items_together(tmp_path, fake_embedder):
     from memtui_core import MemoryStore
     from memtui_core.agents.distill import distill_memories
 
-    items = [{"kind": "fact", "text": f"the nightly build {i} publishes its artefacts to the internal mirror"
+    items = [{"kind": "fact", "text": f"the nightly build {_word(i)} publishes its artefacts to the internal mirror"
               + (" EVIL" if i == 2 else "")} for i in range(5)]
     store = MemoryStore(tmp_path / "s")
     turn = [{"role": "user", "content": "不对，构建产物应该发布到内部镜像，以后记住这一点"},
