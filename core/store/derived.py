@@ -111,8 +111,8 @@ def _hash(data: bytes | memoryview) -> str:
     return blake2b(data, digest_size=20).hexdigest()
 
 
-_CODE = ("safety.threats", "safety.scan_views", "ranking.inject", "store.derived", "text.tokenize", "ranking.index",
-         "kinds", "store.records", "ranking.pinned")
+_CODE = ("safety.threats", "safety.scan_views", "ranking.inject", "store.derived", "text.tokenize", "text.han_fold_data",
+         "ranking.index", "kinds", "store.records", "ranking.pinned")
 
 
 def _code_files():

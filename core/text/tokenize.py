@@ -10,6 +10,11 @@ whole turn's scoring; a one-shot `memtui inject` only tokenizes its query. So a 
 first characters by a loop over the ranges' bounds, and compiles the expression once it has
 been given more text than the compile costs (a long text, or many: deriving an index); from then
 on the expression serves every text. Both give the same runs (tests/core/test_tokenize.py).
+
+Every CJK run is folded to one script first (`fold_han`): traditional Chinese characters become
+simplified ones, as OpenCC's tw2s conversion makes them (單位 -> 单位, 回覆 -> 回复), so a text, a
+keyword or a query written in either script gives the same terms. The table (han_fold_data.py,
+generated from OpenCC) is read the first time a CJK run is met.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import re
 from bisect import bisect
 from itertools import groupby
 
-__all__ = ["tokenize", "CJK_RANGES"]
+__all__ = ["tokenize", "fold_han", "CJK_RANGES"]
 
 CJK_RANGES = (
     "\u3400-\u4dbf"  # Han, extension A
@@ -63,6 +68,47 @@ def regex_runs(text: str) -> list[str]:
     return _runs_re.findall(text)
 
 
+_fold: tuple | None = None  # (character table, phrases, each first character's phrase lengths, longest first)
+
+
+def _fold_tables() -> tuple:
+    global _fold
+    if _fold is None:
+        from .han_fold_data import FROM, PHRASES, TO
+
+        # each entry is a phrase followed by its fold, of the same length
+        phrases = {pair[: len(pair) // 2]: pair[len(pair) // 2 :] for pair in PHRASES.split()}
+        sizes: dict[str, set[int]] = {}
+        for phrase in phrases:
+            sizes.setdefault(phrase[0], set()).add(len(phrase))
+        _fold = (str.maketrans(FROM, TO), phrases, {char: sorted(found, reverse=True) for char, found in sizes.items()})
+    return _fold
+
+
+def fold_han(text: str) -> str:
+    """`text` with its traditional Chinese folded to simplified (docs/ranking.md, "Tokens"): a phrase
+    OpenCC converts as a whole first (longest first, from the left), then character by character."""
+    table, phrases, first = _fold_tables()
+    folded = text.translate(table)
+    if first.keys().isdisjoint(text):
+        return folded
+    parts: list[str] = []
+    done = 0  # where the text is folded up to
+    for at in [at for at, char in enumerate(text) if char in first]:
+        if at < done:
+            continue
+        for size in first[text[at]]:
+            phrase = phrases.get(text[at : at + size])
+            if phrase is not None:  # the same length as what it replaces
+                parts += (folded[done:at], phrase)
+                done = at + size
+                break
+    if not parts:
+        return folded
+    parts.append(folded[done:])
+    return "".join(parts)
+
+
 def tokenize(text: str) -> list[str]:
     global _loop_left
     if _runs_re is None and len(text) <= _loop_left:
@@ -78,7 +124,8 @@ def tokenize(text: str) -> list[str]:
             if len(run) > 1:
                 append(run.lower())
         elif len(run) == 1:
-            append(run)
+            append(fold_han(run))
         else:
+            run = fold_han(run)
             extend([run[i : i + 2] for i in range(len(run) - 1)])
     return tokens
