@@ -120,6 +120,12 @@ def _code_files():
 
     for name in _CODE:
         yield name, import_module(f"memtui_core.{name}").__file__ or ""
+    # The threat scan's rule table is data, and the index keeps the scan's verdicts: a changed rule
+    # file (its TOML, or the parsed JSON the scan reads) derives the index again, as changed code does.
+    rules = Path(import_module("memtui_core.safety.threats").__file__ or "").parent / "rules"
+    for path in sorted(rules.rglob("*")):
+        if path.suffix in (".toml", ".json"):
+            yield f"safety/rules/{path.relative_to(rules).as_posix()}", str(path)
 
 
 def code_fingerprint() -> str:

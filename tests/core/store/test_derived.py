@@ -696,3 +696,11 @@ def test_deriving_pauses_the_garbage_collector_and_leaves_it_as_it_was(home):
         assert not gc.isenabled()  # a caller that had it off keeps it off
     finally:
         gc.enable()
+
+
+def test_the_code_fingerprint_covers_the_rule_files():
+    """The scan's rules are data (core/safety/rules/): a saved index keeps the scan's verdicts, so
+    the files that decide them are part of what makes an index this code's."""
+    names = {name for name, _file in derived._code_files()}
+    assert {"safety/rules/secret.toml", "safety/rules/parsed/secret.json", "safety.threats"} <= names
+    assert "text.han_fold_data" in names  # the traditional-to-simplified table the tokens go through
