@@ -13,6 +13,7 @@ from memtui_core.memory import MemoryStore
 
 
 RAM_TEMP = "/dev/shm"
+RAM_TEMP_FREE = 1 << 30  # a run kept at most about 45 MB there at once; a small /dev/shm (a container's 64 MB) is not used
 
 
 def pytest_configure(config):
@@ -23,7 +24,9 @@ def pytest_configure(config):
     files, their modes and the atomic renames are the same; only the flush to a disk is free."""
     chosen = config.option.basetemp or os.environ.get("TMPDIR") or os.environ.get("PYTEST_DEBUG_TEMPROOT")
     if not chosen and os.path.isdir(RAM_TEMP) and os.access(RAM_TEMP, os.W_OK | os.X_OK):
-        os.environ["PYTEST_DEBUG_TEMPROOT"] = RAM_TEMP
+        free = os.statvfs(RAM_TEMP)
+        if free.f_bavail * free.f_frsize >= RAM_TEMP_FREE:
+            os.environ["PYTEST_DEBUG_TEMPROOT"] = RAM_TEMP
 
 
 def pytest_xdist_auto_num_workers(config):
