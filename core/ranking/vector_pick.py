@@ -16,7 +16,7 @@ few array operations per query, whatever the number of terms or hits:
   the gate's held mass per document, added up as `Gate._held_array` adds it.
 
 Every decision is the one `Gate.reason` makes; where the arrays cannot tell (a query of nothing
-but weak terms, a hit holding no counted term), `Gate` itself is asked. tests/core/test_vector_pick.py
+but weak terms, a hit holding no counted term), `Gate` itself is asked. tests/core/ranking/test_vector_pick.py
 checks that the picks equal the pure-Python path's and explain's, on random stores and queries.
 """
 

@@ -25,7 +25,7 @@ Two views are built from the raw text, each step with maintained Unicode data:
 Each step can carry a map back to raw offsets, so a finding points at the raw text. That costs a
 list per character, so the scan first normalises without it and only redoes the work when a rule
 matched. Text made only of characters in `_PLAIN` (checked against the same Unicode data by
-tests/core/test_scan_views.py) skips steps 1 and 3, so the common case never loads either table.
+tests/core/safety/test_scan_views.py) skips steps 1 and 3, so the common case never loads either table.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ __all__ = ["View", "control_chars", "fold_marks", "is_plain", "prototypes", "str
 # Characters that no step 1 or step 3 changes: ASCII, Latin-1 and Latin Extended-A letters and
 # signs, common punctuation, arrows, boxes, dingbats, CJK punctuation, kana, CJK ideographs,
 # Hangul syllables, full-width ASCII and emoji; minus the soft hyphen and the few that have an
-# ASCII prototype (Æ × æ ı Œ œ ‖ ╳ 〇). tests/core/test_scan_views.py checks each against the data.
+# ASCII prototype (Æ × æ ı Œ œ ‖ ╳ 〇). tests/core/safety/test_scan_views.py checks each against the data.
 _PLAIN_CLASS = (
     "\x09\x0a\x0d\x20-\x7e"
     "\u00a0-\u00ac\u00ae-\u00c5\u00c7-\u00d6\u00d8-\u00e5\u00e7-\u0130\u0132-\u0151\u0154-\u017f"

@@ -230,7 +230,7 @@ def _second_opinion(read: str, text: str) -> list[Finding]:
 
 # A learned verdict with no rule behind it blocks only when it is sure; otherwise it is a warning
 # (`warning.<rule>`: shown by the editor's live check, never a flag). Measured on every corpus and
-# on tests/core/data/threat_classes.json (docs/threat-scan.md#what-a-learned-verdict-needs):
+# on tests/core/safety/data/threat_classes.json (docs/threat-scan.md#what-a-learned-verdict-needs):
 # - the text has at least `_SURE_WORDS` words of prose: on fewer the character model is not
 #   calibrated ("nota sobre chaleiras: filtro" reads 0.87 persona);
 # - a character-model verdict is not contradicted by the sentence model: its score (weighed as

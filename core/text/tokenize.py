@@ -9,7 +9,7 @@ CJK class costs 2-7 ms (the regex compiler walks the class code point by code po
 whole turn's scoring; a one-shot `memtui inject` only tokenizes its query. So a process splits its
 first characters by a loop over the ranges' bounds, and compiles the expression once it has
 been given more text than the compile costs (a long text, or many: deriving an index); from then
-on the expression serves every text. Both give the same runs (tests/core/test_tokenize.py).
+on the expression serves every text. Both give the same runs (tests/core/text/test_tokenize.py).
 
 Every CJK run is folded to one script first (`fold_han`): traditional Chinese characters become
 simplified ones, as OpenCC's tw2s conversion makes them (單位 -> 单位, 回覆 -> 回复), so a text, a
