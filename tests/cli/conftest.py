@@ -6,6 +6,7 @@ data directory is never touched, because $MEMTUI_DIR is always set for the child
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -89,3 +90,22 @@ def store_dir(tmp_path) -> Path:
 @pytest.fixture
 def memtui():
     return run_memtui
+
+
+@contextlib.contextmanager
+def unwritable(directory: Path):
+    """`directory` made so that nobody may write in it, for the body of the `with`: chattr +i as root
+    (permission bits do not stop root), else mode 0555; the test is skipped where neither works."""
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode != 0:
+            pytest.skip("running as root without chattr +i: cannot make a directory unwritable")
+        try:
+            yield directory
+        finally:
+            subprocess.run(["chattr", "-i", str(directory)], check=True)
+    else:
+        directory.chmod(0o555)
+        try:
+            yield directory
+        finally:
+            directory.chmod(0o755)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import sys
 import time
 
@@ -14,7 +13,7 @@ import pytest
 
 from memtui_core.ranking.inject import HEADER, HEADER_EN
 
-from .conftest import REPO, run_memtui
+from .conftest import REPO, run_memtui, unwritable
 
 NO_SETTING = {"MEMTUI_LANG": ""}  # as a newcomer has it: nothing set
 
@@ -132,19 +131,8 @@ def read_only_store(tmp_path):
     raw = orjson.loads((directory / "memory.json").read_bytes())
     raw["entries"].append({"kind": "fact", "text": "another program wrote this deploy note", "ts": 1})
     (directory / "memory.json").write_bytes(orjson.dumps(raw))
-    if os.geteuid() == 0:
-        if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a directory unwritable")
-        try:
-            yield directory
-        finally:
-            subprocess.run(["chattr", "-i", str(directory)], check=True)
-    else:
-        directory.chmod(0o555)
-        try:
-            yield directory
-        finally:
-            directory.chmod(0o755)
+    with unwritable(directory):
+        yield directory
 
 
 def test_reads_of_a_read_only_store_say_nothing_about_the_index(read_only_store):

@@ -11,7 +11,7 @@ import orjson
 import pytest
 from filelock import FileLock
 
-from .conftest import CONSOLE_SCRIPT, REPO, SAMPLE, run_memtui, write_store
+from .conftest import CONSOLE_SCRIPT, REPO, SAMPLE, run_memtui, unwritable, write_store
 
 
 def test_a_held_lock_makes_a_write_fail_cleanly_and_reads_go_on(store_dir):
@@ -32,20 +32,8 @@ def read_only_store(store_dir):
     writes, so the directory is made immutable (chattr +i) instead; the test is skipped where
     neither works."""
     run_memtui("add", "fact", "一条先写入的事实", store=store_dir)  # the lock file and backups/ exist
-    if os.geteuid() == 0:
-        made = subprocess.run(["chattr", "+i", str(store_dir)], capture_output=True)
-        if made.returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a directory unwritable")
-        try:
-            yield store_dir
-        finally:
-            subprocess.run(["chattr", "-i", str(store_dir)], check=True)
-    else:
-        store_dir.chmod(0o555)
-        try:
-            yield store_dir
-        finally:
-            store_dir.chmod(0o755)
+    with unwritable(store_dir):
+        yield store_dir
 
 
 def test_a_read_only_store_serves_reads_and_refuses_writes(read_only_store):
