@@ -37,13 +37,19 @@ class Settings:
     @classmethod
     def load(cls, path: Path, writable: bool = True) -> Settings:
         settings = cls(path, writable)
+        from memtui_core.store.fileio import NotRegularFile, SymlinkRefused, read_file
+
         try:
-            if path.is_symlink():
-                settings.problem = f"{path} is a symlink; settings are not read or written through it"
-                settings.writable = False
-                return settings
-            raw = path.read_bytes()
+            raw = read_file(path)  # never through a symlink, never blocked on a FIFO
         except FileNotFoundError:
+            return settings
+        except SymlinkRefused:
+            settings.problem = f"{path} is a symlink; settings are not read or written through it"
+            settings.writable = False
+            return settings
+        except NotRegularFile as exc:
+            settings.problem = f"{path} is {exc.what}, not a regular file; settings are not read or written there"
+            settings.writable = False
             return settings
         except OSError as exc:
             settings.problem = f"cannot read {path}: {exc.strerror or exc}"

@@ -33,9 +33,12 @@ def _scanner(core: str | None, second_opinion: bool, model: Path | None):
     else:
         path = Path(core).resolve()
         sys.path.insert(0, str(path.parent))
-        threats = importlib.import_module(f"{path.name}.threats")
+        try:  # a core laid out by part keeps the scan in safety/; an older one at its top
+            threats = importlib.import_module(f"{path.name}.safety.threats")
+        except ModuleNotFoundError:
+            threats = importlib.import_module(f"{path.name}.threats")
     if model is not None:
-        threat_model = importlib.import_module(threats.__name__.rsplit(".", 1)[0] + ".threat_model")
+        threat_model = importlib.import_module(threats.__name__.rsplit(".", 1)[0] + ".threat_model")  # beside threats
         threat_model._MODEL = threat_model.Model(json.loads(model.read_text("utf-8")))
     if second_opinion:
         return lambda text: threats.scan_text(text, second_opinion=True)
@@ -45,7 +48,7 @@ def _scanner(core: str | None, second_opinion: bool, model: Path | None):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", type=Path)
-    parser.add_argument("--core", help="a directory with another version's threats.py, imported as a package")
+    parser.add_argument("--core", help="another version's core/ folder (with safety/threats.py, or threats.py at its top), imported as a package")
     parser.add_argument("--misses", action="store_true", help="print every hostile line missed and benign line flagged")
     parser.add_argument("--second-opinion", action="store_true",
                         help="scan as the write path does: the learned model reads what no rule names")

@@ -147,6 +147,16 @@ def test_a_symlinked_settings_file_is_not_followed(tmp_path):
     assert target.read_text() == "{}" and "symlink" in (settings.problem or "")
 
 
+def test_a_fifo_named_like_the_settings_file_is_reported_not_read(tmp_path):
+    # Reading a FIFO blocks until a writer comes: the app would never start.
+    path = tmp_path / "settings.json"
+    os.mkfifo(path)
+    settings = Settings.load(path)
+    assert settings.values == {} and "FIFO" in (settings.problem or "")
+    settings.set("theme", "nord")  # and nothing is written there either
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
 def test_no_screen_or_widget_draws_with_a_literal_colour():
     """Colours come from the theme (widgets/palette.py); a literal hex colour is unreadable on some
     theme, and the contrast test above only sees the screens it visits."""
