@@ -1,0 +1,530 @@
+"""Project and global scopes: which stores a command reads, and which one a write goes to.
+
+A project store is a `.memtui/` folder at a project's root, found by walking up from the folder a
+command runs in (`find_project`). The global store is the one every command used before scopes
+(`$MEMTUI_DIR`, else the platform data dir). `store_locations` turns a working folder and an
+optional `--dir` into the list of (scope, location) to open, and nothing else: how a location is
+opened stays MemoryStore's business.
+
+`Scoped` holds those stores (one or two MemoryStores, never changed inside) and reads them as ONE
+candidate set: the entries of both, each labelled with its scope, ranked by one BM25 index over
+their union, through one gate, one top-k, one budget, one pinned core. An entry held by both
+stores (the same text) counts once, the project's copy. A read takes no lock; a write takes the
+lock of the one store it writes. docs/scopes.md says all of it for a user.
+
+Writes: `scope="project"|"global"`, else preferences go to the global store and every other kind
+to the project store when there is one (`default_scope`). A move between scopes is an audited add
+in the target, then an audited delete in the source: a crash between them leaves a copy in both,
+which reads show once and `duplicates()` (the doctor) names.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import EntryNotFound, IndexDamaged, InvalidInput, StoreUnwritable
+from .kinds import Kind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .limits import Limits
+    from .memory import MemoryStore
+    from .model import Entry, Explanation, Hit, RememberResult
+
+__all__ = ["PROJECT_FOLDER", "SCOPES", "ScopeError", "Scoped", "default_scope", "find_project", "git_root",
+           "project_for_write", "store_locations"]
+
+PROJECT_FOLDER = ".memtui"
+SCOPES = ("project", "global")
+
+
+class ScopeError(InvalidInput):
+    """A scope that names no store, a working folder that does not exist, a project store that
+    cannot be made: one line saying what to do."""
+
+
+# ---------------------------------------------------------------------------- where the stores are
+
+
+def working_folder(cwd: str | os.PathLike[str] | None) -> Path:
+    """`cwd` (else the process's own) as an absolute path; ScopeError when it is not a folder."""
+    if cwd is None:
+        try:
+            return Path(os.getcwd())
+        except OSError:  # the folder was removed under the process
+            raise ScopeError("the current folder no longer exists; cd into a project or pass --dir") from None
+    if not isinstance(cwd, (str, os.PathLike)) or not str(cwd).strip():
+        raise ScopeError(f"the working folder {cwd!r} is not a folder name")
+    path = Path(os.path.abspath(os.path.expanduser(os.fspath(cwd))))
+    if not path.is_dir():
+        raise ScopeError(f"the working folder {path} does not exist or is not a folder")
+    return path
+
+
+def find_project(cwd: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest `.memtui/` folder from `cwd` upward (the project store), or None."""
+    folder = working_folder(cwd)
+    for place in (folder, *folder.parents):
+        candidate = place / PROJECT_FOLDER
+        if os.path.isdir(candidate):
+            return candidate
+    return None
+
+
+def git_root(cwd: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest folder from `cwd` upward holding `.git` (a folder, or a worktree's file)."""
+    folder = working_folder(cwd)
+    for place in (folder, *folder.parents):
+        if os.path.lexists(place / ".git"):
+            return place
+    return None
+
+
+def _same(a: object, b: object) -> bool:
+    try:
+        return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def store_locations(cwd: str | os.PathLike[str] | None = None, dir: Any = None,
+                    global_location: Any = None) -> list[tuple[str | None, Any]]:
+    """The stores a command reads, as (scope, location): with `dir`, exactly that one store and no
+    scope (None); else the project store when `cwd` is inside one, then the global store
+    (`global_location`, else $MEMTUI_DIR, else the platform data dir). A project folder that is
+    the global store itself counts once, as global."""
+    if dir is not None:
+        return [(None, dir)]
+    if global_location is None:
+        from .memory import default_dir
+
+        global_location = default_dir()
+    found: list[tuple[str | None, Any]] = []
+    project = find_project(cwd)
+    if project is not None and not _same(project, global_location):
+        found.append(("project", project))
+    found.append(("global", global_location))
+    return found
+
+
+def project_for_write(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """Where a write asking for the project scope goes: the nearest `.memtui/`, else `.memtui/`
+    at the git root (made by the store's first write, 0700). ScopeError when there is neither."""
+    found = find_project(cwd)
+    if found is not None:
+        return found
+    root = git_root(cwd)
+    if root is not None:
+        return root / PROJECT_FOLDER
+    raise ScopeError(f"no project store for {working_folder(cwd)}: no {PROJECT_FOLDER}/ here or above, and no git "
+                     f"repository; run `memtui init-project` in the project's root folder, or write with "
+                     f"--scope global")
+
+
+def default_scope(kind: Kind | str, has_project: bool) -> str:
+    """Where a write goes when it names no scope: a preference is about the user, so global; any
+    other kind is about the work at hand, so the project store when there is one."""
+    parsed = Kind.require(kind)
+    if parsed is Kind.PREFERENCE or not has_project:
+        return "global"
+    return "project"
+
+
+def text_key(text: str) -> str:
+    """What makes two entries "the same entry" across stores: their text, whitespace and case aside."""
+    return " ".join(text.split()).casefold()
+
+
+# ---------------------------------------------------------------------------- one candidate set
+
+
+class ScopedRecord:
+    """A record of one store, seen in the union: every attribute is the record's, plus `scope`
+    (the block's line carries it: ranking/inject.py)."""
+
+    __slots__ = ("record", "scope")
+
+    def __init__(self, record: Any, scope: str) -> None:
+        self.record = record
+        self.scope = scope
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.record, name)
+
+    @property
+    def plain(self) -> Any:
+        return self.record.plain
+
+    @plain.setter
+    def plain(self, value: Any) -> None:
+        self.record.plain = value
+
+
+class _Union:
+    """The records of every store as one list (duplicates across stores left out), with the index,
+    the blocked set and the pinned core built over that list; made once per pair of file states."""
+
+    __slots__ = ("key", "records", "duplicates", "order", "limits", "_index", "_state", "_cores")
+
+    def __init__(self, parts: list[tuple[str, Any]], limits: Limits) -> None:
+        self.key = tuple(id(snap.doc) for _scope, snap in parts)
+        self.limits = limits
+        records: list[ScopedRecord] = []
+        seen: dict[str, ScopedRecord] = {}
+        self.duplicates: list[tuple[ScopedRecord, ScopedRecord]] = []  # (the one kept, the one left out)
+        order: list[str] = []
+        for scope, snap in parts:
+            for record in snap.records:
+                key = text_key(record.text)
+                kept = seen.get(key)
+                if kept is not None:
+                    if kept.scope != scope:
+                        self.duplicates.append((kept, ScopedRecord(record, scope)))
+                        continue
+                scoped = ScopedRecord(record, scope)
+                seen.setdefault(key, scoped)
+                records.append(scoped)
+            order += list(getattr(snap.doc, "core_order", None) or ())
+        self.records = records
+        self.order = order
+        self._index = None
+        self._state = bytearray(len(records))
+        self._cores: dict[str, Any] = {}
+
+    @property
+    def index(self):
+        if self._index is None:
+            from .ranking.index import Index, document_tokens
+            from .text.tokenize import tokenize
+
+            limits = self.limits
+            weight = limits.keyword_weight
+            records = self.records
+            self._index = Index(
+                (document_tokens(r.text, r.kind.label, r.kind.value) for r in records), limits.k1, limits.b,
+                keywords=([tokenize(k) for k in r.keywords] for r in records) if weight else None,
+                keyword_weight=weight, keyword_only_terms=limits.keyword_only_terms,
+                keyword_part_weight=limits.keyword_part_weight, general_words=limits.general_words,
+            )
+        return self._index
+
+    def blocked(self):
+        from .memory import _Blocked
+
+        return _Blocked(self.records, self._state)  # type: ignore[arg-type]
+
+    def core(self, lang: str, complete: bool = False):
+        key = lang + ("+" if complete else "")
+        found = self._cores.get(key)
+        if found is None:
+            from .ranking.pinned import candidates, pick_core
+
+            pins, recent = candidates(self.records, self.order)
+            found = pick_core(self.records, pins, recent, self.limits, lang, self.blocked(), complete)
+            self._cores[key] = found
+        return found
+
+
+class Scoped:
+    """One or two stores read as one (see the module's docstring). `stores` is [(scope, store)],
+    the project store first; a scope of None is the one store `--dir` named."""
+
+    def __init__(self, stores: list[tuple[str | None, MemoryStore]], cwd: str | os.PathLike[str] | None = None,
+                 make_store: Any = None) -> None:
+        if not stores:
+            raise ValueError("Scoped needs a store")
+        self.stores = list(stores)
+        self.cwd = cwd
+        self._make_store = make_store  # opens a new project store for a write asking for one
+        self._union: _Union | None = None
+
+    @classmethod
+    def open(cls, dir: Any = None, *, cwd: str | os.PathLike[str] | None = None, actor: str = "api",
+             lang: str | None = None, limits: Limits | None = None) -> Scoped:
+        """The stores a command in `cwd` reads (`store_locations`), opened."""
+        from .memory import MemoryStore
+
+        def make(location: Any) -> MemoryStore:
+            return MemoryStore(location, limits=limits, actor=actor, lang=lang)
+
+        if dir is None:
+            working_folder(cwd)  # a folder that does not exist says so, whatever the store
+        opened = [(scope, make(location)) for scope, location in store_locations(cwd, dir)]
+        return cls(opened, cwd, make if dir is None else None)
+
+    # ------------------------------------------------------------------ which store
+
+    @property
+    def scoped(self) -> bool:
+        """Whether more than one store is read (the block's lines and explain then name the scope)."""
+        return len(self.stores) > 1
+
+    @property
+    def scopes(self) -> list[str | None]:
+        return [scope for scope, _store in self.stores]
+
+    @property
+    def main(self) -> MemoryStore:
+        """The global store (or the one `--dir` named): its limits and language govern the combined read."""
+        return self.stores[-1][1]
+
+    @property
+    def project(self) -> MemoryStore | None:
+        return self.stores[0][1] if self.stores[0][0] == "project" else None
+
+    @property
+    def lang(self) -> str:
+        return self.main.lang
+
+    @property
+    def limits(self) -> Limits:
+        return self.main.limits
+
+    def store(self, scope: str | None) -> MemoryStore:
+        """The store of `scope` (None: the main one). ScopeError for a scope that names no store."""
+        if scope is None:
+            return self.main
+        if scope not in SCOPES:
+            raise ScopeError(f"unknown scope {scope!r}: use project or global")
+        for name, store in self.stores:
+            if name == scope:
+                return store
+        if self.stores[0][0] is None:
+            raise ScopeError(f"--dir names one store, which has no scopes; leave out --scope {scope} or --dir")
+        raise ScopeError(f"no {scope} store here: run `memtui init-project` in the project's root folder, or "
+                         f"write with --scope global")
+
+    def write_store(self, kind: Kind | str, scope: str | None = None) -> tuple[str | None, MemoryStore]:
+        """The store a new entry of `kind` goes to: `scope` when given, else `default_scope`. A
+        project write where no project store exists yet opens one at the git root."""
+        if self.stores[0][0] is None:
+            if scope is not None:
+                self.store(scope)  # says --dir has no scopes
+            return None, self.main
+        if scope is None:
+            scope = default_scope(kind, self.project is not None)
+        elif scope not in SCOPES:
+            raise ScopeError(f"unknown scope {scope!r}: use project or global")
+        if scope == "project" and self.project is None:
+            location = project_for_write(self.cwd)
+            store = self._make_store(location)
+            self.stores.insert(0, ("project", store))
+            self._union = None
+        return scope, self.store(scope)
+
+    def remember(self, kind: Kind | str, text: str, source: str = "tool", *, scope: str | None = None,
+                 **options: Any) -> tuple[str | None, RememberResult]:
+        """`MemoryStore.remember` in the store `write_store` picks; (scope, its result)."""
+        where, store = self.write_store(kind, scope)
+        try:
+            return where, store.remember(kind, text, source, **options)
+        except StoreUnwritable as error:
+            if where == "project":
+                raise StoreUnwritable(f"the project store cannot be written ({error}); write with --scope "
+                                      f"global, or make the folder writable") from None
+            raise
+
+    def locate(self, entry_id: str) -> tuple[str | None, MemoryStore]:
+        """The store holding `entry_id` (the project's first). EntryNotFound when none does."""
+        for scope, store in self.stores:
+            try:
+                store.get(entry_id)
+            except EntryNotFound:
+                continue
+            return scope, store
+        raise EntryNotFound(entry_id)
+
+    # ------------------------------------------------------------------ listing
+
+    def entries(self) -> list[tuple[str | None, Entry]]:
+        """Every entry with its scope, project first; one held by both stores is listed once (the
+        project's copy: `duplicates` names the other)."""
+        if not self.scoped:
+            return [(self.stores[0][0], entry) for entry in self.main.entries()]
+        found: list[tuple[str | None, Entry]] = []
+        seen: set[str] = set()
+        for scope, store in self.stores:
+            for entry in store.entries():
+                key = text_key(entry.text)
+                if key in seen and scope != self.stores[0][0]:
+                    continue
+                seen.add(key)
+                found.append((scope, entry))
+        return found
+
+    def duplicates(self) -> list[tuple[Entry, Entry]]:
+        """Entries held by both stores (the same text): (the project's, the global's). What a move
+        cut short by a crash leaves; deleting either copy (or moving again) fixes it."""
+        if not self.scoped:
+            return []
+        project = {text_key(e.text): e for e in self.stores[0][1].entries()}
+        return [(project[text_key(e.text)], e) for e in self.main.entries() if text_key(e.text) in project]
+
+    def __len__(self) -> int:
+        return len(self.entries()) if self.scoped else len(self.main)
+
+    def move(self, entry_id: str, to: str) -> Entry:
+        """Move an entry to the store of scope `to`: an audited add there (its kind, text, source
+        and keywords, through the normal write rules), then an audited delete where it was. A crash
+        between the two leaves it in both, never in neither. Returns the entry as the target holds it."""
+        source_scope, source = self.locate(entry_id)
+        if to == source_scope:
+            raise ScopeError(f"entry {entry_id} is already in the {to} store")
+        _where, target = self.write_store(Kind.FACT, to)
+        entry = source.get(entry_id)
+        result = target.remember(entry.kind, entry.text, entry.source, keywords=list(entry.keywords) or None)
+        source.delete(entry_id)
+        self._union = None
+        return result.entry
+
+    # ------------------------------------------------------------------ reading both as one
+
+    def _combined(self, lean: bool) -> _Union:
+        parts = [(scope, store._snap(lean=lean)) for scope, store in self.stores]
+        key = tuple(id(snap.doc) for _scope, snap in parts)
+        if self._union is None or self._union.key != key:
+            self._union = _Union(parts, self.limits)  # type: ignore[arg-type]
+        return self._union
+
+    def _turn(self, query: Any, top_k: int | None, core_lang: str | None, render: bool = False):
+        """The hits of `query` over the union and, with `core_lang`, its pinned core (memory.py's
+        `_turn`, over one candidate set made of both stores)."""
+        union = self._combined(lean=True)
+        records = union.records
+        if not records:
+            return [], None
+        limits = self.limits
+        core = union.core(core_lang) if core_lang is not None and limits.core_budget > 0 else None
+        if not isinstance(query, str):
+            return [], core
+        from .ranking.pick import pick
+        from .text.tokenize import tokenize
+
+        k = limits.top_k if top_k is None else top_k
+        in_core = core.picked if core is not None else ()
+        floor = limits.semantic_floor
+        wanted = k + len(in_core)
+        if floor:
+            from .ranking.semantic_floor import pool_size
+
+            wanted = pool_size(wanted)
+        hits = pick(union.index, tokenize(query), wanted, union.blocked(), limits.stopwords, limits.min_coverage,
+                    limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
+        if in_core:
+            hits = [(doc_id, score) for doc_id, score in hits if doc_id not in in_core]
+        if floor and hits:
+            from .ranking.semantic_floor import judge_records
+
+            scores = dict(hits)
+            kept = judge_records(query, records, [doc_id for doc_id, _ in hits], k, limits).kept
+            hits = [(doc_id, scores[doc_id]) for doc_id in kept]
+        else:
+            hits = hits[:k]
+        return [(records[doc_id], score) for doc_id, score in hits], core
+
+    def retrieve_block(self, query: str, lang: str | None = None, *, core: bool = True) -> str:
+        """`MemoryStore.retrieve_block` over both stores: each line names its scope. Logged in the
+        injection log of each store that gave it an entry. Never raises."""
+        if not self.scoped:
+            return self.main.retrieve_block(query, lang=lang, core=core)
+        from .ranking.inject import render_lines
+
+        try:
+            lang = self.main.language(query, lang)
+            hits, picked = self._turn(query, None, lang)
+            lines = picked.lines if picked is not None and core else ()
+            block = render_lines([record for record, _ in hits], self.limits.char_budget, lang, lines).block
+        except Exception:
+            return ""
+        self._log(query, hits, block, lang, picked.records if lines else ())
+        return block
+
+    def _log(self, query: str, hits: list, block: str, lang: str, core: Any) -> None:
+        """Each store logs the turn with the entries it gave (the block as a whole); a turn nothing
+        came from is logged by the first store that exists (the project's)."""
+        logged = False
+        for scope, store in self.stores:
+            mine = [(r.record, s) for r, s in hits if r.scope == scope]
+            own_core = [r.record for r in core if r.scope == scope]
+            if not mine and not own_core and (logged or scope != self.stores[0][0]):
+                continue
+            try:
+                storage = store.storage
+                if storage.not_a_store or storage.state() is None:
+                    continue
+                store.injection_log.record(query, mine, block, lang, core=own_core)
+                logged = True
+            except Exception:  # logging never costs the agent its memories
+                pass
+
+    def core_block(self, lang: str | None = None) -> str:
+        """The pinned core of both stores as one fenced block ("" when empty). Never raises."""
+        if not self.scoped:
+            return self.main.core_block(lang=lang)
+        from .ranking.inject import render_core_block
+
+        try:
+            lang = self.main.language(None, lang)
+            picked = self._turn(None, None, lang)[1]
+            return render_core_block(picked.lines, lang) if picked is not None else ""
+        except Exception:
+            return ""
+
+    def search(self, query: str, top_k: int | None = None) -> list[tuple[str | None, Hit]]:
+        """The best entries for `query` over both stores, each with its scope."""
+        if not self.scoped:
+            return [(self.stores[0][0], hit) for hit in self.main.search(query, top_k)]
+        from .model import Hit
+        from .store.entries import _entry
+
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
+            raise InvalidInput(f"top_k must be a non-negative whole number, got {top_k!r}")
+        hits = self._turn(query, top_k, None)[0]
+        return [(r.scope, Hit(entry=_entry(r.record), score=s)) for r, s in hits]
+
+    def explain(self, query: str, top_k: int | None = None, budget: int | None = None,
+                lang: str | None = None) -> Explanation:
+        """`MemoryStore.explain` over the one candidate set of both stores: each row's `scope` says
+        which store the entry came from."""
+        if not self.scoped:
+            found = self.main.explain(query, top_k=top_k, budget=budget, lang=lang)
+            scope = self.stores[0][0]
+            if scope is not None:
+                for row in found.entries:
+                    row.scope = scope
+            return found
+        from .ranking.explain import explain
+
+        if not isinstance(query, str):
+            raise InvalidInput("query must be a string")
+        for name, value in (("top_k", top_k), ("budget", budget)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
+        lang = self.main.language(query, lang)
+        limits = self.limits
+        for attempt in (1, 2):
+            union = self._combined(lean=False)
+            records = union.records
+            try:
+                found = explain(records, union.index if records else None, query,  # type: ignore[arg-type]
+                                limits.top_k if top_k is None else top_k,
+                                limits.char_budget if budget is None else budget, lang, limits,
+                                union.core(lang) if records and limits.core_budget > 0 else None)
+            except IndexDamaged:
+                if attempt == 2:
+                    raise
+                for _scope, store in self.stores:
+                    store._index_damaged()
+                self._union = None
+                continue
+            scope_of = {r.id: r.scope for r in reversed(records)}
+            for row in found.entries:
+                row.scope = scope_of.get(row.id)
+            return found
+        raise AssertionError("unreachable")
+
+    def __repr__(self) -> str:
+        return "Scoped(" + ", ".join(f"{scope}={store.dir}" for scope, store in self.stores) + ")"
