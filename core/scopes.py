@@ -294,8 +294,8 @@ class Scoped:
                 return store
         if self.stores[0][0] is None:
             raise ScopeError(f"--dir names one store, which has no scopes; leave out --scope {scope} or --dir")
-        raise ScopeError(f"no {scope} store here: run `memtui init-project` in the project's root folder, or "
-                         f"write with --scope global")
+        raise ScopeError(f"no {scope} store here (no {PROJECT_FOLDER}/ in this folder or above): run `memtui "
+                         f"init-project` in the project's root folder, or use the global scope")
 
     def write_store(self, kind: Kind | str, scope: str | None = None) -> tuple[str | None, MemoryStore]:
         """The store a new entry of `kind` goes to: `scope` when given, else `default_scope`. A
