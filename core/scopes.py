@@ -243,8 +243,10 @@ class Scoped:
 
     @classmethod
     def open(cls, dir: Any = None, *, cwd: str | os.PathLike[str] | None = None, actor: str = "api",
-             lang: str | None = None, limits: Limits | None = None) -> Scoped:
-        """The stores a command in `cwd` reads (`store_locations`), opened."""
+             lang: str | None = None, limits: Limits | None = None, global_store: MemoryStore | None = None,
+             ) -> Scoped:
+        """The stores a command in `cwd` reads (`store_locations`), opened; `global_store`, when
+        given, is the global one (a host's own store: a Hermes profile's)."""
         from .memory import MemoryStore
 
         def make(location: Any) -> MemoryStore:
@@ -252,7 +254,9 @@ class Scoped:
 
         if dir is None:
             working_folder(cwd)  # a folder that does not exist says so, whatever the store
-        opened = [(scope, make(location)) for scope, location in store_locations(cwd, dir)]
+        where = global_store.dir if global_store is not None else None
+        opened = [(scope, global_store if scope == "global" and global_store is not None else make(location))
+                  for scope, location in store_locations(cwd, dir, where)]
         return cls(opened, cwd, make if dir is None else None)
 
     # ------------------------------------------------------------------ which store
@@ -282,6 +286,9 @@ class Scoped:
     @property
     def limits(self) -> Limits:
         return self.main.limits
+
+    def language(self, text: object = None, lang: str | None = None) -> str:
+        return self.main.language(text, lang)
 
     def store(self, scope: str | None) -> MemoryStore:
         """The store of `scope` (None: the main one). ScopeError for a scope that names no store."""
@@ -433,7 +440,7 @@ class Scoped:
         from .ranking.inject import render_lines
 
         try:
-            lang = self.main.language(query, lang)
+            lang = self.language(query, lang)
             hits, picked = self._turn(query, None, lang)
             lines = picked.lines if picked is not None and core else ()
             block = render_lines([record for record, _ in hits], self.limits.char_budget, lang, lines).block
@@ -467,7 +474,7 @@ class Scoped:
         from .ranking.inject import render_core_block
 
         try:
-            lang = self.main.language(None, lang)
+            lang = self.language(None, lang)
             picked = self._turn(None, None, lang)[1]
             return render_core_block(picked.lines, lang) if picked is not None else ""
         except Exception:
@@ -503,7 +510,7 @@ class Scoped:
         for name, value in (("top_k", top_k), ("budget", budget)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
-        lang = self.main.language(query, lang)
+        lang = self.language(query, lang)
         limits = self.limits
         for attempt in (1, 2):
             union = self._combined(lean=False)
