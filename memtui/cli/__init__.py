@@ -206,6 +206,12 @@ def cmd_app(args: argparse.Namespace) -> int:
         finally:
             shutil.rmtree(store.dir, ignore_errors=True)  # the demo store is temporary
         return 0
+    if args.dir is None and getattr(args, "scope", None) is None:  # inside a project: both stores
+        from memtui.cli.common import open_scoped
+
+        scoped = open_scoped(args, actor="tui")
+        run_app(scoped.main, command=command_prefix(args), scoped=scoped)
+        return 0
     run_app(open_store(args, actor="tui"), command=command_prefix(args))
     return 0
 
