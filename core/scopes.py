@@ -446,26 +446,8 @@ class Scoped:
             block = render_lines([record for record, _ in hits], self.limits.char_budget, lang, lines).block
         except Exception:
             return ""
-        self._log(query, hits, block, lang, picked.records if lines else ())
+        _log(self.stores, query, hits, block, lang, picked.records if lines else ())
         return block
-
-    def _log(self, query: str, hits: list, block: str, lang: str, core: Any) -> None:
-        """Each store logs the turn with the entries it gave (the block as a whole); a turn nothing
-        came from is logged by the first store that exists (the project's)."""
-        logged = False
-        for scope, store in self.stores:
-            mine = [(r.record, s) for r, s in hits if r.scope == scope]
-            own_core = [r.record for r in core if r.scope == scope]
-            if not mine and not own_core and (logged or scope != self.stores[0][0]):
-                continue
-            try:
-                storage = store.storage
-                if storage.not_a_store or storage.state() is None:
-                    continue
-                store.injection_log.record(query, mine, block, lang, core=own_core)
-                logged = True
-            except Exception:  # logging never costs the agent its memories
-                pass
 
     def core_block(self, lang: str | None = None) -> str:
         """The pinned core of both stores as one fenced block ("" when empty). Never raises."""
@@ -535,3 +517,22 @@ class Scoped:
 
     def __repr__(self) -> str:
         return "Scoped(" + ", ".join(f"{scope}={store.dir}" for scope, store in self.stores) + ")"
+
+
+def _log(stores: list, query: str, hits: list, block: str, lang: str, core: Any) -> None:
+    """Each store logs the turn with the entries it gave (the block as a whole); a turn nothing
+    came from is logged by the first store that exists (the project's)."""
+    logged = False
+    for scope, store in stores:
+        mine = [(r.record, s) for r, s in hits if r.scope == scope]
+        own_core = [r.record for r in core if r.scope == scope]
+        if not mine and not own_core and (logged or scope != stores[0][0]):
+            continue
+        try:
+            storage = store.storage
+            if storage.not_a_store or storage.state() is None:
+                continue
+            store.injection_log.record(query, mine, block, lang, core=own_core)
+            logged = True
+        except Exception:  # logging never costs the agent its memories
+            pass

@@ -34,6 +34,7 @@ from .messages import (
     WriteDone,
     WriteFailed,
 )
+from . import scopes
 from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
 from .settings import Settings, default_path
@@ -142,17 +143,9 @@ class MemtuiApp(TypeAhead):
         super().__init__()
         self.settings = settings  # None: nothing is remembered between runs (tests)
         self.command = command  # how the shell reaches this store: `memtui --dir DIR` when opened so
-        if scoped is not None and scoped.scoped:
-            # the project store beside the global one: Browse lists both (a scope column and filter),
-            # a write goes to the store holding its entry; the other screens show the global store
-            from memtui_core.scopes import Scoped as Pair
-
-            scoped = Pair([(scope, one if one.actor == "tui" else MemoryStore(one.dir, one.limits, actor="tui",
-                                                                             lang=one.lang))
-                           for scope, one in scoped.stores], scoped.cwd)
+        scoped = scopes.for_the_app(scoped)  # both stores, or None
+        if scoped is not None:
             store = scoped.main
-        else:
-            scoped = None
         self.scoped = scoped
         if store.actor != "tui":
             store = MemoryStore(store.dir, store.limits, actor="tui", lang=store.lang)
@@ -194,14 +187,8 @@ class MemtuiApp(TypeAhead):
             except OSError as exc:
                 self.notify(f"The theme is not remembered: {exc}", title="Settings", severity="warning")
 
-    def _state(self) -> object:
-        """The cheap state token of what the app reads: the store's, or both stores' with scopes."""
-        if self.scoped is None:
-            return self.store.state()
-        return tuple(one.state() for _scope, one in self.scoped.stores)
-
     def _poll(self) -> None:
-        if self._state() != self._seen_state:
+        if scopes.state(self.store, self.scoped) != self._seen_state:
             self.reload()
 
     def reload(self, select: str | None = None) -> None:
@@ -214,7 +201,7 @@ class MemtuiApp(TypeAhead):
             self._select_next = select or self._select_next
             return
         self._loading = True
-        self._seen_state = self._state()
+        self._seen_state = scopes.state(self.store, self.scoped)
         self._load(select)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -223,23 +210,7 @@ class MemtuiApp(TypeAhead):
         try:
             started = time.perf_counter()
             state = store.state()
-            scopes: dict[str, str] = {}
-            if self.scoped is not None:  # both stores: each entry once, with its scope
-                listed = self.scoped.entries()
-                entries = [entry for _scope, entry in listed]
-                scopes = {entry.id: scope or "" for scope, entry in listed}
-            else:
-                entries = store.entries()
-            eviction = {entry.id: position for position, entry in enumerate(store.eviction_order(), start=1)}
-            from memtui_core.store.injections import usage
-
-            log = store.injection_log
-            used = usage(log.read()[0])
-            if self.scoped is not None and self.scoped.project is not None:
-                project = self.scoped.project
-                eviction.update({entry.id: position
-                                 for position, entry in enumerate(project.eviction_order(), start=1)})
-                used.update(usage(project.injection_log.read()[0]))
+            entries, scoped_ids, eviction, used = scopes.listing(store, self.scoped)
             snapshot = StoreSnapshot(
                 entries=entries,
                 eviction=eviction,
@@ -251,9 +222,9 @@ class MemtuiApp(TypeAhead):
                 load_seconds=time.perf_counter() - started,
                 usage=used,
                 usage_days=store.limits.injection_days,
-                usage_logged=log.enabled,
+                usage_logged=store.injection_log.enabled,
                 core=_core_of(store),
-                scopes=scopes,
+                scopes=scoped_ids,
             )
             self.post_message(StoreLoaded(snapshot, select))
             health = store.health()
@@ -361,7 +332,7 @@ class MemtuiApp(TypeAhead):
     @work(thread=True, group="write", exit_on_error=False)
     def _write(self, write: Write) -> None:
         try:
-            outcome = write.run(self._target(write))
+            outcome = write.run(self.store if self.scoped is None else scopes.target(self.scoped, write))
         except ConflictError as exc:
             if isinstance(write, EntryWrite):
                 current = exc.current if isinstance(exc.current, Entry) else None  # None: it is gone
@@ -372,33 +343,6 @@ class MemtuiApp(TypeAhead):
             self.post_message(WriteFailed(write, one_line(str(exc)) or type(exc).__name__))
         else:
             self.post_message(WriteDone(write, outcome))
-
-    def _target(self, write: Write) -> Any:
-        """What a write runs on: the one store, or with scopes the store holding its entry (a new
-        entry: where its kind goes, docs/scopes.md); a move runs on the pair."""
-        scoped = self.scoped
-        if scoped is None:
-            return self.store
-        from .writes import Move, _Batch
-
-        if isinstance(write, Move):
-            return scoped
-        if isinstance(write, EntryWrite):
-            from memtui_core.errors import EntryNotFound
-
-            try:
-                return scoped.locate(write.entry_id)[1]
-            except EntryNotFound:  # gone meanwhile: the store says so as a conflict
-                return self.store
-        if isinstance(write, Add):
-            return scoped.write_store(write.kind)[1]
-        if isinstance(write, _Batch):
-            holders = {id(store): store for store in (scoped.locate(e.id)[1] for e in write.entries)}
-            if len(holders) > 1:
-                raise WriteRefused("the marked entries are in both the project and the global store: "
-                                   "act on one scope at a time (g shows one scope)")
-            return next(iter(holders.values()))
-        return self.store
 
     def on_write_done(self, message: WriteDone) -> None:
         outcome = message.outcome

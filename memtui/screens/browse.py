@@ -317,27 +317,11 @@ class BrowseScreen(ModeScreen):
             self.reveal(entry_id)
 
     def action_scope(self) -> None:
-        snapshot = self.app.snapshot
-        if snapshot is None or not snapshot.scopes:
-            self.notify("This store has no scopes: no project store is open beside it.", title="Scope")
-            return
-        label = self.listing.next_scope()
-        self.fill()
-        self.notify(label, title="Scope")
+        entry_actions.next_scope(self)
 
     def action_move(self) -> None:
-        entry = self.selected_entry()
-        snapshot = self.app.snapshot
-        if entry is None or snapshot is None:
-            return
-        scope = snapshot.scopes.get(entry.id)
-        if not scope:
-            self.notify("This store has no scopes: no project store is open beside it.", title="Move")
-            return
-        if self.can_write("Moving"):
-            from ..writes import Move
-
-            self.app.submit(Move(entry.id, "global" if scope == "project" else "project"))
+        if (entry := self.selected_entry()) is not None:
+            entry_actions.move(self, entry)
 
     def action_history(self) -> None:
         entry = self.selected_entry()
