@@ -228,6 +228,190 @@ class _Union:
         return found
 
 
+class _Concat:
+    """The records of several stores as one read-only sequence, each seen as a ScopedRecord, made
+    (and the store's own record parsed) only when reached: a turn meets only its hits and the core."""
+
+    __slots__ = ("parts", "starts", "n", "made")
+
+    def __init__(self, parts: list[tuple[str, Any]]) -> None:
+        self.parts = parts
+        self.starts: list[int] = []
+        n = 0
+        for _scope, records in parts:
+            self.starts.append(n)
+            n += len(records)
+        self.n = n
+        self.made: dict[int, ScopedRecord] = {}
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __bool__(self) -> bool:
+        return self.n > 0
+
+    def __getitem__(self, position: int) -> ScopedRecord:
+        found = self.made.get(position)
+        if found is None:
+            if not 0 <= position < self.n:
+                raise IndexError(position)
+            from bisect import bisect_right
+
+            part = bisect_right(self.starts, position) - 1
+            scope, records = self.parts[part]
+            found = self.made[position] = ScopedRecord(records[position - self.starts[part]], scope)
+        return found
+
+    def __iter__(self):
+        return (self[i] for i in range(self.n))
+
+
+class _LeanUnion:
+    """The per-turn union: each store's saved derived index (store/derived.py) joined for the terms
+    of one query only, so a turn over two stores parses, like a turn over one, only the entries it
+    meets. Entries held by both stores are left out of the hits and the core as they are met."""
+
+    __slots__ = ("key", "records", "snaps", "offsets", "limits", "_state", "_cores", "_lens", "_keywords",
+                 "learnt")
+
+    def __init__(self, parts: list[tuple[str, Any]], limits: Limits) -> None:
+        self.key = tuple(id(snap.doc) for _scope, snap in parts)
+        self.limits = limits
+        self.snaps = [snap for _scope, snap in parts]
+        self.records = _Concat([(scope, snap.records) for scope, snap in parts])
+        self.offsets = self.records.starts
+        self._state = bytearray(len(self.records))
+        self._cores: dict[str, Any] = {}
+        self.learnt: list[int] = []  # positions judged or rendered: kept in each store's derived index
+        from itertools import chain
+
+        founds = [snap.doc.derived for snap in self.snaps]
+        self._lens = list(chain.from_iterable(found.doc_lens for found in founds))
+        self._keywords = list(chain.from_iterable(found.keywords for found in founds)) if limits.keyword_weight \
+            else None
+
+    @staticmethod
+    def possible(parts: list[tuple[str, Any]]) -> bool:
+        """Whether every store has a derived index of its current file state (else: the full union)."""
+        for _scope, snap in parts:
+            snap.index  # derives and saves the store's index when it has none yet (as a turn over one store does)
+            found = snap.doc.derived
+            if found is None or len(found.doc_lens) != len(snap.records):
+                return False
+        return True
+
+    def index_for(self, tokens: list[str]):
+        """An index of the union holding the postings of `tokens` (and the stored forms they fold
+        to), with the statistics of every entry of both stores: n, lengths, keywords."""
+        from array import array
+
+        from .ranking.index import Index, fold_inflections
+
+        limits = self.limits
+        indexes = [snap.index for snap in self.snaps]
+        wanted = dict.fromkeys(tokens)
+        if limits.fold_inflections:
+            folded: dict[str, str] = {}
+            fold_inflections(tokens, _UnionVocabulary(indexes), limits.stopwords, folded)
+            wanted.update(dict.fromkeys(folded.values()))
+        terms: list[str] = []
+        starts = array("i", [0])
+        ids = array("i")
+        for term in wanted:
+            before = len(ids)
+            for index, offset in zip(indexes, self.offsets):
+                slot = index._slot.get(term)
+                if slot is not None:
+                    ids.extend(doc_id + offset for doc_id in index._ids[index._starts[slot]:index._starts[slot + 1]])
+            if len(ids) > before:
+                terms.append(term)
+                starts.append(len(ids))
+        return Index((), limits.k1, limits.b, keywords=self._keywords, keyword_weight=limits.keyword_weight,
+                     keyword_only_terms=limits.keyword_only_terms, parts=(terms, starts, ids, self._lens),
+                     keyword_part_weight=limits.keyword_part_weight, general_words=limits.general_words)
+
+    def blocked(self):
+        from .memory import _Blocked
+
+        found = _Blocked(self.records, self._state)  # type: ignore[arg-type]
+        found.judged = self.learnt  # what is judged here is kept (`keep`)
+        return found
+
+    def keep(self, stores: list, positions: list[int]) -> None:
+        """Save what this turn learnt of each store's entries (their threat verdicts, whether their
+        text is plain: `positions` and what was judged) in that store's derived index, as a turn
+        over one store does (MemoryStore._keep_verdicts), so the next turn does not scan them again."""
+        from bisect import bisect_right
+
+        by_part: dict[int, list[int]] = {}
+        judged = set(self.learnt)
+        for position in dict.fromkeys([*self.learnt, *positions]):
+            part = bisect_right(self.offsets, position) - 1
+            local = position - self.offsets[part]
+            saved = self.snaps[part].doc.derived
+            if position in judged or (saved is not None and saved.plain[local] is None):  # new to the index
+                by_part.setdefault(part, []).append(local)
+        for part, local in by_part.items():
+            snap = self.snaps[part]
+            if not snap.verdicts_kept:
+                snap.verdicts_kept = True  # once per file state, as for one store
+                stores[part][1]._keep_verdicts(snap, local)
+
+    def core(self, lang: str, complete: bool = False):
+        key = lang + ("+" if complete else "")
+        found = self._cores.get(key)
+        if found is None:
+            from heapq import merge
+
+            from .ranking.pinned import pick_core
+
+            records = self.records
+            pins: list[int] = []
+            recents: dict[str, list[list[int]]] = {}
+            for snap, offset in zip(self.snaps, self.offsets):
+                own_pins, own_recent = snap._core_candidates()
+                pins += [p + offset for p in own_pins]
+                for kind, positions in own_recent.items():
+                    recents.setdefault(kind, []).append([p + offset for p in positions])
+            recent = {kind: merge(*lists, key=lambda p: (-records[p].ts, -p)) for kind, lists in recents.items()}
+            found = _without_copies(pick_core(records, pins, recent, self.limits, lang, self.blocked(), complete,
+                                              self.learnt))
+            self._cores[key] = found
+        return found
+
+
+class _UnionVocabulary:
+    """The terms of several indexes, as `fold_inflections` asks about them."""
+
+    __slots__ = ("indexes",)
+
+    def __init__(self, indexes: list) -> None:
+        self.indexes = indexes
+
+    def __contains__(self, term: object) -> bool:
+        return any(term in index.vocabulary for index in self.indexes)
+
+    def df(self, term: str) -> int:
+        return sum(index.df(term) for index in self.indexes)
+
+
+def _without_copies(core: Any) -> Any:
+    """The core with a second entry of the same text (one in each store) left out."""
+    seen: set[str] = set()
+    keep = []
+    for i, record in enumerate(core.records):
+        key = text_key(record.text)
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    if len(keep) != len(core.records):
+        core.picked = [core.picked[i] for i in keep]
+        core.records = [core.records[i] for i in keep]
+        core.lines = [core.lines[i] for i in keep]
+        core.used = sum(len(line) for line in core.lines)
+    return core
+
+
 class Scoped:
     """One or two stores read as one (see the module's docstring). `stores` is [(scope, store)],
     the project store first; a scope of None is the one store `--dir` named."""
@@ -389,11 +573,17 @@ class Scoped:
 
     # ------------------------------------------------------------------ reading both as one
 
-    def _combined(self, lean: bool) -> _Union:
+    def _combined(self, lean: bool) -> _Union | _LeanUnion:
+        """The union of this file state of each store: a turn's (`lean`) joins the stores' derived
+        indexes when they all have one; explain, search and a store without one index the union."""
         parts = [(scope, store._snap(lean=lean)) for scope, store in self.stores]
         key = tuple(id(snap.doc) for _scope, snap in parts)
-        if self._union is None or self._union.key != key:
-            self._union = _Union(parts, self.limits)  # type: ignore[arg-type]
+        if self._union is None or self._union.key != key or isinstance(self._union, _LeanUnion) != lean:
+            try:
+                usable = lean and _LeanUnion.possible(parts)
+            except Exception:  # an optimisation only
+                usable = False
+            self._union = _LeanUnion(parts, self.limits) if usable else _Union(parts, self.limits)  # type: ignore
         return self._union
 
     def _turn(self, query: Any, top_k: int | None, core_lang: str | None, render: bool = False):
@@ -413,15 +603,27 @@ class Scoped:
         k = limits.top_k if top_k is None else top_k
         in_core = core.picked if core is not None else ()
         floor = limits.semantic_floor
-        wanted = k + len(in_core)
+        lean = isinstance(union, _LeanUnion)
+        wanted = (2 * k if lean else k) + len(in_core)  # lean: room for copies met among the hits
         if floor:
             from .ranking.semantic_floor import pool_size
 
             wanted = pool_size(wanted)
-        hits = pick(union.index, tokenize(query), wanted, union.blocked(), limits.stopwords, limits.min_coverage,
+        tokens = tokenize(query)
+        index = union.index_for(tokens) if lean else union.index  # type: ignore[union-attr]
+        hits = pick(index, tokens, wanted, union.blocked(), limits.stopwords, limits.min_coverage,
                     limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
         if in_core:
             hits = [(doc_id, score) for doc_id, score in hits if doc_id not in in_core]
+        if lean:  # the same entry in both stores: the first met (the project's, on a tie) only
+            seen = {text_key(record.text) for record in (core.records if core is not None else ())}
+            unique = []
+            for doc_id, score in hits:
+                key = text_key(records[doc_id].text)
+                if key not in seen:
+                    seen.add(key)
+                    unique.append((doc_id, score))
+            hits = unique
         if floor and hits:
             from .ranking.semantic_floor import judge_records
 
@@ -446,6 +648,13 @@ class Scoped:
             block = render_lines([record for record, _ in hits], self.limits.char_budget, lang, lines).block
         except Exception:
             return ""
+        union = self._union
+        if isinstance(union, _LeanUnion):
+            try:
+                union.keep(self.stores, [position for position, record in union.records.made.items()
+                                         if record.plain is not None])
+            except Exception:  # an optimisation only
+                pass
         _log(self.stores, query, hits, block, lang, picked.records if lines else ())
         return block
 

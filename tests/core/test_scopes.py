@@ -211,3 +211,28 @@ def test_a_move_cut_short_after_the_add_leaves_a_duplicate_shown_once_and_fixabl
     assert again.retrieve_block("which queue", lang="en").count("rabbitmq") == 1
     again.move(result.entry.id, "global")  # the fix: moving again refreshes the copy there, then deletes
     assert again.duplicates() == [] and [s for s, _e in again.entries()] == ["global"]
+
+
+def test_a_turn_joins_the_stores_saved_indexes_and_ranks_as_the_full_union_does(places):
+    """The per-turn path reads each store's derived index for the query's terms only (and parses only
+    the entries it meets); it must rank exactly as one index built over every entry of both."""
+    from memtui_core.scopes import _LeanUnion, _Union
+
+    home, project, inner = places
+    words = ["deploy", "vite", "build", "cache", "docker", "tests", "release", "branch", "review", "schema"]
+    for i in range(40):
+        a, b, c = words[i % 10], words[(i * 3) % 10], words[(i * 7 + 1) % 10]
+        store = MemoryStore(project / PROJECT_FOLDER) if i % 3 else MemoryStore(home)
+        store.remember(["fact", "lesson", "correction", "preference"][i % 4], f"note {i}: {a} then {b} before {c}",
+                       keywords=[words[(i + 5) % 10]] if i % 4 == 0 else None)
+    for query in ("deploy with docker", "tests", "building the cache", "schema review branch", "nothing matches"):
+        scoped = Scoped.open(cwd=inner)
+        scoped.retrieve_block(query, lang="en")  # the first turn saves each store's derived index
+        scoped = Scoped.open(cwd=inner)
+        lean_hits, lean_core = scoped._turn(query, None, "en")
+        assert isinstance(scoped._union, _LeanUnion)
+        scoped._union = _Union([(s, st._snap()) for s, st in scoped.stores], scoped.limits)
+        scoped._combined = lambda lean, union=scoped._union: union  # the full union, every entry indexed
+        full_hits, full_core = scoped._turn(query, None, "en")
+        assert [(r.text, round(s, 9)) for r, s in lean_hits] == [(r.text, round(s, 9)) for r, s in full_hits]
+        assert [r.text for r in lean_core.records] == [r.text for r in full_core.records]
