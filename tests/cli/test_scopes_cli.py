@@ -185,3 +185,46 @@ def test_the_hook_in_a_read_only_project_still_answers(project, tmp_path):
     assert done.code == 0
     assert "buildkite" in orjson.loads(done.raw)["hookSpecificOutput"]["additionalContext"]
     assert len(done.err.splitlines()) <= 1  # at most the one line saying the project's log was not written
+
+
+# ---------------------------------------------------------------- the MCP server
+
+
+async def _mcp_in(cwd, home) -> dict:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    server = StdioServerParameters(command=sys.executable, args=["-m", "memtui", "mcp"], cwd=str(cwd),
+                                   env={**os.environ, "MEMTUI_DIR": str(home)})
+    seen: dict = {}
+    with anyio.fail_after(30):
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            seen["schema"] = tools["memory_save"].input_schema
+            seen["project"] = await session.call_tool("memory_save", {"kind": "fact", "text": "the app uses sqlite",
+                                                                      "keywords": None, "scope": "project"})
+            seen["global"] = await session.call_tool("memory_save", {"kind": "lesson", "keywords": None,
+                                                                     "text": "sqlite wal mode needs a shared disk",
+                                                                     "scope": "global"})
+            seen["bad"] = await session.call_tool("memory_save", {"kind": "fact", "text": "x", "keywords": None,
+                                                                  "scope": "team"})
+            seen["block"] = await session.call_tool("memory_inject", {"query": "sqlite"})
+    return seen
+
+
+def test_the_mcp_server_in_a_project_takes_a_scope_and_serves_both(project):
+    import anyio
+
+    home, root, inner = project
+    seen = anyio.run(_mcp_in, inner, home)
+    assert "scope" in seen["schema"]["properties"]
+    text = lambda result: "".join(part.text for part in result.content)  # noqa: E731
+    assert not seen["project"].is_error and "project" in text(seen["project"])
+    assert not seen["global"].is_error
+    assert seen["bad"].is_error and text(seen["bad"]) == "Error: scope must be project or global"
+    block = text(seen["block"])
+    assert "project · fact] the app uses sqlite" in block and "global · lesson] sqlite wal mode" in block
+    assert [e["text"] for e in memtui(home, inner, "--scope", "project", "list", "--json").json()] == [
+        "the app uses sqlite"]
