@@ -686,14 +686,9 @@ class Scoped:
     def explain(self, query: str, top_k: int | None = None, budget: int | None = None,
                 lang: str | None = None) -> Explanation:
         """`MemoryStore.explain` over the one candidate set of both stores: each row's `scope` says
-        which store the entry came from."""
-        if not self.scoped:
-            found = self.main.explain(query, top_k=top_k, budget=budget, lang=lang)
-            scope = self.stores[0][0]
-            if scope is not None:
-                for row in found.entries:
-                    row.scope = scope
-            return found
+        which store the entry came from (None when one store is read)."""
+        if not self.scoped:  # one store: no scope to tell apart (`scope` stays None)
+            return self.main.explain(query, top_k=top_k, budget=budget, lang=lang)
         from .ranking.explain import explain
 
         if not isinstance(query, str):
