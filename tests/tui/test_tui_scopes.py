@@ -71,3 +71,19 @@ async def test_one_store_has_no_scope_column(tmp_path):
         await pilot.press("g")
         await pilot.pause()
         assert table.row_count == 1
+
+
+async def test_explain_ranks_both_stores_and_names_each_ones_scope(tmp_path):
+    from .test_tui_explain import open_explain
+
+    scoped, project, home = _pair(tmp_path)
+    app = MemtuiApp(home, scoped=scoped)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, "helm")
+        scopes = {row.text: row.scope for row in screen.explanation.entries}
+        assert scopes["the service is deployed with helm"] == "project"
+        assert scopes["helm charts need a values file per environment"] == "global"
+        text = screen_text(app)
+        assert "project the service is deployed" in text and "global helm charts need" in text
+        assert "[project · fact]" in screen.explanation.block  # the block, as the agent gets it
