@@ -586,53 +586,9 @@ class Scoped:
             self._union = _LeanUnion(parts, self.limits) if usable else _Union(parts, self.limits)  # type: ignore
         return self._union
 
-    def _turn(self, query: Any, top_k: int | None, core_lang: str | None, render: bool = False):
-        """The hits of `query` over the union and, with `core_lang`, its pinned core (memory.py's
-        `_turn`, over one candidate set made of both stores)."""
-        union = self._combined(lean=True)
-        records = union.records
-        if not records:
-            return [], None
-        limits = self.limits
-        core = union.core(core_lang) if core_lang is not None and limits.core_budget > 0 else None
-        if not isinstance(query, str):
-            return [], core
-        from .ranking.pick import pick
-        from .text.tokenize import tokenize
-
-        k = limits.top_k if top_k is None else top_k
-        in_core = core.picked if core is not None else ()
-        floor = limits.semantic_floor
-        lean = isinstance(union, _LeanUnion)
-        wanted = (2 * k if lean else k) + len(in_core)  # lean: room for copies met among the hits
-        if floor:
-            from .ranking.semantic_floor import pool_size
-
-            wanted = pool_size(wanted)
-        tokens = tokenize(query)
-        index = union.index_for(tokens) if lean else union.index  # type: ignore[union-attr]
-        hits = pick(index, tokens, wanted, union.blocked(), limits.stopwords, limits.min_coverage,
-                    limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
-        if in_core:
-            hits = [(doc_id, score) for doc_id, score in hits if doc_id not in in_core]
-        if lean:  # the same entry in both stores: the first met (the project's, on a tie) only
-            seen = {text_key(record.text) for record in (core.records if core is not None else ())}
-            unique = []
-            for doc_id, score in hits:
-                key = text_key(records[doc_id].text)
-                if key not in seen:
-                    seen.add(key)
-                    unique.append((doc_id, score))
-            hits = unique
-        if floor and hits:
-            from .ranking.semantic_floor import judge_records
-
-            scores = dict(hits)
-            kept = judge_records(query, records, [doc_id for doc_id, _ in hits], k, limits).kept
-            hits = [(doc_id, scores[doc_id]) for doc_id in kept]
-        else:
-            hits = hits[:k]
-        return [(records[doc_id], score) for doc_id, score in hits], core
+    def _turn(self, query: Any, top_k: int | None, core_lang: str | None):
+        """The hits of `query` over the union and, with `core_lang`, its pinned core (`_ranked`)."""
+        return _ranked(self._combined(lean=True), self.limits, query, top_k, core_lang)
 
     def retrieve_block(self, query: str, lang: str | None = None, *, core: bool = True) -> str:
         """`MemoryStore.retrieve_block` over both stores: each line names its scope. Logged in the
@@ -740,3 +696,50 @@ def _log(stores: list, query: str, hits: list, block: str, lang: str, core: Any)
             logged = True
         except Exception:  # logging never costs the agent its memories
             pass
+
+
+def _ranked(union: Any, limits: Limits, query: Any, top_k: int | None, core_lang: str | None):
+    """memory.py's `_turn` over one candidate set made of both stores: the hits of `query` and,
+    with `core_lang`, the pinned core; the hits never repeat a core entry, nor an entry twice."""
+    records = union.records
+    if not records:
+        return [], None
+    core = union.core(core_lang) if core_lang is not None and limits.core_budget > 0 else None
+    if not isinstance(query, str):
+        return [], core
+    from .ranking.pick import pick
+    from .text.tokenize import tokenize
+
+    k = limits.top_k if top_k is None else top_k
+    in_core = core.picked if core is not None else ()
+    floor = limits.semantic_floor
+    lean = isinstance(union, _LeanUnion)
+    wanted = (2 * k if lean else k) + len(in_core)  # lean: room for copies met among the hits
+    if floor:
+        from .ranking.semantic_floor import pool_size
+
+        wanted = pool_size(wanted)
+    tokens = tokenize(query)
+    index = union.index_for(tokens) if lean else union.index  # type: ignore[union-attr]
+    hits = pick(index, tokens, wanted, union.blocked(), limits.stopwords, limits.min_coverage,
+                limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
+    if in_core:
+        hits = [(doc_id, score) for doc_id, score in hits if doc_id not in in_core]
+    if lean:  # the same entry in both stores: the first met (the project's, on a tie) only
+        seen = {text_key(record.text) for record in (core.records if core is not None else ())}
+        unique = []
+        for doc_id, score in hits:
+            key = text_key(records[doc_id].text)
+            if key not in seen:
+                seen.add(key)
+                unique.append((doc_id, score))
+        hits = unique
+    if floor and hits:
+        from .ranking.semantic_floor import judge_records
+
+        scores = dict(hits)
+        kept = judge_records(query, records, [doc_id for doc_id, _ in hits], k, limits).kept
+        hits = [(doc_id, scores[doc_id]) for doc_id in kept]
+    else:
+        hits = hits[:k]
+    return [(records[doc_id], score) for doc_id, score in hits], core
