@@ -322,7 +322,10 @@ class _LeanUnion:
             for index, offset in zip(indexes, self.offsets):
                 slot = index._slot.get(term)
                 if slot is not None:
-                    ids.extend(doc_id + offset for doc_id in index._ids[index._starts[slot]:index._starts[slot + 1]])
+                    run = index._ids[index._starts[slot]:index._starts[slot + 1]]
+                    if len(run) and (min(run) < 0 or max(run) >= index.n):  # would name another store's entry
+                        raise IndexDamaged("a saved index's postings name entries its store does not hold")
+                    ids.extend(doc_id + offset for doc_id in run)
             if len(ids) > before:
                 terms.append(term)
                 starts.append(len(ids))
@@ -536,14 +539,11 @@ class Scoped:
         if not self.scoped:
             return [(self.stores[0][0], entry) for entry in self.main.entries()]
         found: list[tuple[str | None, Entry]] = []
-        seen: set[str] = set()
+        earlier: set[str] = set()  # the texts of the stores listed before this one
         for scope, store in self.stores:
-            for entry in store.entries():
-                key = text_key(entry.text)
-                if key in seen and scope != self.stores[0][0]:
-                    continue
-                seen.add(key)
-                found.append((scope, entry))
+            own = store.entries()
+            found += [(scope, entry) for entry in own if text_key(entry.text) not in earlier]
+            earlier.update(text_key(entry.text) for entry in own)
         return found
 
     def duplicates(self) -> list[tuple[Entry, Entry]]:
@@ -587,8 +587,15 @@ class Scoped:
         return self._union
 
     def _turn(self, query: Any, top_k: int | None, core_lang: str | None):
-        """The hits of `query` over the union and, with `core_lang`, its pinned core (`_ranked`)."""
-        return _ranked(self._combined(lean=True), self.limits, query, top_k, core_lang)
+        """The hits of `query` over the union and, with `core_lang`, its pinned core (`_ranked`). A
+        saved index that does not add up is derived again, and the turn answered from every entry."""
+        try:
+            return _ranked(self._combined(lean=True), self.limits, query, top_k, core_lang)
+        except IndexDamaged:
+            for _scope, store in self.stores:
+                store._index_damaged()
+            self._union = _Union([(scope, store._snap()) for scope, store in self.stores], self.limits)
+            return _ranked(self._union, self.limits, query, top_k, core_lang)
 
     def retrieve_block(self, query: str, lang: str | None = None, *, core: bool = True) -> str:
         """`MemoryStore.retrieve_block` over both stores: each line names its scope. Logged in the
