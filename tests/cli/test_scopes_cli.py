@@ -228,3 +228,22 @@ def test_the_mcp_server_in_a_project_takes_a_scope_and_serves_both(project):
     assert "project · fact] the app uses sqlite" in block and "global · lesson] sqlite wal mode" in block
     assert [e["text"] for e in memtui(home, inner, "--scope", "project", "list", "--json").json()] == [
         "the app uses sqlite"]
+
+
+def test_reading_both_stores_takes_neither_lock(project):
+    """Writers hold both stores' locks: a read of the two still answers at once (reads take no lock),
+    and a write to one store waits for that store's lock only."""
+    import time
+
+    from filelock import FileLock
+
+    home, root, inner = project
+    assert memtui(home, inner, "add", "fact", "the worker queue is redis").code == 0
+    assert memtui(home, inner, "add", "lesson", "redis needs maxmemory set", "--scope", "global").code == 0
+    with FileLock(str(root / ".memtui" / "memory.json.lock")), FileLock(str(home / "memory.json.lock")):
+        started = time.monotonic()
+        block = memtui(home, inner, "inject", "--lang", "en", "redis")
+        assert block.code == 0 and "worker queue is redis" in block.out and "maxmemory" in block.out
+        assert time.monotonic() - started < 8
+    with FileLock(str(home / "memory.json.lock")):  # the global store is busy: a project write goes on
+        assert memtui(home, inner, "add", "fact", "redis runs on port 6380", "--lock-timeout", "2").code == 0
