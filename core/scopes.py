@@ -488,6 +488,9 @@ class Scoped:
                 return store
         if self.stores[0][0] is None:
             raise ScopeError(f"--dir names one store, which has no scopes; leave out --scope {scope} or --dir")
+        if scope == "global":  # only the project store was opened (--scope project)
+            raise ScopeError("only the project store is open here (--scope project): leave it out to reach the "
+                             "global store")
         raise ScopeError(f"no {scope} store here (no {PROJECT_FOLDER}/ in this folder or above): run `memtui "
                          f"init-project` in the project's root folder, or use the global scope")
 
@@ -499,10 +502,12 @@ class Scoped:
                 self.store(scope)  # says --dir has no scopes
             return None, self.main
         if scope is None:
+            if self._make_store is None and len(self.stores) == 1:  # one scope opened on its own: that one
+                return self.stores[0][0], self.main
             scope = default_scope(kind, self.project is not None)
         elif scope not in SCOPES:
             raise ScopeError(f"unknown scope {scope!r}: use project or global")
-        if scope == "project" and self.project is None:
+        if scope == "project" and self.project is None and self._make_store is not None:
             location = project_for_write(self.cwd)
             store = self._make_store(location)
             self.stores.insert(0, ("project", store))

@@ -236,3 +236,15 @@ def test_a_turn_joins_the_stores_saved_indexes_and_ranks_as_the_full_union_does(
         full_hits, full_core = scoped._turn(query, None, "en")
         assert [(r.text, round(s, 9)) for r, s in lean_hits] == [(r.text, round(s, 9)) for r, s in full_hits]
         assert [r.text for r in lean_core.records] == [r.text for r in full_core.records]
+
+
+def test_one_scope_opened_on_its_own_takes_the_writes_that_name_none(places, tmp_path):
+    home, project, inner = places
+    only_global = Scoped([("global", MemoryStore(home))])
+    assert only_global.remember("fact", "the ci is github actions")[0] == "global"
+    with pytest.raises(ScopeError, match="no project store"):
+        only_global.remember("fact", "x", scope="project")  # never made behind the caller's back
+    only_project = Scoped([("project", MemoryStore(project / PROJECT_FOLDER))])
+    assert only_project.remember("preference", "tabs, not spaces")[0] == "project"
+    with pytest.raises(ScopeError, match="only the project store"):
+        only_project.remember("fact", "x", scope="global")
