@@ -113,6 +113,7 @@ class EntryExplanation(BaseModel, defer_build=True):
     reason: str
     flags: list[str] = Field(default_factory=list)
     cosine: float | None = None  # meaning's closeness to the message, when the semantic floor judged this hit
+    scope: str | None = None  # the store it came from (project or global) when a command reads both (scopes.py)
 
 
 class Explanation(BaseModel, defer_build=True):

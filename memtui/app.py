@@ -34,6 +34,7 @@ from .messages import (
     WriteDone,
     WriteFailed,
 )
+from . import scopes
 from .screens.base import ModeScreen
 from .screens.browse import BrowseScreen
 from .settings import Settings, default_path
@@ -45,6 +46,8 @@ from .widgets.fmt import one_line
 from .writes import Add, Draft, Edit, EntryWrite, Write, WriteRefused
 
 if TYPE_CHECKING:
+    from memtui_core.scopes import Scoped
+
     from .modals.conflict import ConflictChoice
     from .modals.edit import EditResult
     from .node import AppParts
@@ -136,10 +139,14 @@ class MemtuiApp(TypeAhead):
     history: var[StoreHistory | None] = var(None, always_update=True)
 
     def __init__(self, store: MemoryStore, demo: bool = False, settings: Settings | None = None,
-                 command: str = "memtui") -> None:
+                 command: str = "memtui", scoped: Scoped | None = None) -> None:
         super().__init__()
         self.settings = settings  # None: nothing is remembered between runs (tests)
         self.command = command  # how the shell reaches this store: `memtui --dir DIR` when opened so
+        scoped = scopes.for_the_app(scoped)  # both stores, or None
+        if scoped is not None:
+            store = scoped.main
+        self.scoped = scoped
         if store.actor != "tui":
             store = MemoryStore(store.dir, store.limits, actor="tui", lang=store.lang)
         self.store = store
@@ -181,7 +188,7 @@ class MemtuiApp(TypeAhead):
                 self.notify(f"The theme is not remembered: {exc}", title="Settings", severity="warning")
 
     def _poll(self) -> None:
-        if self.store.state() != self._seen_state:
+        if scopes.state(self.store, self.scoped) != self._seen_state:
             self.reload()
 
     def reload(self, select: str | None = None) -> None:
@@ -194,7 +201,7 @@ class MemtuiApp(TypeAhead):
             self._select_next = select or self._select_next
             return
         self._loading = True
-        self._seen_state = self.store.state()
+        self._seen_state = scopes.state(self.store, self.scoped)
         self._load(select)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -203,11 +210,7 @@ class MemtuiApp(TypeAhead):
         try:
             started = time.perf_counter()
             state = store.state()
-            entries = store.entries()
-            eviction = {entry.id: position for position, entry in enumerate(store.eviction_order(), start=1)}
-            from memtui_core.store.injections import usage
-
-            log = store.injection_log
+            entries, scoped_ids, eviction, used = scopes.listing(store, self.scoped)
             snapshot = StoreSnapshot(
                 entries=entries,
                 eviction=eviction,
@@ -217,10 +220,11 @@ class MemtuiApp(TypeAhead):
                 max_text=store.limits.max_text,
                 loaded_at=time.time(),
                 load_seconds=time.perf_counter() - started,
-                usage=usage(log.read()[0]),
+                usage=used,
                 usage_days=store.limits.injection_days,
-                usage_logged=log.enabled,
+                usage_logged=store.injection_log.enabled,
                 core=_core_of(store),
+                scopes=scoped_ids,
             )
             self.post_message(StoreLoaded(snapshot, select))
             health = store.health()
@@ -328,7 +332,7 @@ class MemtuiApp(TypeAhead):
     @work(thread=True, group="write", exit_on_error=False)
     def _write(self, write: Write) -> None:
         try:
-            outcome = write.run(self.store)
+            outcome = write.run(self.store if self.scoped is None else scopes.target(self.scoped, write))
         except ConflictError as exc:
             if isinstance(write, EntryWrite):
                 current = exc.current if isinstance(exc.current, Entry) else None  # None: it is gone
@@ -463,11 +467,11 @@ if TYPE_CHECKING:
         return app
 
 
-def run_app(store: MemoryStore, demo: bool = False, command: str = "memtui") -> None:
+def run_app(store: MemoryStore, demo: bool = False, command: str = "memtui", scoped: Scoped | None = None) -> None:
     """Open the app on `store` (writes are recorded with actor "tui").
 
     The chosen theme is remembered in the settings file; the demo reads it but never writes it,
     so trying the demo leaves nothing behind.
     """
     settings = Settings.load(default_path(), writable=not demo)
-    MemtuiApp(store, demo=demo, settings=settings, command=command).run()
+    MemtuiApp(store, demo=demo, settings=settings, command=command, scoped=scoped).run()

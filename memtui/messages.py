@@ -32,6 +32,8 @@ class StoreSnapshot:
     usage_days: int = 30
     usage_logged: bool = True  # False: the injection log is off, so usage is unknown
     core: CoreReport | None = None  # the pinned core: what is in every block, and what does not fit
+    # entry id -> "project" or "global" when the app reads both stores (memtui_core.scopes); {} for one store
+    scopes: dict[str, str] = field(default_factory=dict)
 
     def core_place(self, entry_id: str) -> tuple[str, int] | None:
         """Where an entry stands in the pinned core: ("pinned" | "kind", its place from 1) when in

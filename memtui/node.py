@@ -13,7 +13,7 @@ Textual's own property, unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, TYPE_CHECKING, Protocol
 
 from textual.message_pump import MessagePump
 
@@ -34,6 +34,7 @@ class AppParts(Protocol):
 
     POLL_SECONDS: float  # how often the store's state is polled for outside changes
     store: MemoryStore  # the store the app curates (actor "tui")
+    scoped: Any  # memtui_core.scopes.Scoped when a project store is open beside it (Browse, Explain), else None
     snapshot: StoreSnapshot | None  # the last read of the entries; every screen redraws from it
     history: StoreHistory | None  # health and audit events, read after the snapshot
     demo: bool  # a temporary demo store

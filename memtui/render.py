@@ -269,6 +269,10 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
                 f"{pad(f'{row.score:.2f}', 6, '>')}  {style.dim(row.id)}  {style.cyan(fit(row.kind.value, 10))}  ")
         text = clean(row.text)
         used = 4 + 2 + STATUS_WIDTH + 2 + 6 + 2 + 12 + 2 + 10 + 2
+        scope = getattr(row, "scope", None)
+        if scope:  # read from two stores: which one it came from
+            head += style.dim(f"[{scope}] ")
+            used += len(scope) + 3
         lines.append(head + (text if width is None else truncate(text, width - used)))
         scored = [t for t in row.terms if t.ignored is None]
         matched = sorted((t for t in scored if t.tf > 0 or t.keyword_tf), key=lambda t: -t.contribution)

@@ -97,6 +97,22 @@ class Add(Write):
 
 
 @dataclass
+class Move(Write):
+    """An entry to the other scope: an audited add in that store, then an audited delete in this one
+    (memtui_core.scopes.Scoped.move); `run` takes the pair of stores, not one."""
+
+    entry_id: str
+    to: str  # "project" or "global"
+
+    title: ClassVar[str] = "Moved"
+
+    def run(self, store) -> Outcome:
+        moved = store.move(self.entry_id, self.to)
+        return Outcome(f"Moved {kind_name(moved.kind)} {self.entry_id} to the {self.to} store (now {moved.id})",
+                       select=moved.id)
+
+
+@dataclass
 class EntryWrite(Write):
     """A change to one entry as the person saw it (`expected`): it fails if the entry changed on disk."""
 

@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("safety", ("safety",)),
     ("ranking", ("ranking",)),
     ("store", ("store",)),
-    ("memory", ("memory",)),
+    ("memory", ("memory", "scopes")),
     ("agents", ("agents",)),
 ]
 # Packages core/ must never import.

@@ -119,8 +119,9 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
     # Each function takes every argument as optional so that a missing one reaches the handler,
     # which answers the same line as `run_tool` ("缺少 text"); `str` arguments are not re-parsed
     # as JSON by the SDK. The advertised schema is the strict one from the shared definition.
-    def memory_save(kind: str = None, text: str = None, keywords: Any = None) -> Any:  # type: ignore[assignment]
-        return answer("memory_save", {"kind": kind, "text": text, "keywords": keywords})
+    def memory_save(kind: str = None, text: str = None, keywords: Any = None,  # type: ignore[assignment]
+                    scope: str | None = None) -> Any:
+        return answer("memory_save", {"kind": kind, "text": text, "keywords": keywords, "scope": scope})
 
     def memory_search(query: str = None, top_k: Any = None) -> Any:  # type: ignore[assignment]
         return answer("memory_search", {"query": query, "top_k": top_k})
@@ -138,7 +139,10 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
 
     functions = {fn.__name__: fn for fn in (memory_save, memory_search, memory_update, memory_forget, memory_inject)}
     tools = []
-    for spec in tool_defs(store.limits, destructive=destructive, mcp=True):
+    # a project store beside the global one (core/scopes.py); `--dir` is one store, without scopes
+    scoped = hasattr(store, "write_store")
+    scopes = scoped and store.scopes[0] is not None  # type: ignore[attr-defined]
+    for spec in tool_defs(store.limits, destructive=destructive, mcp=True, scopes=scopes):
         tool = MemoryTool.from_function(
             functions[spec.name], name=spec.name, title=spec.title, description=spec.description,
             structured_output=False,
@@ -159,8 +163,10 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
         import orjson
 
         with lock:
+            listed = store.entries() if scoped else [(None, e) for e in store.entries()]
             rows = [{"id": e.id, "kind": e.kind.value, "text": clean_for_block(e.text), "source": shown_source(e.source),
-                     "ts": e.ts} for e in store.entries() if "blocked" not in e.flags]
+                     "ts": e.ts, **({"scope": where} if where else {})}
+                    for where, e in listed if "blocked" not in e.flags]
         return orjson.dumps({"entries": rows}, option=orjson.OPT_INDENT_2).decode()
 
     @server.resource(CORE_URI, name="core", title="The pinned core",

@@ -100,7 +100,11 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "no_entry": ("没有 id 为 {id} 的记忆", "no memory with id {id}"),
     "bad_type": ("参数 {name} 必须是{expected}", "argument {name} must be {expected}"),
     "unknown_tool": ("未知的工具 {name}，可用：{names}", "unknown tool {name}; available: {names}"),
+    "in_scope": ("；存入{scope}记忆", "; in the {scope} store"),
+    "bad_scope": ("scope 必须是 project 或 global", "scope must be project or global"),
+    "no_scopes": ("这份记忆只有一个存储，没有 scope；请省略 scope", "this memory is one store without scopes; leave scope out"),
 }
+_SCOPE_WORDS = {"project": "项目", "global": "全局"}
 _TYPE_NAMES = {"string": ("字符串", "a string"), "integer": ("整数", "an integer"), "boolean": ("布尔值", "a boolean"),
                "null": ("null", "null")}
 
@@ -163,9 +167,11 @@ _KINDS_TEXT = (
 )
 
 
-def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool = False) -> list[ToolDef]:
+def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool = False,
+              scopes: bool = False) -> list[ToolDef]:
     """The tools offered: save and search; with `destructive`, update and forget; with `mcp`,
-    also `memory_inject`. Numbers in the texts come from `limits`, so they agree with the store."""
+    also `memory_inject`; with `scopes` (a project store beside the global one, core/scopes.py),
+    memory_save takes `scope`. Numbers in the texts come from `limits`, so they agree with the store."""
     max_text = (limits or DEFAULT_LIMITS).max_text
     kind = {"type": "string", "enum": [k.value for k in Kind],
             "description": "preference, correction, lesson or fact (see the tool description)."}
@@ -198,6 +204,12 @@ def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool
             read_only=True, idempotent=True,
         ),
     ]
+    if scopes:
+        save = tools[0]
+        tools[0] = save._replace(properties={**save.properties, "scope": _nullable({
+            "type": "string", "enum": ["project", "global"], "description": (
+                "project: about this project (its code, tools, decisions); global: about the user, wherever "
+                "they work. null: preferences go global, everything else to the project when it has a store.")})})
     if destructive:
         tools += [
             ToolDef(
@@ -252,17 +264,19 @@ def tool_schemas(
     format: str = "chat",
     destructive: bool = False,
     limits: Limits | None = None,
+    scopes: bool = False,
 ) -> list[dict[str, Any]]:
     """The tool definitions in one SDK's format: `chat` (OpenAI Chat Completions, the default;
     `openai` is the same), `responses` (OpenAI Responses), `anthropic` (`input_schema`) or `mcp`.
     `destructive=True` adds `memory_update` and `memory_forget`. `[]` when memory is disabled,
     so a model is never offered tools that would refuse it. Pass the store's `limits` so the
-    texts state its numbers."""
+    texts state its numbers. `scopes=True` (the handlers get a `Scoped`, core/scopes.py) lets
+    memory_save name the project or the global store."""
     if format not in FORMATS:
         raise ValueError(f"unknown tool format {format!r}: use one of {', '.join(FORMATS)}")
     if not enabled:
         return []
-    return [_render(tool, format) for tool in tool_defs(limits, destructive)]
+    return [_render(tool, format) for tool in tool_defs(limits, destructive, scopes=scopes)]
 
 
 # ---------------------------------------------------------------- helpers
@@ -310,6 +324,16 @@ def _arguments(args: object) -> Mapping[str, Any] | str:
     if not isinstance(args, Mapping):
         return "not_object"
     return args
+
+
+def _scoped(store: object) -> bool:
+    """Whether `store` is a project and global pair (core/scopes.py's Scoped), not one MemoryStore."""
+    return hasattr(store, "write_store")
+
+
+def _holding(store: Any, entry_id: str) -> Any:
+    """The one store a call on `entry_id` acts on: for scopes, the one that holds it."""
+    return store.locate(entry_id)[1] if _scoped(store) else store
 
 
 def _count(store: MemoryStore) -> int:
@@ -398,10 +422,23 @@ def _save(args: object, store: MemoryStore, source: str, lang: str | None) -> To
         if isinstance(keywords, ToolAnswer):
             return keywords
         extra = {"keywords": keywords} if keywords else {}
+        scope = parsed.get("scope")
+        where = None
+        if _scoped(store):
+            if scope is not None and scope not in ("project", "global"):
+                return ToolAnswer(_error(_say("bad_scope", language), language), True)
+            pair = store
+            where, store = pair.write_store(kind, scope)  # type: ignore[attr-defined]
+            if not pair.scoped:  # one store read: no scope to name
+                where = None
+        elif scope is not None:  # one store, no scopes: a scope names no store here
+            return ToolAnswer(_error(_say("no_scopes", language), language), True)
         result = store.remember(kind, text, source=source, **extra)
         entry = result.entry
         message = _say("saved" if result.added else "duplicate", language, label=entry.kind.label_for(language),
                        total=_count(store))
+        if where is not None:
+            message += _say("in_scope", language, scope=where if language == "en" else _SCOPE_WORDS[where])
         message += _cut_note(store, getattr(result, "original_length", None), language)
         evicted_ids = [old.id for old in result.evicted]
         if entry.id in evicted_ids:
@@ -462,12 +499,19 @@ def _search(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
         query = _text_arg(parsed, "query")
         if query is None:
             return ToolAnswer(_say("missing", language, name="query"), True)
-        hits = store.search(query, top_k=_top_k(parsed.get("top_k")))
-        if not hits:
+        found = store.search(query, top_k=_top_k(parsed.get("top_k")))
+        if not found:
             return ToolAnswer(_say("nothing", language), False)
+        if _scoped(store):  # (scope, hit): the label names the store when there are two
+            labels = store.scoped  # type: ignore[attr-defined]
+            found = [(f"{scope if language == 'en' else _SCOPE_WORDS[scope]} · " if labels and scope else "", hit)
+                     for scope, hit in found]
+        else:
+            found = [("", hit) for hit in found]
         return ToolAnswer("\n".join(
-            f"{hit.entry.id} [{hit.entry.kind.label_for(language)}] ({hit.score:.2f}) {clean_for_block(hit.entry.text)}"
-            for hit in hits
+            f"{hit.entry.id} [{where}{hit.entry.kind.label_for(language)}] ({hit.score:.2f}) "
+            f"{clean_for_block(hit.entry.text)}"
+            for where, hit in found
         ), False)
 
     return _handle(body, args, store, lang, lambda parsed: _text_arg(parsed, "query"))
@@ -477,7 +521,7 @@ def _stored_text(store: MemoryStore, parsed: Mapping[str, Any]) -> str | None:
     """The text of the entry a call names, to choose the answer's language by."""
     entry_id = _entry_id(parsed)
     try:
-        return store.get(entry_id).text if entry_id else None
+        return _holding(store, entry_id).get(entry_id).text if entry_id else None
     except Exception:
         return None
 
@@ -508,6 +552,7 @@ def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
             return ToolAnswer(type_error("pinned", ["boolean", "null"], language), True)
         if text is None and kind is None and pinned is None:
             return ToolAnswer(_error(_say("no_change", language), language), True)
+        store = _holding(store, entry_id)
         before = store.get(entry_id)
         if pinned and before.blocked:  # refused before anything is written, text included
             store.pin(entry_id)
@@ -577,7 +622,7 @@ def _forget(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
         entry_id = _entry_id(parsed)
         if entry_id is None:
             return ToolAnswer(_say("missing", language, name="id"), True)
-        entry = store.delete(entry_id)
+        entry = _holding(store, entry_id).delete(entry_id)
         text = _say("hidden", language) if "blocked" in entry.flags else clean_for_block(entry.text)
         return ToolAnswer(_say("forgotten", language, id=entry.id, label=entry.kind.label_for(language),
                                text=text), False)

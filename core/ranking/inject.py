@@ -124,9 +124,22 @@ def line_for(kind: Kind, text: str, lang: str = "zh") -> str:
     return "\n- [" + kind.label_for(lang) + "] " + clean_for_block(text)
 
 
+# When a block is made of two stores (core/scopes.py), each line names its entry's scope first.
+SCOPE_LABELS = {"project": {"zh": "项目", "en": "project"}, "global": {"zh": "全局", "en": "global"}}
+
+
+def _label(entry: _HasKindAndText, lang: str) -> str:
+    """The bracketed part of a line: the kind's label, after the scope's when the entry has one."""
+    scope = getattr(entry, "scope", None)
+    label = entry.kind.label_for(lang)
+    if scope is None:
+        return label
+    return SCOPE_LABELS[scope]["en" if lang == "en" else "zh"] + " · " + label
+
+
 def core_line(entry: _HasKindAndText, lang: str = "zh") -> str:
     """An entry's line in the block (the same in the core and among the retrieved ones)."""
-    return "\n- [" + entry.kind.label_for(lang) + "] " + clean_text(entry)
+    return "\n- [" + _label(entry, lang) + "] " + clean_text(entry)
 
 
 class Rendered:
@@ -147,7 +160,7 @@ def render_lines(entries: Iterable[_HasKindAndText], budget: int = 2400, lang: s
     lines: list[str] = []
     used = 0
     for entry in entries:
-        line = "\n- [" + entry.kind.label_for(lang) + "] " + clean_text(entry)
+        line = "\n- [" + _label(entry, lang) + "] " + clean_text(entry)
         if used + len(line) > budget:
             break
         lines.append(line)

@@ -35,12 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from memtui.cli import (completion, curate, doctor, entries, history, hosts, inject, limits, pins, probe,
-                            schema, search, serve, transfer)
+                            schema, scopes, search, serve, transfer)
     from memtui.cli.common import Commands
 
     # The command modules, in the order `memtui --help` lists their commands.
-    groups = (entries, search, inject, curate, pins, history, doctor, limits, serve, hosts, probe, schema, completion,
-              transfer)
+    groups = (entries, search, inject, curate, pins, scopes, history, doctor, limits, serve, hosts, probe, schema,
+              completion, transfer)
 
     # --dir and --lock-timeout work before or after the command; SUPPRESS keeps a value given
     # before the command when the command's own parser does not see one.
@@ -139,9 +139,9 @@ def _command_at(argv: list[str]) -> int | None:
     i = 0
     while i < len(argv):
         token = argv[i]
-        if token in ("--dir", "--lock-timeout", "--profile"):
+        if token in ("--dir", "--lock-timeout", "--profile", "--scope"):
             i += 2
-        elif token.startswith(("--dir=", "--lock-timeout=", "--profile=")) or token == "--demo":
+        elif token.startswith(("--dir=", "--lock-timeout=", "--profile=", "--scope=")) or token == "--demo":
             i += 1
         elif token.startswith("-"):
             return None
@@ -205,6 +205,12 @@ def cmd_app(args: argparse.Namespace) -> int:
             run_app(store, demo=True)
         finally:
             shutil.rmtree(store.dir, ignore_errors=True)  # the demo store is temporary
+        return 0
+    if args.dir is None and getattr(args, "scope", None) is None:  # inside a project: both stores
+        from memtui.cli.common import open_scoped
+
+        scoped = open_scoped(args, actor="tui")
+        run_app(scoped.main, command=command_prefix(args), scoped=scoped)
         return 0
     run_app(open_store(args, actor="tui"), command=command_prefix(args))
     return 0

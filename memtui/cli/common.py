@@ -22,6 +22,7 @@ store: --dir DIR, else $MEMTUI_DIR, else the platform data directory (memory.jso
 exit status: 0 success; 1 a failed operation (one line `memtui: error: ...` on stderr); 2 a usage error.
 A QUERY or TEXT of `-` is read from stdin. `memtui COMMAND --help` shows the options of a command."""
 
+SCOPE_NAMES = ("project", "global")  # memtui_core.scopes.SCOPES
 PROFILE_NAMES = ("default", "nanohermes", "semantic")  # memtui_core.limits.PROFILES, named here so `inject` imports nothing
 
 LANG_HELP = ("language of the block's header and labels: zh, en, or auto by the query "
@@ -121,6 +122,9 @@ def add_store_options(parser: argparse.ArgumentParser, default: object) -> None:
                         help="store directory (default: $MEMTUI_DIR, else the platform data dir)")
     parser.add_argument("--lock-timeout", type=positive_seconds, default=default, metavar="SECONDS",
                         help="how long a write waits for another writer (default 10)")
+    parser.add_argument("--scope", choices=SCOPE_NAMES, default=default,
+                        help="the project store (.memtui/ in the project) or the global one; reads take both "
+                             "when run inside a project, writes follow docs/scopes.md (not with --dir)")
     parser.add_argument("--profile", choices=PROFILE_NAMES, default=default,
                         help="ranking profile: default (stopwords, gate, keywords), nanohermes (the original "
                              "ranking, exactly) or semantic (default plus a veto on hits far in meaning from the "
@@ -157,10 +161,7 @@ class Commands:
 # ---------------------------------------------------------------------------- reading arguments
 
 
-def open_store(args: argparse.Namespace, actor: str = "cli"):
-    """The store the command works on (remembered on `args` for the warnings after it)."""
-    from memtui_core.memory import MemoryStore
-
+def _limits(args: argparse.Namespace):
     limits = None
     profile = getattr(args, "profile", None)
     if args.lock_timeout is not None or profile not in (None, "default"):
@@ -169,17 +170,67 @@ def open_store(args: argparse.Namespace, actor: str = "cli"):
         limits = Limits.profile(profile or "default")
         if args.lock_timeout is not None:
             limits = limits.replace(lock_timeout=args.lock_timeout)
-    store = MemoryStore(args.dir, limits=limits, actor=actor, lang=getattr(args, "lang", None))
+    return limits
+
+
+def _check_folder(store) -> None:
     if os.path.exists(store.dir) and not os.path.isdir(store.dir):
         raise CliError(f"store path {store.dir} is not a directory (check --dir or $MEMTUI_DIR)")
+
+
+def open_scoped(args: argparse.Namespace, actor: str = "cli", narrow: bool = True):
+    """The stores the command reads (memtui_core.scopes.Scoped): the project store and the global
+    one inside a project, else the global one; `--dir` is that one store; `--scope` that scope's
+    store alone (unless not `narrow`: a write picks its store itself). Remembered on `args` for
+    the warnings after it."""
+    from memtui_core.scopes import Scoped
+
+    scope = getattr(args, "scope", None)
+    if scope is not None and args.dir is not None:
+        raise CliError("--dir names one store, which has no scopes: leave out --scope or --dir")
+    scoped = Scoped.open(args.dir, actor=actor, lang=getattr(args, "lang", None), limits=_limits(args))
+    if scope is not None and narrow:
+        scoped = Scoped([(scope, scoped.store(scope))], scoped.cwd)
+    for _scope, store in scoped.stores:
+        _check_folder(store)
+    args.store = scoped
+    return scoped
+
+
+def open_store(args: argparse.Namespace, actor: str = "cli"):
+    """The one store the command works on: --dir, else the store of --scope, else the global store
+    (remembered on `args` for the warnings after it)."""
+    from memtui_core.memory import MemoryStore
+
+    if getattr(args, "scope", None) is not None:
+        return open_scoped(args, actor).main
+    store = MemoryStore(args.dir, limits=_limits(args), actor=actor, lang=getattr(args, "lang", None))
+    _check_folder(store)
     args.store = store
     return store
+
+
+def open_holding(args: argparse.Namespace, entry_id: str, actor: str = "cli"):
+    """The store holding `entry_id`: with --dir or --scope that store, else whichever of the
+    project and global stores holds it (the global one when neither does, to say so)."""
+    if args.dir is not None or getattr(args, "scope", None) is not None:
+        return open_store(args, actor)
+    from memtui_core.errors import EntryNotFound
+
+    scoped = open_scoped(args, actor)
+    try:
+        return scoped.locate(entry_id)[1]
+    except EntryNotFound:
+        return scoped.main
 
 
 def store_warnings(store) -> list[str]:
     """What the store has to say after a command (see `memtui_core.store.health.recent_warnings`)."""
     from memtui_core.store.health import recent_warnings
 
+    stores = getattr(store, "stores", None)
+    if stores is not None:  # both scopes: each store's own
+        return [warning for _scope, one in stores for warning in store_warnings(one)]
     warnings = [f"{w.text}; run `{w.fix}`" if w.fix else w.text for w in recent_warnings(store.storage)]
     if store._injection_log is not None:  # written now, so a failure is told before the process ends
         store._injection_log.flush()

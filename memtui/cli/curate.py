@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from memtui.cli.common import (PROG, command_prefix, dump, echo, emit_json, input_text, open_store, stderr,
+from memtui.cli.common import (PROG, command_prefix, dump, echo, emit_json, input_text, open_holding, open_store, stderr,
                                text_arg, warn_cut)
 
 TYPE_CHECKING = False
@@ -48,7 +48,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         return 2
     text = input_text(args.text, "--text") if args.text is not None else None
     keywords = _keyword_list(text_arg(args.keywords, "--keywords", strict=True)) if args.keywords is not None else None
-    store = open_store(args)
+    store = open_holding(args, text_arg(args.id, "ID"))
     entry_id = text_arg(args.id, "ID")
     before = store.get(entry_id)
     check = store.check_text(text, exclude_id=entry_id) if text is not None else None
@@ -95,7 +95,7 @@ def cmd_reclassify(args: argparse.Namespace) -> int:
     from memtui_core.kinds import Kind
 
     kind = Kind.require(text_arg(args.kind, "KIND"))
-    store = open_store(args)
+    store = open_holding(args, text_arg(args.id, "ID"))
     entry_id = text_arg(args.id, "ID")
     before = store.get(entry_id)
     entry = store.update(entry_id, kind=kind)
@@ -109,7 +109,7 @@ def cmd_reclassify(args: argparse.Namespace) -> int:
 
 
 def cmd_rm(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_holding(args, text_arg(args.id, "ID"))
     entry = store.delete(text_arg(args.id, "ID"))
     if args.json:
         return emit_json(dump(entry))
@@ -120,7 +120,7 @@ def cmd_rm(args: argparse.Namespace) -> int:
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_holding(args, text_arg(args.id, "ID"))
     entry_id = text_arg(args.id, "ID")
     was_blocked = store.get(entry_id).blocked
     entry = store.approve(entry_id)

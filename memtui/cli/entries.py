@@ -10,7 +10,7 @@ eviction); what happened to it is said in one line each.
 from __future__ import annotations
 
 from memtui.cli.common import (EVICT_WITHOUT_ASKING, CliError, command_prefix, confirm, dump, echo, emit_json,
-                               emit_models, input_text, kind_cell, open_store, text_arg, text_cell, warn_cut)
+                               emit_models, input_text, kind_cell, open_scoped, text_arg, text_cell, warn_cut)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,13 +38,14 @@ def register(commands: Commands) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = open_store(args)
-    entries = store.entries()
+    scoped = open_scoped(args)
+    listed = scoped.entries()
     if args.kind is not None:
         from memtui_core.kinds import Kind
 
         kind = Kind.require(text_arg(args.kind, "KIND"))
-        entries = [entry for entry in entries if entry.kind is kind]
+        listed = [(scope, entry) for scope, entry in listed if entry.kind is kind]
+    entries = [entry for _scope, entry in listed]
     if args.json:
         from memtui_core.model import Entry
 
@@ -52,18 +53,32 @@ def cmd_list(args: argparse.Namespace) -> int:
     from memtui.render import Style, age, clean, table, terminal_width
 
     style = Style()
-    rows = [[entry.id, kind_cell(entry.kind), age(entry.ts), clean(entry.source) or "-", text_cell(entry, style)]
-            for entry in entries]
+    if scoped.scoped:  # the project store and the global one: a column says which
+        rows = [[entry.id, scope or "-", kind_cell(entry.kind), age(entry.ts), clean(entry.source) or "-",
+                 text_cell(entry, style)] for scope, entry in listed]
+        header = ["ID", "SCOPE", "KIND", "AGE", "SOURCE", "TEXT"]
+        styles = [style.dim, style.dim, style.cyan, None, style.dim, None]
+    else:
+        rows = [[entry.id, kind_cell(entry.kind), age(entry.ts), clean(entry.source) or "-", text_cell(entry, style)]
+                for entry in entries]
+        header = ["ID", "KIND", "AGE", "SOURCE", "TEXT"]
+        styles = [style.dim, style.cyan, None, style.dim, None]
     if rows:
-        echo(*table(["ID", "KIND", "AGE", "SOURCE", "TEXT"], rows, width=terminal_width(), style=style,
-                    styles=[style.dim, style.cyan, None, style.dim, None]))
-    total = len(store)
-    shown = f"{len(entries)} of {total}" if args.kind is not None else f"{total}"
-    echo(style.dim(f"{shown} entries ({total}/{store.limits.max_entries})"))
-    invalid = len(store.invalid())
-    if invalid:
-        items = "1 invalid item in the file is" if invalid == 1 else f"{invalid} invalid items in the file are"
-        echo(style.yellow(f"{items} kept but not listed; see `{command_prefix(args)} doctor`"))
+        echo(*table(header, rows, width=terminal_width(), style=style, styles=styles))
+    for scope, store in scoped.stores:
+        total = len(store)
+        shown = sum(1 for where, _e in listed if where == scope) if scoped.scoped or args.kind is not None else total
+        shown = f"{shown} of {total}" if shown != total or args.kind is not None else f"{total}"
+        where = f" in the {scope} store ({store.dir})" if scoped.scoped else ""
+        echo(style.dim(f"{shown} entries ({total}/{store.limits.max_entries}){where}"))
+        invalid = len(store.invalid())
+        if invalid:
+            items = "1 invalid item in the file is" if invalid == 1 else f"{invalid} invalid items in the file are"
+            echo(style.yellow(f"{items} kept but not listed; see `{command_prefix(args)} doctor`"))
+    duplicates = scoped.duplicates()
+    if duplicates:
+        echo(style.yellow(f"{len(duplicates)} entr{'y is' if len(duplicates) == 1 else 'ies are'} in both stores, "
+                          f"listed once; see `{command_prefix(args)} doctor`"))
     return 0
 
 
@@ -86,14 +101,22 @@ def _remember(args: argparse.Namespace, store, kind, text: str, source: str, key
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    from memtui_core.errors import StoreUnwritable
     from memtui_core.kinds import Kind
 
     kind = Kind.require(text_arg(args.kind, "KIND"))
     text = input_text(args.text, "TEXT")
     source = text_arg(args.source, "--source", strict=True)
     keywords = [text_arg(k, "--keyword", strict=True) for k in args.keywords] if args.keywords is not None else None
-    store = open_store(args)
-    result = _remember(args, store, kind, text, source, keywords)
+    scoped = open_scoped(args, narrow=False)
+    scope, store = scoped.write_store(kind, args.scope)
+    try:
+        result = _remember(args, store, kind, text, source, keywords)
+    except StoreUnwritable as error:
+        if scope != "project":
+            raise
+        raise CliError(f"the project store {store.dir} cannot be written ({error}); add it with --scope global, "
+                       f"or make the folder writable") from None
     if result.truncated:
         warn_cut(store, result.original_length)
     if args.json:
@@ -103,8 +126,9 @@ def cmd_add(args: argparse.Namespace) -> int:
     style = Style()
     entry = result.entry
     evicted_ids = [old.id for old in result.evicted]
+    where = f", {scope}" if scope is not None and (scoped.scoped or args.scope is not None) else ""
     if result.added:
-        echo(f"added {style.bold(entry.id)} ({entry.kind.value}) {truncate(clean(entry.text), 60)}")
+        echo(f"added {style.bold(entry.id)} ({entry.kind.value}{where}) {truncate(clean(entry.text), 60)}")
     else:
         echo(f"already remembered as {style.bold(entry.id)} ({entry.kind.value}): refreshed its time; "
              f"text and kind kept")

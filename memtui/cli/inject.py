@@ -11,7 +11,7 @@ import sys
 from types import SimpleNamespace
 
 from memtui.cli.common import (EPILOG, PROFILE_NAMES, PROG, add_lang_option, add_store_options, new_parser,
-                               open_store, positive_seconds, query_arg, store_directory)
+                               SCOPE_NAMES, open_scoped, positive_seconds, query_arg, store_directory)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 INJECT_HELP = "print the memory block for a query; nothing when no entry matches"
 
-_INJECT_OPTIONS = ("--dir", "--lock-timeout", "--lang", "--profile")
+_INJECT_OPTIONS = ("--dir", "--lock-timeout", "--lang", "--profile", "--scope")
 
 
 def register(commands: Commands) -> None:
@@ -45,7 +45,7 @@ def inject_parser() -> argparse.ArgumentParser:
 def quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments of `memtui inject` (command word removed) read without building a parser,
     for the common well-formed call; None sends anything else (help, errors) to argparse."""
-    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": None, "profile": None}
+    values: dict[str, object] = {"dir": None, "lock_timeout": None, "lang": None, "profile": None, "scope": None}
     query = None
     i = 0
     while i < len(argv):
@@ -73,6 +73,10 @@ def quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
                 if value not in PROFILE_NAMES:
                     return None
                 values["profile"] = value
+            elif name == "--scope":
+                if value not in SCOPE_NAMES:
+                    return None
+                values["scope"] = value
             elif value in ("zh", "en", "auto"):
                 values["lang"] = value
             else:
@@ -85,8 +89,9 @@ def quick_inject_args(argv: list[str]) -> SimpleNamespace | None:
 
 
 def cmd_inject(args: argparse.Namespace) -> int:
-    """The per-turn agent path: the block or nothing, as fast as the store allows."""
-    store = open_store(args)
+    """The per-turn agent path: the block or nothing, as fast as the store allows. Inside a project
+    the block is made of the project store and the global one (memtui_core.scopes)."""
+    store = open_scoped(args)
     block = store.retrieve_block(query_arg(args.query))
     if block:
         out = sys.stdout.buffer

@@ -11,7 +11,7 @@ pin or an edit after which the core is over its budget says so on stderr.
 
 from __future__ import annotations
 
-from memtui.cli.common import (PROG, CliError, add_lang_option, command_prefix, dump, echo, emit_json, open_store,
+from memtui.cli.common import (PROG, CliError, add_lang_option, command_prefix, dump, echo, emit_json, open_holding, open_store,
                                positive_int, stderr, text_arg)
 
 TYPE_CHECKING = False
@@ -43,7 +43,7 @@ def register(commands: Commands) -> None:
 
 
 def cmd_pin(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_holding(args, text_arg(args.id, "ID"))
     entry_id = text_arg(args.id, "ID")
     before = store.get(entry_id)
     if store.limits.core_budget <= 0:
@@ -70,7 +70,7 @@ def cmd_pin(args: argparse.Namespace) -> int:
 
 
 def cmd_unpin(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_holding(args, text_arg(args.id, "ID"))
     entry_id = text_arg(args.id, "ID")
     state = store.state()
     entry = store.unpin(entry_id)

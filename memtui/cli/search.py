@@ -8,7 +8,7 @@ injected for it.
 from __future__ import annotations
 
 from memtui.cli.common import (CliError, add_lang_option, dump, echo, emit_json, kind_cell, nonnegative_int,
-                               open_store, query_arg, text_cell)
+                               open_scoped, query_arg, text_cell)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,8 +38,9 @@ def register(commands: Commands) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    store = open_store(args)
-    hits = store.search(query_arg(args.query), top_k=args.top_k)
+    scoped = open_scoped(args)
+    found = scoped.search(query_arg(args.query), top_k=args.top_k)
+    hits = [hit for _scope, hit in found]
     if args.json:
         return emit_json([dump(hit) for hit in hits])
     from memtui.render import Style, table, terminal_width
@@ -47,6 +48,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     style = Style()
     if not hits:
         echo(style.dim("no entry matches"))
+        return 0
+    if scoped.scoped:  # read from the project store and the global one: say which
+        rows = [[str(i), f"{hit.score:.2f}", hit.entry.id, scope or "-", kind_cell(hit.entry.kind),
+                 text_cell(hit.entry, style)] for i, (scope, hit) in enumerate(found, start=1)]
+        echo(*table(["#", "SCORE", "ID", "SCOPE", "KIND", "TEXT"], rows, align="><<<<<", width=terminal_width(),
+                    style=style, styles=[None, style.bold, style.dim, style.dim, style.cyan, None]))
         return 0
     rows = [[str(i), f"{hit.score:.2f}", hit.entry.id, kind_cell(hit.entry.kind), text_cell(hit.entry, style)]
             for i, hit in enumerate(hits, start=1)]
@@ -58,7 +65,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from memtui_core.text.tokenize import tokenize
 
-    store = open_store(args)
+    store = open_scoped(args)
     query = query_arg(args.query)
     terms, entries = len(set(tokenize(query))), len(store)
     if terms * entries > MAX_EXPLAIN_ROWS:

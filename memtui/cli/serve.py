@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from memtui.cli.common import PROG, add_lang_option, open_store, stderr, store_warnings
+from memtui.cli.common import PROG, add_lang_option, open_scoped, stderr, store_warnings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def register(commands: Commands) -> None:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from memtui_core.agents.mcp_server import run_stdio
 
-    store = open_store(args, actor="mcp")
+    store = open_scoped(args, actor="mcp")
     for warning in store_warnings(store):
         stderr(f"{PROG}: warning: {warning}")
     run_stdio(store, destructive=args.destructive)

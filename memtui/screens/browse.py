@@ -60,6 +60,10 @@ class BrowseScreen(ModeScreen):
                 tooltip="Mark the selected entry for a bulk delete (d), reclassify (k) or approve (A)"),
         Binding("s", "sort", "Sort", id="browse.sort", show=False,
                 tooltip="Sort the entries: as stored, newest, oldest, by kind, longest"),
+        Binding("g", "scope", "Scope", id="browse.scope", show=False,
+                tooltip="With a project store: show both stores, only the project's, or only the global one"),
+        Binding("M", "move", "Move", id="browse.move", show=False,
+                tooltip="Move the selected entry to the other store (project or global)"),
         Binding("escape", "back", "Clear filter", id="browse.back", show=False, tooltip="Clear the filter"),
         Binding("1", "view('all')", "All", id="browse.view_all", show=False, tooltip="Show all kinds"),
         Binding("2", "view('preference')", "偏好 preference", id="browse.view_preference", show=False,
@@ -135,6 +139,7 @@ class BrowseScreen(ModeScreen):
             return
         if entry_id not in {e.id for e in self.visible_entries()}:
             self.listing.text = ""
+            self.listing.scope = None
             self.filter_input.value = ""
             self.listing.view = None  # now, not when the tab's event arrives: the fill below must show it
             self.action_view("all")
@@ -146,7 +151,8 @@ class BrowseScreen(ModeScreen):
     def fill(self, keep: str | None = None) -> None:
         entries = self.visible_entries()
         snapshot = self.app.snapshot
-        self.entry_table.show(entries, keep=keep, core_places=snapshot.core_places() if snapshot else None)
+        self.entry_table.show(entries, keep=keep, core_places=snapshot.core_places() if snapshot else None,
+                              scopes=snapshot.scopes if snapshot else None)
         if snapshot is not None:  # the tab counts follow the filter: `All 2/42` while two of 42 entries match
             self.view_tabs.count(self.listing.matching(snapshot), snapshot)
         if entries:
@@ -309,6 +315,13 @@ class BrowseScreen(ModeScreen):
     def _core_closed(self, entry_id: str | None) -> None:
         if entry_id is not None:  # the entry the person was on in the core: show it here
             self.reveal(entry_id)
+
+    def action_scope(self) -> None:
+        entry_actions.next_scope(self)
+
+    def action_move(self) -> None:
+        if (entry := self.selected_entry()) is not None:
+            entry_actions.move(self, entry)
 
     def action_history(self) -> None:
         entry = self.selected_entry()

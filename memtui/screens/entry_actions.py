@@ -7,6 +7,7 @@ which runs it in a worker and reloads. `done` runs after a batch write is submit
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
@@ -126,3 +127,27 @@ def toggle_pin(screen: ModeScreen, entry: Entry) -> None:
                       severity="warning")
     else:
         screen.app.submit(Pin(entry.id, entry))
+
+
+def next_scope(screen: Any) -> None:
+    """Show both stores, only the project's, or only the global one (with a project store open)."""
+    snapshot = screen.app.snapshot
+    if snapshot is None or not snapshot.scopes:
+        screen.notify("This store has no scopes: no project store is open beside it.", title="Scope")
+        return
+    label = screen.listing.next_scope()
+    screen.fill()
+    screen.notify(label, title="Scope")
+
+
+def move(screen: Any, entry: Entry) -> None:
+    """Move the entry to the other store: added there, then deleted here (both audited)."""
+    snapshot = screen.app.snapshot
+    scope = snapshot.scopes.get(entry.id) if snapshot is not None else None
+    if not scope:
+        screen.notify("This store has no scopes: no project store is open beside it.", title="Move")
+        return
+    if screen.can_write("Moving"):
+        from ..writes import Move
+
+        screen.app.submit(Move(entry.id, "global" if scope == "project" else "project"))

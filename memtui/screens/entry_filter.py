@@ -42,12 +42,15 @@ class EntryFilter:
     text: str = ""  # matched in the text and the source, and as the start of the id
     usage_order: str = "store"  # one of USAGE_ORDERS
     sort: str = "stored"  # one of SORTS
+    scope: str | None = None  # with two stores: only the project's or the global's (None: both)
 
     def matching(self, snapshot: StoreSnapshot | None) -> list[Entry]:
         """The entries the text filter (and the usage order) lets through, of every kind."""
         if snapshot is None:
             return []
         entries = snapshot.entries
+        if self.scope is not None and snapshot.scopes:
+            entries = [e for e in entries if snapshot.scopes.get(e.id) == self.scope]
         needle = self.text.strip().lower()
         if needle:
             entries = [
@@ -70,6 +73,13 @@ class EntryFilter:
         if self.usage_order == "never":
             return [e for e in entries if e.id not in usage]
         return entries
+
+    def next_scope(self) -> str:
+        """Move to the next scope shown (both, project, global); its label."""
+        order = (None, "project", "global")
+        self.scope = order[(order.index(self.scope) + 1) % len(order)]
+        return {None: "Both stores", "project": "Only the project store", "global": "Only the global store"}[
+            self.scope]
 
     def next_usage_order(self, days: int) -> str:
         """Move to the next usage order; its label (`days`: the window the usage is counted over)."""

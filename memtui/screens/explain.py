@@ -193,7 +193,8 @@ class ExplainScreen(ModeScreen):
     def _explain(self, query: str, top_k: int, budget: int, select: str | None, generation: int) -> None:
         started = time.perf_counter()
         try:
-            explanation = self.app.store.explain(query, top_k=top_k, budget=budget)
+            # with a project store open, both stores as one candidate set (each row names its scope)
+            explanation = (self.app.scoped or self.app.store).explain(query, top_k=top_k, budget=budget)
         except Exception as exc:
             self.post_message(ExplainFailed(one_line(str(exc)), generation))
             return

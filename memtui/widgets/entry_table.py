@@ -26,6 +26,7 @@ class EntryTable(VirtualTable):
         self._now = time.time()
         self.marked: set[str] = set()  # ids marked for a bulk action
         self.core_places: dict[str, tuple[str, int]] = {}  # where each entry stands in the pinned core
+        self.scopes: dict[str, str] = {}  # entry id -> project or global, when both stores are read
 
     def marked_of(self, entries: list[Entry]) -> list[Entry]:
         """The marked ones among `entries` (the store's: a mark outlives a filter that hides its row)."""
@@ -48,8 +49,10 @@ class EntryTable(VirtualTable):
         self.refresh_rows(marked)
 
     @staticmethod
-    def _columns(wide_kind: bool) -> list[Column]:
+    def _columns(wide_kind: bool, scoped: bool = False) -> list[Column]:
+        scope = [Column("scope", "scope", 7)] if scoped else []
         return [
+            *scope,
             Column("kind", "kind", WIDE_KIND if wide_kind else NARROW_KIND),
             Column("text", "text", None, min_width=16),
             Column("source", "source", 8),
@@ -62,12 +65,14 @@ class EntryTable(VirtualTable):
         return self.flex_width
 
     def show(self, entries: list[Entry], keep: str | None = None,
-             core_places: dict[str, tuple[str, int]] | None = None) -> None:
+             core_places: dict[str, tuple[str, int]] | None = None, scopes: dict[str, str] | None = None) -> None:
         width = self.scrollable_content_region.width or self.app.size.width
         wide_kind = width >= 90
-        if wide_kind != self.wide_kind or not self.columns:
+        scoped = bool(scopes)
+        if wide_kind != self.wide_kind or not self.columns or scoped != bool(self.scopes):
             self.wide_kind = wide_kind
-            self.set_columns(self._columns(wide_kind))
+            self.set_columns(self._columns(wide_kind, scoped))
+        self.scopes = scopes or {}
         self.entries = entries
         self.core_places = core_places or {}
         self._now = time.time()
@@ -75,7 +80,9 @@ class EntryTable(VirtualTable):
 
     def _cells(self, index: int) -> list[Text]:
         entry = self.entries[index]
+        scope = [Text(self.scopes.get(entry.id, ""), style=P.muted)] if self.scopes else []
         return [
+            *scope,
             kind_badge(entry.kind, english=self.wide_kind),
             self._text_cell(entry),
             Text(entry.source or "—", style=P.muted),
@@ -101,4 +108,4 @@ class EntryTable(VirtualTable):
         wide_kind = event.size.width >= 90
         if wide_kind != self.wide_kind:
             self.wide_kind = wide_kind
-            self.set_columns(self._columns(wide_kind))
+            self.set_columns(self._columns(wide_kind, bool(self.scopes)))

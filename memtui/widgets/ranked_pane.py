@@ -106,5 +106,6 @@ class RankedPane(Vertical):
             Text(f"{row.score:.3f}" if row.score else "0",
                  style="bold" if row.status is Status.INJECTED else P.muted if not row.score else ""),
             kind_badge(row.kind, english=False),
-            Text(one_line(row.text), style=P.muted if faint else ""),
+            Text.assemble((f"{row.scope} ", P.muted), one_line(row.text), style=P.muted if faint else "")
+            if row.scope else Text(one_line(row.text), style=P.muted if faint else ""),
         ]

@@ -43,8 +43,9 @@ class Result:
 
 
 def run_memtui(*args, store: Path | None = None, input: bytes | None = None, env: dict | None = None,
-               console: bool = False, timeout: float = 30) -> Result:
-    """`python -m memtui [--dir store] args...` (or the console script) with a private $MEMTUI_DIR."""
+               console: bool = False, timeout: float = 30, cwd: Path | None = None) -> Result:
+    """`python -m memtui [--dir store] args...` (or the console script) with a private $MEMTUI_DIR,
+    run in `cwd` (default: the repository, which holds no project store)."""
     child_env = dict(os.environ)
     child_env.pop("NO_COLOR", None)
     child_env["MEMTUI_DIR"] = str(store) if store is not None else str(Path(os.environ.get("TMPDIR", "/tmp")) / "memtui-tests-never-used")
@@ -52,8 +53,8 @@ def run_memtui(*args, store: Path | None = None, input: bytes | None = None, env
     command = [str(CONSOLE_SCRIPT)] if console else [sys.executable, "-m", "memtui"]
     if store is not None:
         command += ["--dir", str(store)]
-    done = subprocess.run(command + list(args), input=input, capture_output=True, env=child_env, cwd=REPO,
-                          timeout=timeout)
+    done = subprocess.run(command + list(args), input=input, capture_output=True, env=child_env,
+                          cwd=REPO if cwd is None else cwd, timeout=timeout)
     return Result(done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"),
                   done.stdout)
 

@@ -7,8 +7,10 @@
 A module that needs a host's package imports it inside itself, never from here or from memtui_core's
 top level, so the per-turn path (`memtui hook claude-code`) loads only the store.
 
-Every adapter gets its store from `open_store` and its blocks from `turn_block` and `core_block`:
-one place decides which store a host's turn reads, so project stores can be added there.
+Every adapter gets its stores from `open_stores` (or the one store writes go to from `open_store`)
+and its blocks from `turn_block` and `core_block`: one place decides which stores a host's turn
+reads. Inside a project (a `.memtui/` folder at or above the host's `cwd`) that is the project
+store beside the global one, read as one candidate set (core/scopes.py).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ if TYPE_CHECKING:
 
     from ...limits import Limits
     from ...memory import MemoryStore
+    from ...scopes import Scoped
 
-__all__ = ["open_store", "turn_block", "core_block", "host_lang"]
+__all__ = ["open_store", "open_stores", "turn_block", "core_block", "host_lang"]
 
 
 def host_lang(lang: str | None) -> str | None:
@@ -41,17 +44,31 @@ def open_store(
     lang: str | None = None,
     limits: Limits | None = None,
 ) -> MemoryStore:
-    """The store a host reads and writes: `dir`, else `$MEMTUI_DIR`, else the platform data dir.
-
-    `cwd` is the folder the host works in (Claude Code's `cwd`, a Hermes workspace); every adapter
-    passes it, so the project a turn belongs to is known here when stores get scopes. Today it
-    does not change which store opens."""
+    """The one global store: `dir`, else `$MEMTUI_DIR`, else the platform data dir (a host's own
+    store, which `open_stores` puts beside the project's). `cwd` is the folder the host works in."""
     from ...memory import MemoryStore
 
     return MemoryStore(dir, limits=limits, actor=actor, lang=lang)
 
 
-def turn_block(store: MemoryStore, text: str, lang: str | None = None) -> str:
+def open_stores(
+    dir: str | os.PathLike[str] | None = None,
+    *,
+    cwd: str | None = None,
+    actor: str = "api",
+    lang: str | None = None,
+    limits: Limits | None = None,
+    global_store: MemoryStore | None = None,
+) -> Scoped:
+    """The stores a host's turn reads: with `dir`, exactly that store; else the project store of
+    `cwd` (the nearest `.memtui/` at or above it), if any, beside the global store (`global_store`,
+    else `$MEMTUI_DIR`, else the platform data dir). ScopeError for a `cwd` that is not a folder."""
+    from ...scopes import Scoped
+
+    return Scoped.open(dir, cwd=cwd, actor=actor, lang=lang, limits=limits, global_store=global_store)
+
+
+def turn_block(store: MemoryStore | Scoped, text: str, lang: str | None = None) -> str:
     """The memories relevant to this message only ("" when none): what a host adds to the turn,
     while the pinned core comes once, from `core_block`. Never raises."""
     try:
@@ -60,7 +77,7 @@ def turn_block(store: MemoryStore, text: str, lang: str | None = None) -> str:
         return ""
 
 
-def core_block(store: MemoryStore, lang: str | None = None) -> str:
+def core_block(store: MemoryStore | Scoped, lang: str | None = None) -> str:
     """The pinned core, always in context ("" when it is empty): what a host puts in the system
     prompt or at the start of a session, once. With `auto` there is no message to follow yet, so
     the header and labels follow the core's own entries. Never raises."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from . import core_block, host_lang, open_store, turn_block
+from . import core_block, host_lang, open_stores, turn_block
 from .files import FileChange, SetupError, read_existing
 
 TYPE_CHECKING = False  # typing itself is an import the turn does not need
@@ -74,7 +74,8 @@ def answer(raw: bytes, dir: str | None = None, lang: str | None = None, limits: 
     if event == "UserPromptSubmit" and not isinstance(prompt, str):
         return HookAnswer(b"", "the UserPromptSubmit input has no prompt")
     try:
-        store = open_store(dir, cwd=cwd, actor=ACTOR, lang=host_lang(lang), limits=limits)
+        # the project of `cwd` (a .memtui/ at or above it) beside the global store, read as one
+        store = open_stores(dir, cwd=cwd, actor=ACTOR, lang=host_lang(lang), limits=limits)
         block = turn_block(store, prompt) if event == "UserPromptSubmit" else core_block(store)
         warning = _store_warning(store)
     except Exception as error:  # the block never costs the user their prompt
@@ -90,13 +91,15 @@ def _store_warning(store) -> str | None:
     log it could not write), as one line; None when all is well."""
     from ...store.health import recent_warnings
 
-    said = [w.text for w in recent_warnings(store.storage)]
-    log = store._injection_log
-    if log is not None:
-        log.flush()  # written now, so a failure is told while the hook can still say it
-        failure = log.take_error()
-        if failure:
-            said.append(failure)
+    said = []
+    for _scope, one in getattr(store, "stores", None) or [(None, store)]:  # each store of the scopes
+        said += [w.text for w in recent_warnings(one.storage)]
+        log = one._injection_log
+        if log is not None:
+            log.flush()  # written now, so a failure is told while the hook can still say it
+            failure = log.take_error()
+            if failure:
+                said.append(failure)
     return _one_line("; ".join(said)) if said else None
 
 

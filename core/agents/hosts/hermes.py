@@ -11,8 +11,10 @@ What Hermes asks of a provider, and what memtui answers:
   `destructive: true` in the config also `memory_update` and `memory_forget`); every answer is a
   JSON string, `{"result": ...}` or `{"error": ...}`.
 - `on_memory_write(...)`: what Hermes's built-in memory tool adds, replaces or removes is mirrored
-  into the store (the user profile as preferences, the agent's notes as facts), so a person
-  curates one store.
+  into the profile's store (the user profile as preferences, the agent's notes as facts), so a
+  person curates one store. The built-in memory is the profile's, not a project's: so is its mirror.
+- Scopes: run inside a project (a `.memtui/` at or above Hermes's folder), a turn reads that
+  project's store beside the profile's (which is the global one), and `memory_save` takes `scope`.
 - `sync_turn(...)`: nothing. memtui keeps what the agent or the built-in memory chose to keep; it
   does not file every turn, and nothing slow runs after a turn.
 
@@ -33,7 +35,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from . import core_block, host_lang, open_store, turn_block
+from . import core_block, host_lang, open_store, open_stores, turn_block
 
 try:  # the real base class when hermes-agent is installed, so its loader and manager accept the provider
     from agent.memory_provider import MemoryProvider
@@ -111,6 +113,7 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
         self._lang = lang
         self._destructive = destructive
         self._store = None
+        self._scoped = None  # the project store (when Hermes runs inside one) and the profile's, read as one
         self._writes = True
         self._session_id = ""
         self._lock = threading.RLock()  # Hermes calls from its turn, a prefetch thread and a sync worker
@@ -139,8 +142,33 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
         with self._lock:
             if self._store is None or Path(self._store.dir) != directory:
                 self._store = open_store(directory, cwd=_cwd(), actor=ACTOR, lang=lang)
+            # the project Hermes works in (a .memtui/ at or above its folder) beside the profile's
+            # store; found again on each initialise, the stores already open kept
+            self._scoped = self._stores_for(_cwd(), lang)
             self._session_id = session_id
             self._writes = kwargs.get("agent_context", "primary") in ("primary", None, "")
+
+    def _stores_for(self, cwd: str | None, lang: str | None):
+        """The Scoped pair for `cwd`: the project store there (the one open already when it is the
+        same folder) and the profile's store as the global one. A cwd that is gone: the profile's alone."""
+        from ...scopes import ScopeError, Scoped
+
+        try:
+            found = open_stores(None, cwd=cwd, actor=ACTOR, lang=lang, global_store=self._store)
+        except ScopeError:
+            return Scoped([("global", self._store)], None)
+        old = self._scoped
+        if old is not None and old.project is not None and found.project is not None and Path(
+                old.project.dir) == Path(found.project.dir):
+            found.stores[0] = ("project", old.project)
+        return found
+
+    @property
+    def scoped(self):
+        """The stores a turn reads (the project's, then the profile's), initialising when needed."""
+        if self._scoped is None:
+            self.initialize("")
+        return self._scoped
 
     @property
     def store(self):
@@ -150,25 +178,26 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
         return self._store
 
     def shutdown(self) -> None:
-        store = self._store
-        log = getattr(store, "_injection_log", None)
-        if log is not None:
-            try:
-                log.flush()
-            except Exception:
-                pass
+        stores = [store for _scope, store in self._scoped.stores] if self._scoped is not None else [self._store]
+        for store in stores:
+            log = getattr(store, "_injection_log", None)
+            if log is not None:
+                try:
+                    log.flush()
+                except Exception:
+                    pass
 
     # ------------------------------------------------------------------ context
 
     def system_prompt_block(self) -> str:
         with self._lock:
-            return core_block(self.store)
+            return core_block(self.scoped)
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         if not isinstance(query, str) or not query.strip():
             return ""
         with self._lock:
-            return turn_block(self.store, query)
+            return turn_block(self.scoped, query)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         return None  # a prefetch costs milliseconds: nothing to warm up
@@ -184,7 +213,8 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
 
         if self._store is None:
             self.initialize("")
-        tools = tool_defs(self.store.limits, destructive=bool(self._destructive) and self._writes)
+        tools = tool_defs(self.store.limits, destructive=bool(self._destructive) and self._writes,
+                          scopes=self.scoped.scoped)
         if not self._writes:
             tools = [tool for tool in tools if tool.read_only]
         return [{"name": tool.name, "description": tool.description, "parameters": tool.input_schema()}
@@ -198,7 +228,7 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
             return json.dumps({"error": f"{tool_name} is not offered in this context (memory is read-only here)"},
                               ensure_ascii=False)
         with self._lock:
-            result = call_tool(tool_name, args, self.store, destructive=bool(self._destructive), source=SOURCE)
+            result = call_tool(tool_name, args, self.scoped, destructive=bool(self._destructive), source=SOURCE)
         return json.dumps({"error" if result.is_error else "result": result.text}, ensure_ascii=False)
 
     # ------------------------------------------------------------------ the built-in memory

@@ -5,9 +5,13 @@
 
 How LangGraph's items map onto memtui's entries:
 
-- namespace: `(kind,)`, one of `("preference",)`, `("correction",)`, `("lesson",)`, `("fact",)`.
-  A search's prefix is `()` (every kind) or one kind. Any other namespace is refused with
-  `InvalidNamespaceError`, also in ops passed straight to `batch`.
+- namespace: `(kind,)`, one of `("preference",)`, `("correction",)`, `("lesson",)`, `("fact",)`;
+  with scopes (a project store beside the global one, docs/scopes.md) also `(scope, kind)`, as in
+  `("project", "fact")`: `(kind,)` reads both stores and writes where memtui's rule says
+  (preferences global, the rest to the project), `(scope, kind)` that scope's store. A search's
+  prefix is `()`, a kind, a scope, or both. Items come back under `(scope, kind)` when there are
+  scopes. Any other namespace is refused with `InvalidNamespaceError`, also in ops passed
+  straight to `batch`.
 - value: `{"text": str, "keywords": [str, ...]}` (keywords optional). Other fields are refused
   rather than dropped: memtui would not keep them.
 - key: the entry's id, or the key a `put` gave it (kept as the entry's source, `langgraph:<key>`).
@@ -33,7 +37,8 @@ from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item,
                                   Result, SearchItem, SearchOp, validate_op_namespace)
 
 from ...kinds import KIND_NAMES, Kind
-from . import open_store
+from ...scopes import SCOPES
+from . import open_store, open_stores
 
 __all__ = ["MemtuiStore", "ACTOR", "SOURCE_PREFIX"]
 
@@ -44,13 +49,25 @@ _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 
 class MemtuiStore(BaseStore):
-    """A LangGraph store over one memtui store: `store` (a MemoryStore), else the store in `dir`
-    (else `$MEMTUI_DIR`, else the platform data dir), opened with actor `langgraph`."""
+    """A LangGraph store over memtui: `store` (one MemoryStore), else the stores a command in `cwd`
+    reads (the project store there, if any, beside `dir`, else `$MEMTUI_DIR`, else the platform
+    data dir; `dir` alone with no scopes when `cwd` is not given and `dir` is), opened with actor
+    `langgraph`."""
 
-    __slots__ = ("store", "_lock")
+    __slots__ = ("store", "scoped", "_lock")
 
-    def __init__(self, store: Any = None, *, dir: str | None = None, lang: str | None = None) -> None:
-        self.store = store if store is not None else open_store(dir, actor=ACTOR, lang=lang)
+    def __init__(self, store: Any = None, *, dir: str | None = None, lang: str | None = None,
+                 cwd: str | None = None) -> None:
+        from ...scopes import Scoped
+
+        if store is not None:
+            self.scoped = Scoped([(None, store)])
+        elif dir is not None and cwd is None:
+            self.scoped = Scoped([(None, open_store(dir, actor=ACTOR, lang=lang))])
+        else:
+            self.scoped = open_stores(None, cwd=cwd, actor=ACTOR, lang=lang,
+                                      global_store=open_store(dir, actor=ACTOR, lang=lang) if dir else None)
+        self.store = self.scoped.main  # the global store (or the one store given)
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ BaseStore
@@ -80,79 +97,108 @@ class MemtuiStore(BaseStore):
     # ------------------------------------------------------------------ the ops
 
     def _get(self, op: GetOp) -> Item | None:
-        kind = _kind_of(op.namespace)
-        entry = self._find(op.key)
-        if entry is None or entry.kind is not kind:
+        scope, kind = self._scope_and_kind(op.namespace)
+        found = self._find(op.key, scope)
+        if found is None or found[1].kind is not kind:
             return None
-        return _item(entry, op.key)
+        return _item(found[1], op.key, self._label(found[0]))
 
     def _put(self, op: PutOp) -> None:
-        kind = _kind_of(op.namespace)
+        scope, kind = self._scope_and_kind(op.namespace)
         if op.ttl is not None:
             raise NotImplementedError("memtui entries do not expire by time: put without ttl")
-        entry = self._find(op.key)
+        found = self._find(op.key, scope)
         if op.value is None:
-            if entry is not None and entry.kind is kind:
-                self.store.delete(entry.id)
+            if found is not None and found[1].kind is kind:
+                self.scoped.store(found[0]).delete(found[1].id)
             return None
         text, keywords = _value(op.value)
-        if entry is None:
-            self.store.remember(kind, text, source=SOURCE_PREFIX + op.key, keywords=keywords)
+        if found is None:
+            _where, store = self.scoped.write_store(kind, scope)  # (kind,): preferences global, the rest project
+            store.remember(kind, text, source=SOURCE_PREFIX + op.key, keywords=keywords)
         else:
-            self.store.update(entry.id, text=text, kind=kind, keywords=keywords if keywords is not None else [])
+            self.scoped.store(found[0]).update(found[1].id, text=text, kind=kind,
+                                               keywords=keywords if keywords is not None else [])
         return None
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        kinds = _kinds_under(op.namespace_prefix)
+        scope, kinds = self._under(op.namespace_prefix)
         if op.query is not None and op.query.strip():
-            found = [(hit.entry, hit.score) for hit in self.store.search(op.query, top_k=max(len(self.store), 1))]
+            hits = self.scoped.search(op.query, top_k=max(len(self.scoped), 1))
+            found = [(where, hit.entry, hit.score) for where, hit in hits]
         else:
-            found = [(entry, None) for entry in self.store.entries() if not entry.blocked]
+            found = [(where, entry, None) for where, entry in self.scoped.entries() if not entry.blocked]
         items = []
-        for entry, score in found:
-            if entry.kind not in kinds:
+        for where, entry, score in found:
+            if entry.kind not in kinds or (scope is not None and where != scope):
                 continue
             value = _entry_value(entry)
             if op.filter and not _matches(value, op.filter):
                 continue
-            items.append((entry, score))
+            items.append((where, entry, score))
         window = items[op.offset:op.offset + op.limit]
-        return [_search_item(entry, score) for entry, score in window]
+        return [_search_item(entry, score, self._label(where)) for where, entry, score in window]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        present = {entry.kind.value for entry in self.store.entries() if not entry.blocked}
-        namespaces = [(kind.value,) for kind in Kind if kind.value in present]
+        present = {(self._label(where), entry.kind.value) for where, entry in self.scoped.entries()
+                   if not entry.blocked}
+        scopes = [self._label(where) for where in self.scoped.scopes]
+        namespaces = [(*label, kind.value) for label in scopes for kind in Kind if (label, kind.value) in present]
         for condition in op.match_conditions or ():
             namespaces = [ns for ns in namespaces if _namespace_matches(ns, condition.match_type, condition.path)]
         if op.max_depth is not None:
             namespaces = list(dict.fromkeys(ns[:op.max_depth] for ns in namespaces))
         return namespaces[op.offset:op.offset + op.limit]
 
-    # ------------------------------------------------------------------ keys
+    # ------------------------------------------------------------------ scopes and keys
 
-    def _find(self, key: str):
-        """The entry a key names: the entry a put gave this key, else the entry with this id; None
-        when none, or when the entry is blocked (its text is not for a model to read)."""
+    def _label(self, scope: str | None) -> tuple[str, ...]:
+        """What goes before the kind in a namespace: the scope when the stores have scopes."""
+        return (scope,) if scope is not None and self.scoped.scopes[0] is not None else ()
+
+    def _scope_and_kind(self, namespace: tuple[str, ...]) -> tuple[str | None, Kind]:
+        """`(kind,)`: any scope; `(scope, kind)`: that scope's store (a scope that names no store
+        is refused, as is a scope where `dir` named one store)."""
+        if len(namespace) == 2:
+            scope = namespace[0]
+            if scope not in SCOPES or self.scoped.scopes[0] is None:
+                raise InvalidNamespaceError(_NAMESPACES + f"; got {namespace!r}")
+            return scope, _kind_of(namespace[1:])
+        return None, _kind_of(namespace)
+
+    def _under(self, prefix: tuple[str, ...]) -> tuple[str | None, set[Kind]]:
+        if prefix and prefix[0] in SCOPES and self.scoped.scopes[0] is not None:
+            return prefix[0], _kinds_under(prefix[1:])
+        return None, _kinds_under(prefix)
+
+    def _find(self, key: str, scope: str | None = None):
+        """(scope, the entry a key names): the entry a put gave this key, else the entry with this
+        id; None when none, or when the entry is blocked (its text is not for a model to read)."""
         source = SOURCE_PREFIX + key
         by_id = None
-        for entry in self.store.entries():
+        for where, entry in self.scoped.entries():
+            if scope is not None and where != scope:
+                continue
             if entry.source == source:
-                return None if entry.blocked else entry
-            if entry.id == key:
-                by_id = entry
-        return None if by_id is None or by_id.blocked else by_id
+                return None if entry.blocked else (where, entry)
+            if entry.id == key and by_id is None:
+                by_id = (where, entry)
+        return None if by_id is None or by_id[1].blocked else by_id
 
 
 # ---------------------------------------------------------------------------- mapping
 
 
+_NAMESPACES = f"memtui namespaces are (kind,) or (scope, kind), with scope project or global and kind one of {KIND_NAMES}"
+
+
 def _kind_of(namespace: tuple[str, ...]) -> Kind:
-    """The kind an item's namespace names. (When stores get scopes, a scope label goes before it.)"""
+    """The kind an item's namespace names (the scope, when there is one, is read before it)."""
     if len(namespace) == 1:
         kind = Kind.parse(namespace[0])
         if kind is not None and namespace[0] == kind.value:
             return kind
-    raise InvalidNamespaceError(f"memtui namespaces are (kind,) with kind one of {KIND_NAMES}; got {namespace!r}")
+    raise InvalidNamespaceError(_NAMESPACES + f"; got {namespace!r}")
 
 
 def _kinds_under(prefix: tuple[str, ...]) -> set[Kind]:
@@ -190,15 +236,15 @@ def _when(entry) -> datetime:
     return datetime.fromtimestamp(entry.ts, tz=timezone.utc)
 
 
-def _item(entry, key: str | None = None) -> Item:
+def _item(entry, key: str | None = None, label: tuple[str, ...] = ()) -> Item:
     when = _when(entry)
     return Item(value=_entry_value(entry), key=key if key is not None else _key(entry),
-                namespace=(entry.kind.value,), created_at=when, updated_at=when)
+                namespace=(*label, entry.kind.value), created_at=when, updated_at=when)
 
 
-def _search_item(entry, score: float | None) -> SearchItem:
+def _search_item(entry, score: float | None, label: tuple[str, ...] = ()) -> SearchItem:
     when = _when(entry)
-    return SearchItem((entry.kind.value,), _key(entry), _entry_value(entry), when, when, score)
+    return SearchItem((*label, entry.kind.value), _key(entry), _entry_value(entry), when, when, score)
 
 
 def _namespace_matches(namespace: tuple[str, ...], match_type: str, path: tuple[str, ...]) -> bool:

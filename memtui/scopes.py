@@ -1,0 +1,75 @@
+"""The app over a project store and the global one (memtui_core.scopes): what Browse lists, the
+state the app polls, and which store each write runs on. app.py calls these; the screens see only
+the snapshot's `scopes` (entry id -> project or global)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memtui_core.memory import MemoryStore
+
+from .writes import Add, EntryWrite, Move, Write, WriteRefused, _Batch
+
+__all__ = ["for_the_app", "listing", "state", "target"]
+
+
+def for_the_app(scoped: Any):
+    """The pair of stores with actor `tui`, or None when there are not two (one store: no scopes)."""
+    if scoped is None or not scoped.scoped:
+        return None
+    from memtui_core.scopes import Scoped
+
+    return Scoped([(scope, one if one.actor == "tui" else MemoryStore(one.dir, one.limits, actor="tui", lang=one.lang))
+                   for scope, one in scoped.stores], scoped.cwd)
+
+
+def state(store: MemoryStore, scoped: Any) -> object:
+    """The cheap state token the app polls: the store's, or both stores'."""
+    if scoped is None:
+        return store.state()
+    return tuple(one.state() for _scope, one in scoped.stores)
+
+
+def listing(store: MemoryStore, scoped: Any) -> tuple[list, dict[str, str], dict[str, int], dict]:
+    """(entries, their scopes, eviction places, usage from the injection logs) for the snapshot;
+    with scopes, an entry both stores hold is listed once (the project's copy)."""
+    from memtui_core.store.injections import usage
+
+    if scoped is None:
+        entries, scopes = store.entries(), {}
+        stores = [store]
+    else:
+        listed = scoped.entries()
+        entries = [entry for _scope, entry in listed]
+        scopes = {entry.id: scope or "" for scope, entry in listed}
+        stores = [one for _scope, one in scoped.stores]
+    eviction: dict[str, int] = {}
+    used: dict = {}
+    for one in stores:
+        eviction.update({entry.id: place for place, entry in enumerate(one.eviction_order(), start=1)})
+        used.update(usage(one.injection_log.read()[0]))
+    return entries, scopes, eviction, used
+
+
+def target(scoped: Any, write: Write) -> Any:
+    """What a write runs on: the store holding its entry (a new entry: where its kind goes,
+    docs/scopes.md; an entry gone meanwhile: the global store, which says so as a conflict); a
+    move runs on the pair. Marked entries in both stores are refused: one scope at a time."""
+    if isinstance(write, Move):
+        return scoped
+    if isinstance(write, EntryWrite):
+        from memtui_core.errors import EntryNotFound
+
+        try:
+            return scoped.locate(write.entry_id)[1]
+        except EntryNotFound:
+            return scoped.main
+    if isinstance(write, Add):
+        return scoped.write_store(write.kind)[1]
+    if isinstance(write, _Batch):
+        holders = {id(one): one for one in (scoped.locate(entry.id)[1] for entry in write.entries)}
+        if len(holders) > 1:
+            raise WriteRefused("the marked entries are in both the project and the global store: act on one scope "
+                               "at a time (g shows one scope)")
+        return next(iter(holders.values()))
+    return scoped.main

@@ -1,0 +1,89 @@
+"""Browse with a project store beside the global one (memtui_core.scopes): a scope column, a scope
+filter (g), and a move to the other store (M) through the normal audited writes; an entry both
+stores hold is listed once."""
+
+from __future__ import annotations
+
+from memtui_core.memory import MemoryStore
+from memtui_core.scopes import Scoped
+from memtui.app import MemtuiApp
+from memtui.widgets.entry_table import EntryTable
+
+from .helpers import screen_text, wait_loaded, wait_until
+
+
+def _pair(tmp_path):
+    project = MemoryStore(tmp_path / "repo" / ".memtui")
+    home = MemoryStore(tmp_path / "global")
+    project.remember("fact", "the service is deployed with helm")
+    home.remember("preference", "answer in short sentences")
+    home.remember("lesson", "helm charts need a values file per environment")
+    return Scoped([("project", project), ("global", home)]), project, home
+
+
+async def test_the_scope_column_the_filter_and_a_move(tmp_path):
+    scoped, project, home = _pair(tmp_path)
+    app = MemtuiApp(home, scoped=scoped)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        assert table.row_count == 3
+        assert [column.key for column in table.columns][0] == "scope"
+        text = screen_text(app)
+        assert "project" in text and "global" in text
+
+        await pilot.press("g")  # only the project store
+        await wait_until(pilot, lambda: table.row_count == 1, what="the project's one entry")
+        await pilot.press("g")  # only the global store
+        await wait_until(pilot, lambda: table.row_count == 2, what="the global store's two entries")
+        await pilot.press("g")  # both again
+        await wait_until(pilot, lambda: table.row_count == 3, what="both stores")
+
+        await pilot.press("g")  # the project's fact alone, selected
+        await wait_until(pilot, lambda: table.row_count == 1, what="the project's one entry")
+        assert table.selected_id() == project.entries()[0].id
+        await pilot.press("M")  # to the global store
+        await wait_until(pilot, lambda: not project.entries() and len(home.entries()) == 3, what="the move")
+        await wait_until(pilot, lambda: set(app.snapshot.scopes.values()) == {"global"}, what="the reload")
+        assert [event.op.value for event in home.audit()][-1] == "add"
+        assert [event.op.value for event in project.audit()][-1] == "delete"
+
+
+async def test_an_entry_in_both_stores_is_listed_once(tmp_path):
+    scoped, project, home = _pair(tmp_path)
+    home.remember("fact", "the service is deployed with helm")  # as a move cut short would leave it
+    app = MemtuiApp(home, scoped=scoped)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        assert table.row_count == 3  # four entries in the two stores, one of them twice
+        assert sum("deployed with helm" in entry.text for entry in table.entries) == 1
+
+
+async def test_one_store_has_no_scope_column(tmp_path):
+    store = MemoryStore(tmp_path / "one")
+    store.remember("fact", "a single store")
+    app = MemtuiApp(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        assert "scope" not in [column.key for column in table.columns]
+        await pilot.press("g")
+        await pilot.pause()
+        assert table.row_count == 1
+
+
+async def test_explain_ranks_both_stores_and_names_each_ones_scope(tmp_path):
+    from .test_tui_explain import open_explain
+
+    scoped, project, home = _pair(tmp_path)
+    app = MemtuiApp(home, scoped=scoped)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_loaded(pilot)
+        screen = await open_explain(pilot, "helm")
+        scopes = {row.text: row.scope for row in screen.explanation.entries}
+        assert scopes["the service is deployed with helm"] == "project"
+        assert scopes["helm charts need a values file per environment"] == "global"
+        text = screen_text(app)
+        assert "project the service is deployed" in text and "global helm charts need" in text
+        assert "[project · fact]" in screen.explanation.block  # the block, as the agent gets it
