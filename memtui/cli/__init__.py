@@ -206,7 +206,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         finally:
             shutil.rmtree(store.dir, ignore_errors=True)  # the demo store is temporary
         return 0
-    run_app(open_store(args, actor="tui"), command=command_prefix(args))
+    run_app(open_store(args, actor="tui", long_running=True), command=command_prefix(args))
     return 0
 
 

@@ -122,9 +122,12 @@ def add_store_options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument("--lock-timeout", type=positive_seconds, default=default, metavar="SECONDS",
                         help="how long a write waits for another writer (default 10)")
     parser.add_argument("--profile", choices=PROFILE_NAMES, default=default,
-                        help="ranking profile: default (stopwords, gate, keywords), nanohermes (the original "
-                             "ranking, exactly) or semantic (default plus a veto on hits far in meaning from the "
-                             "message; 0.3-1 s more per new process, about 20 ms per turn in a long-running one)")
+                        help="ranking profile: default (stopwords, gate, keywords: words alone, about a "
+                             "millisecond a turn), nanohermes (the original ranking, exactly) or semantic (default "
+                             "plus meaning: a hit far in meaning from the message is held back, an entry sharing no "
+                             "word but close in meaning is admitted; loading the model costs a new process 0.3-1 s, "
+                             "a long-running one about 15-20 ms a turn). The app and `mcp` rank by meaning unless "
+                             "given a profile; every other command by words")
 
 
 def add_lang_option(parser: argparse.ArgumentParser, help: str = LANG_HELP) -> None:
@@ -157,12 +160,16 @@ class Commands:
 # ---------------------------------------------------------------------------- reading arguments
 
 
-def open_store(args: argparse.Namespace, actor: str = "cli"):
-    """The store the command works on (remembered on `args` for the warnings after it)."""
+def open_store(args: argparse.Namespace, actor: str = "cli", long_running: bool = False):
+    """The store the command works on (remembered on `args` for the warnings after it). A
+    `long_running` process (the app, the MCP server) ranks by meaning unless given a profile: it
+    loads the model once and pays one embedding a turn (docs/ranking.md)."""
     from memtui_core.memory import MemoryStore
 
     limits = None
     profile = getattr(args, "profile", None)
+    if profile is None and long_running:
+        profile = "semantic"
     if args.lock_timeout is not None or profile not in (None, "default"):
         from memtui_core.limits import Limits
 
