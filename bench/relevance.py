@@ -21,8 +21,10 @@ never one of the other entries. Each profile runs with the pinned core (the defa
 default and semantic ones also without it (`, no core`: `Limits.core_budget` 0, retrieval alone);
 the original nanohermes profile has no core. `pooled` counts every message of every split once.
 
-Two more runs apply the semantic floor (`Limits.semantic()`, docs/ranking.md "The semantic floor"):
-"semantic, keywords" and "semantic, texts alone". `--set-file PATH` evaluates a further set of the
+The "semantic" runs are the default in a long-running process (`Limits.semantic()`, docs/ranking.md
+"Meaning in a long-running process"): every entry's vector is embedded when the store is built
+(`MemoryStore.warm`), and each turn judges the words' hits by meaning and may admit one entry
+sharing no word. `--set-file PATH` evaluates a further set of the
 shape of relevance_set_b.json (named by its file's stem); `--sets A,E` (or `none`) picks the built-in ones.
 
 `--sweep-core` prints the pinned core's budget against hit@4 and characters per turn (how

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import threading
 from pathlib import Path
 
 import orjson
@@ -115,11 +114,13 @@ class Table:
         from ..text import semantic
 
         self.path = vectors_path(memory_path)
+        import threading  # here: the per-turn hook imports this module but never makes a table
+
         self.model, self.dims = semantic.MODEL_ID, semantic.DIMENSIONS
         self._lock = threading.RLock()
         self._vectors: dict[str, object] | None = None
         self._stat: tuple | None = None
-        self._filling: threading.Thread | None = None
+        self._filling = None  # the background thread filling the table
         self.version = 0  # counts changes, so a snapshot's rows refresh only when something was added
         self.failed = False  # the background fill met an error (the turns go on with what is known)
 
@@ -187,6 +188,8 @@ class Table:
     def fill(self, texts: list[str], keep: set[str], done=None) -> None:
         """Embed, in a background thread, the texts without a vector, `BATCH` at a time, saving
         the file as batches finish; `done()` is called after each batch (the snapshot refreshes)."""
+        import threading
+
         with self._lock:
             if self._filling is not None and self._filling.is_alive():
                 return

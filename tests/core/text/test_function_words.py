@@ -1,7 +1,7 @@
 """Every language's function words (docs/ranking.md, "Stopwords").
 
 The function words of the other languages the threat scan reads are ignored in a message that
-reads as that language (core/text/data/function_words_*.txt, generated from stopwords-iso); a CJK
+reads as that language (core/text/data/function_words.txt, generated from stopwords-iso); a CJK
 bigram whose function character stands alone between a function word and the rest is no term.
 """
 
@@ -45,7 +45,7 @@ def test_the_function_word_lists_are_stopwords_iso_s():
     pytest.importorskip("stopwordsiso")
     module = _script("gen_function_words")
     files = module.words()
-    assert len(files) == 12
+    assert sorted(files) == ["function_characters.txt", "function_words.txt", "function_words_ja.txt"]
     for name, words in files.items():
         assert (module.DATA / name).read_text("utf-8") == module.render(name, words), name
 
@@ -122,3 +122,20 @@ def test_the_function_characters_come_from_the_lists():
     assert not {"上", "中", "大", "年"} & found  # stopwords-iso's but not memtui's: parts of 上海, 中国, 大学
     assert function_characters(frozenset({"的", "上"})) == {"的", "上"}
     assert function_characters(frozenset({"用户"})) == frozenset()
+
+
+@pytest.mark.parametrize("message", [
+    "¿Cuál es la dosis de penicilina para un adulto?", "Die Katze ist auf dem Tisch", "final total",
+    "what's the final total on the invoice", "la", "deploy the vite build with pytest", "le chat et la souris",
+])
+def test_a_new_process_s_lookup_in_the_text_agrees_with_the_sets(message, monkeypatch):
+    """A new process finds a message's words in the file's text instead of building the sets."""
+    from memtui_core.text import stopwords
+
+    english = DEFAULT_STOPWORDS | GENERAL_WORDS
+    monkeypatch.setattr(stopwords, "_latin", None)
+    monkeypatch.setattr(stopwords, "_scans", 0)
+    by_text = stopwords.foreign_function_words(tokenize(message), english)
+    monkeypatch.setattr(stopwords, "_scans", stopwords.SCANS)
+    assert stopwords.foreign_function_words(tokenize(message), english) == by_text
+    assert stopwords._fewer_than_two(set(tokenize(message))) == (len(stopwords._any.intersection(tokenize(message))) < 2)
