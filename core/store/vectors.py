@@ -16,7 +16,6 @@ Only a long-running process that ranks by meaning reads it; the per-turn hook ne
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from pathlib import Path
 
@@ -56,16 +55,16 @@ def read(path: Path, model: str, dims: int) -> dict[str, object] | None:
     that can be trusted."""
     import numpy as np
 
+    from .fileio import open_regular, read_fd
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = open_regular(path)  # never a symbolic link, never waiting on a FIFO
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             return None
-        from .fileio import read_fd
-
         data = read_fd(fd)
     except OSError:
         return None

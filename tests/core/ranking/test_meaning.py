@@ -213,11 +213,13 @@ def test_vectors_are_kept_at_write_time_keyed_by_the_text_and_the_model(tmp_path
     assert vectors.passage_key("Biscuit's vet is Dr. Ortiz veterinarian, 宠物") not in found  # gone with its entry
 
 
-@pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "symlink"])
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "symlink", "fifo", "other model", "readable by others"])
 def test_a_missing_or_broken_vector_file_is_derived_again_and_never_fails_a_turn(tmp_path, fake, damage):
     seeded(tmp_path)
     path = vectors.vectors_path(tmp_path / "memory.json")
     data = path.read_bytes()
+    keyed = vectors.read(path, semantic.MODEL_ID, DIM)
     path.unlink()
     if damage == "garbage":
         path.write_bytes(b"MEMTUI-VECTORS\n\xff\xff\xff\xff not json")
@@ -226,12 +228,20 @@ def test_a_missing_or_broken_vector_file_is_derived_again_and_never_fails_a_turn
     elif damage == "symlink":
         (tmp_path / "elsewhere").write_bytes(data)
         path.symlink_to(tmp_path / "elsewhere")
-    if path.exists() and not path.is_symlink():
+    elif damage == "fifo":  # never opened to wait for a writer
+        os.mkfifo(path)
+    elif damage == "other model":
+        path.write_bytes(vectors.encode(keyed, "another-model", DIM))
+    elif damage == "readable by others":
+        path.write_bytes(data)
+    if path.exists() and not path.is_symlink() and damage not in ("fifo", "readable by others"):
         os.chmod(path, 0o600)
+    if damage == "readable by others":
+        os.chmod(path, 0o644)
     store = MemoryStore(tmp_path, Limits.semantic())
     assert texts(store.search("is my dog's pill due")) == [DOG]  # the words' hit is embedded for the turn
     store._vectors.wait(10)
-    if damage != "symlink":
+    if damage not in ("symlink", "fifo"):
         found = vectors.read(path, semantic.MODEL_ID, DIM)
         assert found is not None and len(found) == 3  # derived again in the background
     assert texts(MemoryStore(tmp_path, Limits.semantic()).search("when should my pup get his worm medicine")) == [DOG]
