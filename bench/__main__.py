@@ -218,6 +218,60 @@ def bench_injection_log(directory: Path, count: int, repeat: int) -> dict[str, f
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
+def bench_meaning(directory: Path, count: int, repeat: int) -> dict[str, float] | None:
+    """A long-running process ranking by meaning (`Limits.semantic()`): the whole warm
+    retrieve_block with never-seen messages, the message's embedding included, beside the words
+    alone on the same messages, interleaved. Every entry has a vector (random unit vectors keyed
+    by the entries' texts, written to the store's vector file: embedding 10,000 real texts takes
+    the model over ten minutes here, and the cost of a turn does not depend on the numbers).
+    Also the message's embedding alone. None without the model."""
+    import numpy as np
+
+    from memtui_core import MemoryStore
+    from memtui_core.store import vectors
+    from memtui_core.text import semantic
+
+    if semantic.status() != "ok":
+        return None
+    limits = limits_for(count)
+    words = MemoryStore(directory, limits)
+    words.entries()  # every entry's threat verdict known, as in a store past its first listing
+    meaning = MemoryStore(directory, limits.with_profile("semantic"))
+    records = meaning._snap(lean=False).records
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((len(records), semantic.DIMENSIONS)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    with_keywords = meaning.limits.keyword_weight > 0
+    keyed = {vectors.passage_key(vectors.passage_text(r.text, r.keywords, with_keywords)): row
+             for r, row in zip(records, rows)}
+    from memtui_core.store.fileio import atomic_write
+
+    atomic_write(directory / ("memory.json" + vectors.VECTORS_SUFFIX),  # 0600, as the store writes it
+                 vectors.encode(keyed, semantic.MODEL_ID, semantic.DIMENSIONS))
+    assert meaning.warm(wait=False) == "ok"
+    assert not meaning._snap(lean=False).meaning.missing(), "every entry has its vector"
+    from memtui_core.ranking import meaning as rule
+
+    fresh = fresh_queries([r.text for r in records], repeat, seed=11)
+    meaning.retrieve_block(QUERIES[0])
+    words.retrieve_block(QUERIES[0])
+    times: dict[str, list[float]] = {"words": [], "rest": [], "embedding": [], "turn": []}
+    for i in range(repeat):
+        start = time.perf_counter()
+        words.retrieve_block(fresh[i])
+        times["words"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        rule.query_vector(fresh[i])  # the message's embedding (kept for the turn, as explain and the block share it)
+        embedded = time.perf_counter()
+        meaning.retrieve_block(fresh[i])
+        done = time.perf_counter()
+        times["embedding"].append(embedded - start)
+        times["rest"].append(done - embedded)
+        times["turn"].append(done - start)
+    return {name: statistics.median(values) * 1000 for name, values in times.items()} | {
+        "turn_p90": statistics.quantiles(times["turn"], n=10)[-1] * 1000}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="500,2000,10000", help="store sizes (comma separated)")
@@ -265,6 +319,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{count:>8} {r['cold_inprocess']:>9.2f} {r['ours_repeated']:>9.3f} {r['ours_fresh']:>9.3f} "
                   f"{r['ours_rank']:>8.3f} | {_f(r.get('bm25s')):>8} {_f(r.get('rank_bm25')):>9} "
                   f"{_f(r.get('fts5_memory')):>8} {_f(r.get('fts5_disk')):>9} | {ratios[0]:>10} {ratios[1]:>11}")
+
+        print("\n## a long-running agent ranking by meaning: warm retrieve_block, never-seen messages (target <= 20 ms)")
+        print("(words: the default profile's turn; turn: the semantic profile's, the message's embedding included,")
+        print(" split into the embedding and the rest: words, every entry's cosine, the rules, rendering, log)")
+        for count in sizes:
+            if count <= 10000:
+                r = bench_meaning(dirs[count], count, max(20, repeat // 4))
+                if r is None:
+                    print(f"{count:>8}   the sentence model is unavailable here")
+                    continue
+                print(f"{count:>8}   words {r['words']:.3f}   turn {r['turn']:.2f} (90th percentile {r['turn_p90']:.2f})"
+                      f" = embedding {r['embedding']:.2f} + rest {r['rest']:.3f}   (load average "
+                      f"{os.getloadavg()[0]:.1f})")
 
         print("\n## injection log: warm retrieve_block with the log off and on (goal: <= 5% more)")
         for count in sizes:

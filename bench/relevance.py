@@ -21,8 +21,10 @@ never one of the other entries. Each profile runs with the pinned core (the defa
 default and semantic ones also without it (`, no core`: `Limits.core_budget` 0, retrieval alone);
 the original nanohermes profile has no core. `pooled` counts every message of every split once.
 
-Two more runs apply the semantic floor (`Limits.semantic()`, docs/ranking.md "The semantic floor"):
-"semantic, keywords" and "semantic, texts alone". `--set-file PATH` evaluates a further set of the
+The "semantic" runs are the default in a long-running process (`Limits.semantic()`, docs/ranking.md
+"Meaning in a long-running process"): every entry's vector is embedded when the store is built
+(`MemoryStore.warm`), and each turn judges the words' hits by meaning and may admit one entry
+sharing no word. `--set-file PATH` evaluates a further set of the
 shape of relevance_set_b.json (named by its file's stem); `--sets A,E` (or `none`) picks the built-in ones.
 
 `--sweep-core` prints the pinned core's budget against hit@4 and characters per turn (how
@@ -31,6 +33,7 @@ core off (`Limits.core_budget` 0), as when their figures in docs/ranking.md were
 
 `--sweep` prints the dev-split figures over a grid of gate settings (how the defaults were chosen).
 `--sweep-semantic` prints the semantic floor over a grid of floors on A-D (bench/relevance_semantic.py).
+`--sweep-meaning` chooses meaning's keep and admit bars leaving one set out (bench/relevance_meaning.py).
 `--sweep-common` and `--common-check T` replay the common-word experiment (bench/relevance_common.py).
 `--sweep-recall` and `--recall-check SETTING` replay the semantic recall experiment (bench/relevance_recall.py).
 `--sweep-keywords` and `--keywords-check SETTING` replay the keyword matching rules (bench/relevance_keywords.py).
@@ -94,6 +97,7 @@ def build(directory: Path, memories: list[dict], with_keywords: bool, limits) ->
     for memory in memories:
         keywords = memory["keywords"] if with_keywords else None
         ids[store.remember(memory["kind"], memory["text"], source="bench", keywords=keywords).entry.id] = memory["id"]
+    store.warm()  # a long-running process's store: every entry's vector, when the profile ranks by meaning
     return store, ids
 
 
@@ -329,6 +333,41 @@ def distill_keywords() -> str:
     return "\n".join(lines)
 
 
+def traditional(sets=SETS) -> str:
+    """Each set with its memories' keywords, then its messages, turned into traditional Chinese by
+    OpenCC (s2tw), the default profile with keywords, with and without the fold of the tokenizer
+    (docs/ranking.md, "Tokens"): what a distiller writing the other script would cost. Needs
+    `pip install opencc`."""
+    import opencc
+
+    from memtui_core import Limits
+    from memtui_core.text import tokenize as tokenizer
+
+    convert = opencc.OpenCC("s2tw").convert
+    real = tokenizer.fold_han
+    lines = [f"{'set':<6} {'variant':<24} {'fold':<5} {'hit@4':>6} {'false recall':>13} {'others/turn':>12}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for set_name in sets:
+            memories, messages = load(set_name)
+            variants = {
+                "as written": (memories, messages),
+                "keywords traditional": ([dict(m, keywords=[convert(k) for k in m.get("keywords", [])])
+                                          for m in memories], messages),
+                "messages traditional": (memories, [dict(m, text=convert(m["text"])) for m in messages]),
+            }
+            for name, (mems, msgs) in variants.items():
+                for fold in (False, True):
+                    tokenizer.fold_han = real if fold else (lambda run: run)
+                    try:
+                        store, ids = build(Path(tmp) / f"{set_name}{len(lines)}", mems, True, Limits())
+                        r = measure(store, ids, msgs)
+                    finally:
+                        tokenizer.fold_han = real
+                    lines.append(f"{set_name:<6} {name:<24} {'on' if fold else 'off':<5} {r['hit@4']:>6.1%} "
+                                 f"{r['false_recall']:>13.1%} {r['others_per_relevant_turn']:>12.2f}")
+    return "\n".join(lines)
+
+
 SWEEP = {
     "keyword_weight": (0.3, 0.6, 1.0),
     "keyword_only_terms": (1, 2),
@@ -375,6 +414,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="set E before and after the common-word rule at threshold T (needs wordfreq)")
     parser.add_argument("--sweep-semantic", action="store_true",
                         help="the semantic floor over a grid of floors, refilled or not, on A-D (how it was chosen)")
+    parser.add_argument("--traditional", action="store_true",
+                        help="each set with its keywords, then its messages, in traditional Chinese, with and "
+                             "without the tokenizer's fold (needs opencc)")
+    parser.add_argument("--sweep-meaning", action="store_true",
+                        help="meaning's keep and admit bars over a grid, chosen leaving one of A-E out "
+                             "(bench/relevance_meaning.py); any --set-file set is reported with the bars chosen")
     parser.add_argument("--semantic-cost", action="store_true",
                         help="the semantic floor's per-turn cost: new processes and a warm one (set A's store)")
     parser.add_argument("--sweep-recall", action="store_true",
@@ -465,6 +510,14 @@ def main(argv: list[str] | None = None) -> int:
     sets += tuple(add_set_file(path) for path in args.set_file)
     if not sets:
         parser.error("no set to evaluate")
+    if args.traditional:
+        print(traditional(sets))
+        return 0
+    if args.sweep_meaning:
+        from bench import relevance_meaning
+
+        print(relevance_meaning.sweep(name for name in sets if name not in SETS))
+        return 0
     if args.sweep_common or args.common_check is not None:
         from bench import relevance_common
 

@@ -37,6 +37,10 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
     "general_words": (frozenset, GENERAL_WORDS,
                       "general English and Chinese words ('name', 'way', 'work', '关于') count toward a score but "
                       "are not enough alone: an entry sharing nothing else with a message is held back by the gate"),
+    "language_stopwords": (int, 1, "1 also ignores the function words of the other languages the threat scan reads "
+                                   "('la', 'de', 'para' in a Spanish message), in a message that reads as that "
+                                   "language: many are English content words elsewhere ('final', 'die', 'bin'). "
+                                   "0 ignores only the stopwords"),
     "fold_inflections": (int, 1, "1 lets an English query word the store lacks match the store's form of the same word "
                                  "('tests' finds 'test', 'cached' finds 'cache'); people do not remember which form a "
                                  "memory used. 0 matches words exactly"),
@@ -53,10 +57,15 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
                                  "query's idf mass (ignored terms excluded); 0 turns the gate off"),
     "relative_floor": (float, 0.3, "an entry scoring below this share of the best hit's score is held back: a "
                                    "weak tail beside a strong match is noise; 0 turns it off"),
-    "semantic_floor": (float, 0.0, "a hit the words chose is held back when the cosine between the message and its "
-                                   "text with keywords (multilingual-e5-small) is below this: one shared ordinary word "
-                                   "is not a shared meaning. 0 (the default) turns it off: embeddings cost about "
-                                   "0.3-1 s in a new process and about 20 ms a turn in a warm one; the semantic profile sets it"),
+    "semantic_floor": (float, 0.0, "meaning's keep bar: a hit the words chose is held back when the cosine between "
+                                   "the message and its text with keywords (multilingual-e5-small) is below this: one "
+                                   "shared ordinary word is not a shared meaning. 0 (the default) turns it off: the "
+                                   "model costs a new process 0.3-1 s, a long-running one an embedding a turn; the "
+                                   "semantic profile sets it"),
+    "semantic_admit": (float, 0.0, "in a process that ranks by meaning, an entry sharing no word with the message is "
+                                   "admitted when the cosine between the message and its text reaches this stricter "
+                                   "bar (at most one a turn, into a slot the words left free). 0 (the default) turns "
+                                   "it off; the semantic profile sets it"),
     "max_keywords": (int, 12, "enough for synonyms in two languages; more would let one entry claim every topic"),
     "max_keyword_chars": (int, 40, "a keyword is a word or short phrase, never a sentence smuggled past max_text"),
     # The pinned core (docs/injection.md#the-pinned-core): what is in every turn, whatever the message.
@@ -72,10 +81,10 @@ _FIELDS: dict[str, tuple[type, object, str]] = {
 }
 
 # Fields that may be 0 (a 0 switches a feature off); every other number must be positive.
-_ZERO_OK = frozenset({"core_budget", "b", "fold_inflections", "keyword_weight", "keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor",
+_ZERO_OK = frozenset({"core_budget", "b", "fold_inflections", "language_stopwords", "semantic_admit", "keyword_weight", "keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor",
                       "injection_log", "injection_queries"})
 # Shares of something: at most 1.
-_SHARES = frozenset({"keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor"})
+_SHARES = frozenset({"keyword_part_weight", "min_coverage", "relative_floor", "semantic_floor", "semantic_admit"})
 
 
 class Limits:
@@ -107,6 +116,7 @@ class Limits:
     audit_tail_bytes: int
     stopwords: frozenset[str]
     general_words: frozenset[str]
+    language_stopwords: int
     fold_inflections: int
     keyword_weight: float
     keyword_only_terms: int
@@ -114,6 +124,7 @@ class Limits:
     min_coverage: float
     relative_floor: float
     semantic_floor: float
+    semantic_admit: float
     max_keywords: int
     max_keyword_chars: int
     core_budget: int
@@ -141,7 +152,7 @@ class Limits:
                 raise ValueError(f"limit {name} must be positive, got {value!r}")
             if name in _SHARES and value > 1:
                 raise ValueError(f"limit {name} is a share and must be at most 1, got {value!r}")
-            if name == "fold_inflections" and value > 1:
+            if name in ("fold_inflections", "language_stopwords") and value > 1:
                 raise ValueError(f"limit {name} is a switch: 0 or 1, got {value!r}")
             object.__setattr__(self, name, value)
 
@@ -158,7 +169,8 @@ class Limits:
 
     @classmethod
     def semantic(cls, **overrides: object) -> Limits:
-        """The default ranking plus the semantic floor: a hit far in meaning from the message is held back."""
+        """The default ranking plus meaning (ranking/meaning.py): a hit far in meaning from the message is
+        held back (the keep bar), an entry sharing no word but close in meaning is admitted (the admit bar)."""
         return cls(**{**SEMANTIC_RELEVANCE, **overrides})
 
     @classmethod
@@ -177,12 +189,12 @@ class Limits:
 
     @property
     def profile_name(self) -> str:
-        """"nanohermes" when the relevance settings are the original ranking's, "semantic" when the
-        semantic floor is on, else "default"."""
+        """"nanohermes" when the relevance settings are the original ranking's, "semantic" when
+        meaning ranks (a keep or an admit bar), else "default"."""
         relevance = {name: getattr(self, name) for name in NANOHERMES_RELEVANCE}
         if relevance == NANOHERMES_RELEVANCE:
             return "nanohermes"
-        return "semantic" if self.semantic_floor > 0.0 else "default"
+        return "semantic" if self.semantic_floor > 0.0 or self.semantic_admit > 0.0 else "default"
 
     def as_dict(self) -> dict[str, int | float | frozenset | tuple]:
         return {name: getattr(self, name) for name in _FIELDS}
@@ -226,14 +238,16 @@ def _words(name: str, value: object) -> frozenset[str]:
 
 # The relevance settings of the original ranking: no stopwords, no gate, no keywords.
 NANOHERMES_RELEVANCE: dict[str, object] = {
-    "stopwords": frozenset(), "general_words": frozenset(), "fold_inflections": 0, "keyword_weight": 0.0, "keyword_part_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
-    "semantic_floor": 0.0,
+    "stopwords": frozenset(), "general_words": frozenset(), "language_stopwords": 0, "fold_inflections": 0, "keyword_weight": 0.0, "keyword_part_weight": 0.0, "min_coverage": 0.0, "relative_floor": 0.0,
+    "semantic_floor": 0.0, "semantic_admit": 0.0,
 }
 # The original ranking has no core: no entry is in every turn, pinned or not, so its block stays byte for byte.
 NANOHERMES_CORE: dict[str, object] = {"core_budget": 0, "core_kinds": ()}
-# The default profile plus the semantic floor, chosen on sets A-D (docs/ranking.md, "The semantic floor").
-SEMANTIC_FLOOR = 0.80
-SEMANTIC_RELEVANCE: dict[str, object] = {"semantic_floor": SEMANTIC_FLOOR}
+# The default profile plus meaning: the keep bar (the semantic floor) and the admit bar, chosen on
+# sets A-E leaving one out (docs/ranking.md, "Meaning in a long-running process").
+SEMANTIC_FLOOR = 0.81
+SEMANTIC_ADMIT = 0.88
+SEMANTIC_RELEVANCE: dict[str, object] = {"semantic_floor": SEMANTIC_FLOOR, "semantic_admit": SEMANTIC_ADMIT}
 PROFILES: dict[str, dict[str, object]] = {"default": {}, "nanohermes": {**NANOHERMES_RELEVANCE, **NANOHERMES_CORE},
                                           "semantic": SEMANTIC_RELEVANCE}
 

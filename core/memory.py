@@ -23,6 +23,7 @@ from .store.records import Document, Record, normalize
 from .store.storage import Storage
 from .text.tokenize import tokenize
 from .store.history import History
+from .store.vectors import Meaning
 from .store.writing import Writing, _entry, _eviction_order
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class _Snapshot:
     """A document plus what is derived from it, built once per file state."""
 
     __slots__ = ("doc", "records", "_index", "_entries", "limits", "storage", "verdicts_kept", "_blocked", "_cores",
-                 "core_learnt")
+                 "core_learnt", "meaning")
 
     def __init__(self, doc: Document, limits: Limits, storage: Storage | None = None) -> None:
         self.doc = doc
@@ -93,6 +94,7 @@ class _Snapshot:
         self._blocked: bytearray | None = None
         self._cores: dict[str, Core] = {}  # the pinned core per language (its labels have their own lengths)
         self.core_learnt: list[int] = []  # positions the core judged or rendered, until they are kept
+        self.meaning = None  # the entries' vectors, when meaning ranks (store/vectors.py: Rows)
 
     def core(self, lang: str, complete: bool = False) -> Core:
         """The pinned core of this file state in `lang` (ranking/pinned.py); `complete` names every
@@ -170,23 +172,21 @@ def _entries(records: list[Record]) -> list[Entry]:
 
 
 def _floor_candidates(k: int) -> int:
-    """How many of the gate's hits the semantic floor may look at (semantic_floor.pool_size)."""
+    """How many of the gate's hits meaning may judge for `k` slots (semantic_floor.pool_size)."""
     from .ranking.semantic_floor import pool_size
 
     return pool_size(k)
 
 
-def _semantic_floor(snap: _Snapshot, query: str, hits: list[tuple[int, float]], k: int,
-                    limits: Limits) -> list[tuple[int, float]]:
-    """The hits the semantic floor keeps (`semantic_floor.judge`); the words' hits when it cannot judge."""
-    from .ranking.semantic_floor import judge_records
+def _by_meaning(store: MemoryStore, snap: _Snapshot, query: str, hits: list[tuple[int, float]], k: int,
+                blocked: _Blocked, core) -> list[tuple[int, float]]:
+    """The words' hits judged by meaning (store/vectors.py, `judge`); the words' first `k` when it cannot judge."""
+    from .store.vectors import judge
 
-    scores = dict(hits)
-    return [(doc_id, scores[doc_id]) for doc_id in
-            judge_records(query, snap.records, [doc_id for doc_id, _ in hits], k, limits).kept]
+    return judge(store, snap, query, hits, k, blocked, core)[0] if k > 0 else []
 
 
-class MemoryStore(History, Writing):
+class MemoryStore(History, Writing, Meaning):
     """Long-term memory in `<dir>/memory.json`. docs/agents.md gives the contract of each method."""
 
     def __init__(
@@ -346,17 +346,17 @@ class MemoryStore(History, Writing):
         k = limits.top_k if top_k is None else top_k
         in_core = core.picked if core is not None else ()
         blocked = snap.blocked()
-        floor = limits.semantic_floor
+        meaning = limits.semantic_floor or limits.semantic_admit  # a profile that ranks by meaning too
         wanted = k + len(in_core)  # the core's entries are ranked too, then set aside: they are in the block already
-        hits = pick(snap.index, tokenize(query), wanted if not floor else _floor_candidates(wanted), blocked,
+        hits = pick(snap.index, tokenize(query), wanted if not meaning else _floor_candidates(wanted), blocked,
                     limits.stopwords, limits.min_coverage, limits.relative_floor, bool(limits.fold_inflections),
-                    limits.general_words)
+                    limits.general_words, bool(limits.language_stopwords))
         if in_core:
             hits = [(doc_id, score) for doc_id, score in hits if doc_id not in in_core]
-            if not floor:
+            if not meaning:
                 hits = hits[:k]
-        if floor and hits:
-            hits = _semantic_floor(snap, query, hits, k, limits)
+        if meaning:
+            hits = _by_meaning(self, snap, query, hits, k, blocked, in_core)
         learnt = blocked.judged
         if snap.core_learnt:
             learnt += snap.core_learnt
@@ -472,7 +472,8 @@ class MemoryStore(History, Writing):
                     self.limits.char_budget if budget is None else budget,
                     lang,
                     self.limits,
-                    snap.core(lang) if snap.records and self.limits.core_budget > 0 else None,
+                    (core := snap.core(lang) if snap.records and self.limits.core_budget > 0 else None),
+                    self._meaning_judge(snap, query, core.picked if core is not None else ()),
                 )
             except IndexDamaged:
                 if attempt == 2:

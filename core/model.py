@@ -112,7 +112,8 @@ class EntryExplanation(BaseModel, defer_build=True):
     terms: list[TermRow]
     reason: str
     flags: list[str] = Field(default_factory=list)
-    cosine: float | None = None  # meaning's closeness to the message, when the semantic floor judged this hit
+    cosine: float | None = None  # meaning's closeness to the message, when meaning judged this entry
+    meaning: str | None = None  # the rule of meaning that kept, held back or admitted it, in words
     scope: str | None = None  # the store it came from (project or global) when a command reads both (scopes.py)
 
 
@@ -129,7 +130,8 @@ class Explanation(BaseModel, defer_build=True):
     ignored: list[str] = Field(default_factory=list)  # query terms not scored (function words)
     profile: str = "default"
     semantic_floor: float = 0.0  # the profile's semantic floor (0: off)
-    semantic_note: str | None = None  # why the semantic floor was not applied, when the profile asks for it
+    semantic_note: str | None = None  # why meaning was not applied, when the profile asks for it
+    semantic_admit: float = 0.0  # the profile's admit bar for entries the words did not pick (0: off)
     # the pinned core (its entries have status `pinned`): their ids in the core's order, the
     # characters of their lines, its budget (0: no core), and what it left out for the budget
     core: list[str] = Field(default_factory=list)

@@ -56,8 +56,8 @@ if TYPE_CHECKING:
 PROFILE_HELP = {
     "default": "ignores function words, gates weak matches and uses keywords",
     "nanohermes": "ranks exactly as the original (every word counts, no gate, keywords ignored)",
-    "semantic": "default, plus a veto on hits whose meaning is far from the message (the embedding model; "
-                "explain shows each hit's cosine)",
+    "semantic": "default, plus meaning: a hit far in meaning from the message is held back, an entry close in "
+                "meaning is admitted (the embedding model; explain shows each entry's cosine and rule)",
 }
 
 __all__ = ["MemtuiApp", "run_app"]

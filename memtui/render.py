@@ -236,6 +236,15 @@ def _listing(items: Sequence[str], width: int | None, limit: int = 40) -> str:
     return shown if width is None else truncate(shown, width)
 
 
+def _meaning_bars(e) -> str:
+    admit = getattr(e, "semantic_admit", 0.0)
+    if e.semantic_floor and admit:
+        return f" (meaning: keep bar {e.semantic_floor:.2f}, admit bar {admit:.2f})"
+    if e.semantic_floor or admit:
+        return f" (semantic floor {e.semantic_floor:.2f})" if e.semantic_floor else f" (admit bar {admit:.2f})"
+    return ""
+
+
 def explanation_lines(explanation, style: Style, width: int | None, show_all: bool = False) -> list[str]:
     """An `Explanation` for a person: per entry its rank, status, score and the contribution of
     each query term (with a bar scaled to the top score), why it is or is not injected, and the
@@ -245,7 +254,7 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
         f"{style.dim('query ')} {clean(e.query) if width is None else truncate(clean(e.query), width - 7)}",
         f"{style.dim('tokens')} {_listing(e.tokens, None if width is None else width - 7) or style.dim('(none)')}",
         style.dim(f"       {e.n} entries, average length {e.avg_len:.1f} tokens; top_k {e.top_k}, budget {e.budget}"
-                  f"; profile {e.profile}" + (f" (semantic floor {e.semantic_floor:.2f})" if e.semantic_floor else "")),
+                  f"; profile {e.profile}" + _meaning_bars(e)),
     ]
     if e.semantic_note:
         lines.append(f"{style.dim('note  ')} {style.yellow(clean(e.semantic_note))}")
@@ -254,7 +263,8 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
         listing = _listing(ignored, None if width is None else width - 41)
         lines.append(f"{style.dim('ignored')} {listing} {style.dim('(function words, not scored)')}")
     lines.append("")
-    hits = [row for row in e.entries if row.score > 0 or row.status.value == "pinned"]  # the core: every block
+    # the core is in every block; an entry meaning admitted has a rank
+    hits = [row for row in e.entries if row.score > 0 or row.status.value == "pinned" or row.rank is not None]
     shown = e.entries if show_all else hits[: e.top_k + MORE_HITS]
     more_hits = len(hits) - len(shown) if not show_all else 0
     no_term = len(e.entries) - len(hits) if not show_all else 0
@@ -289,7 +299,10 @@ def explanation_lines(explanation, style: Style, width: int | None, show_all: bo
             )
         if missing and row.score > 0:
             lines.append(style.dim(f"        missing: {_listing(missing, None if width is None else width - 17)}"))
-        if row.cosine is not None:
+        meaning = getattr(row, "meaning", None)
+        if meaning:
+            lines.append(style.dim("        meaning: " + (meaning if width is None else truncate(meaning, width - 17))))
+        elif row.cosine is not None:
             lines.append(style.dim(f"        cosine {row.cosine:.3f} with the message (semantic floor "
                                    f"{e.semantic_floor:.2f})"))
         if status != "injected":

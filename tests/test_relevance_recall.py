@@ -61,7 +61,7 @@ def store(tmp_path, monkeypatch):
     semantic_floor._reset_for_tests()
     monkeypatch.setattr(semantic, "_model", FakeE5())
     monkeypatch.setattr(semantic, "_status", "ok")
-    store = MemoryStore(tmp_path, Limits.semantic())
+    store = MemoryStore(tmp_path, Limits(semantic_floor=recall.FLOOR_BEFORE_MEANING))  # the profile it ran on
     for kind, text, keywords in MEMORIES:
         store.remember(kind, text, keywords=keywords, source="test")
     yield store

@@ -62,6 +62,10 @@ def explanation_text(explanation: "Explanation", lang: str) -> str:
         terms = ", ".join(f"{t.term} {t.contribution:.2f}" for t in row.terms if t.contribution > 0)
         lines.append(f"{rank} {row.id} [{row.kind.label_for(lang)}] {row.status.value} "
                      f"{row.score:.2f}" + (f" ({terms})" if terms else "") + f": {row.reason}")
+        if row.meaning and row.meaning != row.reason:  # the rule of meaning, when the profile ranks by it
+            lines.append(f"   meaning: {row.meaning}")
+    if explanation.semantic_note:
+        lines.append(explanation.semantic_note)
     if not shown:
         lines.append("no entry contains a query term" if en else "没有任何记忆包含查询词")
     if explanation.core_budget:

@@ -404,7 +404,7 @@ def _import_items(store, items: list[Item], file: str, fmt: str, dry_run: bool, 
             )
         return Change(events, plan)
 
-    return store.storage.transact(mutate, store.actor).result
+    return store._write(mutate)  # under the lock; then the vectors the scan's batch computed are kept
 
 
 # ---------------------------------------------------------------------------- export

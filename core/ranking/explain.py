@@ -33,20 +33,34 @@ if TYPE_CHECKING:
 ALL_ROWS_MAX = 64
 STOPWORD_REASON = ("ignored: a function word (or a bigram made only of function words' characters), "
                    "common to nearly every message (the profile's stopwords)")
+BIGRAM_REASON = ("ignored: a CJK bigram that begins or ends with a function character, so it spans two words "
+                 "(是通 in 什么是通货膨胀)")
+
+
+def ignored_reason(kind: str | None) -> str:
+    """Why an ignored query term is not scored, by `split_query`'s kind of it."""
+    if kind == "bigram":
+        return BIGRAM_REASON
+    if kind and kind != "stopword":
+        return f"ignored: a function word of {kind}, and the message reads as {kind}"
+    return STOPWORD_REASON
 
 
 def explain(
     records: list[_Explained], index: Index | None, query: str, top_k: int, budget: int, lang: str = "zh",
-    limits: Limits = DEFAULT_LIMITS, core: Core | None = None,
+    limits: Limits = DEFAULT_LIMITS, core: Core | None = None, judge=None,
 ) -> Explanation:
     """Why each entry is or is not in the block for `query`. `core`: the pinned core of these
     records (ranking/pinned.py); its entries have status `pinned`, are ranked and gated like the
-    others (they can hold a weak hit back), and leave their top-k slots to the rest."""
+    others (they can hold a weak hit back), and leave their top-k slots to the rest. `judge(hits, k)`:
+    meaning's judgement of the gate's hits (the store's own, ranking/meaning.py), given when the
+    profile ranks by meaning; it never admits a core entry."""
     in_core = core.picked if core is not None else []
     tokens = tokenize(query)
     folded: dict[str, str] = {}
+    why: dict[str, str] = {}
     kept, ignored = split_query(tokens, limits.stopwords, index.vocabulary if index and limits.fold_inflections else None,
-                                folded)
+                                folded, bool(limits.language_stopwords), limits.general_words, why)
     general = general_after_folding(limits.general_words, folded)
     # Every term gets a row, in the order of the query; the ignored ones say so.
     shown = [token if token in ignored else kept_token for token, kept_token in _aligned(tokens, ignored, kept)]
@@ -75,23 +89,29 @@ def explain(
     passed = [i for i in eligible if i not in held and i not in in_core]
     picked = passed[:top_k]
     cosines: dict[int, float] = {}
+    rules: dict[int, str] = {}
+    admitted: list[int] = []
     unjudged: set[int] = set()
     semantic_note = None
-    if limits.semantic_floor and passed and top_k > 0:
-        verdict = _semantic_floor(records, query, passed, top_k, limits)
-        cosines, semantic_note = verdict.cosines, verdict.note
-        if semantic_note is None:
-            for doc_id in verdict.vetoed:
-                held[doc_id] = _floor_reason(cosines[doc_id], limits.semantic_floor)
-            # hits past those the floor looks at are never injected (the store does not look at them either)
-            unjudged = {doc_id for doc_id in passed if doc_id not in cosines}
+    if judge is not None and top_k > 0:
+        from .semantic_floor import pool_size
+
+        # as many as a turn judges: the first hits of the core's entries and the rest, less the core's
+        pool = [i for i in [i for i in eligible if i not in held][: pool_size(top_k + len(in_core))] if i not in in_core]
+        chosen, choice, semantic_note = judge([(doc_id, scores[doc_id]) for doc_id in pool], top_k)
+        if choice is not None:
+            cosines, rules, admitted = _meaning(choice, held, limits)
+            # hits past those meaning looks at are never injected (the store does not look at them either)
+            unjudged = {doc_id for doc_id in passed if doc_id not in rules}
             passed = [i for i in passed if i not in held]
-            picked = verdict.kept
+        picked = [doc_id for doc_id, _ in chosen]
     rendered = render_lines([records[i] for i in picked], budget, lang, core.lines if core is not None else ())
     fitted = set(picked[: rendered.fitted])
     # Ranks count the hits that can be injected: blocked and gated hits have none and take no slot.
     rank_of = {doc_id: position for position, doc_id in enumerate(passed, start=1)}
-    lowest_injected = scores[picked[rendered.fitted - 1]] if rendered.fitted else None
+    for doc_id in admitted:  # after the words' hits: meaning fills the slots they left
+        rank_of[doc_id] = picked.index(doc_id) + 1
+    lowest_injected = scores.get(picked[rendered.fitted - 1], 0.0) if rendered.fitted else None
 
     # Every entry gets a row per query term, so a reader sees which terms it lacks; a pasted
     # document as a query would make that quadratic, so past ALL_ROWS_MAX terms only matches are listed.
@@ -105,12 +125,13 @@ def explain(
     absent = {
         term: TermRow.model_construct(term=term, qtf=qtf, tf=0, df=term_stats[term][0], idf=term_stats[term][1],
                                       contribution=0.0, keyword_tf=0, from_keywords=False,
-                                      ignored=STOPWORD_REASON if term not in scored_terms else None)
+                                      ignored=ignored_reason(why.get(term)) if term not in scored_terms else None)
         for term, qtf in terms.items()
     } if index else {}
     no_match_rows = list(absent.values()) if all_rows else []
 
-    order = ranked + [i for i in range(len(records)) if i not in scores or scores[i] <= 0.0]
+    order = ranked + admitted + [i for i in range(len(records))
+                                 if (i not in scores or scores[i] <= 0.0) and i not in rules]
     rows: list[EntryExplanation] = []
     for doc_id in order:
         record = records[doc_id]
@@ -139,7 +160,7 @@ def explain(
                         term=term, qtf=qtf, tf=tf, df=df, idf=idf,
                         contribution=0.0 if is_ignored else contribution,
                         keyword_tf=keyword_tf, from_keywords=keyword_tf > 0,
-                        ignored=STOPWORD_REASON if is_ignored else None,
+                        ignored=ignored_reason(why.get(term)) if is_ignored else None,
                     )
                 )
         rank = rank_of.get(doc_id)
@@ -147,9 +168,14 @@ def explain(
             status, reason = Status.PINNED, _core_reason(record, in_core.index(doc_id), core)  # type: ignore[arg-type]
         elif doc_id in held:
             status, reason = Status.BELOW_THRESHOLD, held[doc_id]
+        elif doc_id in admitted:
+            status, reason = ((Status.INJECTED, _meaning_words(rules[doc_id], cosines.get(doc_id), limits))
+                              if doc_id in fitted else _status(record, doc_id, 1.0, rank, term_rows, top_k, budget, fitted,
+                                                               rendered.used_chars, lowest_injected, lang, True, terms,
+                                                               ignored))
         elif doc_id in unjudged:
-            status, reason = Status.CUT_TOP_K, (f"ranked #{rank}, past the {len(picked)} hits the semantic floor kept "
-                                                f"of the first it looked at (at most {len(cosines)})")
+            status, reason = Status.CUT_TOP_K, (f"ranked #{rank}, past the {len(picked)} entries meaning kept "
+                                                f"of the first it looked at (at most {len(rules)})")
         else:
             status, reason = _status(record, doc_id, score, rank, term_rows, top_k, budget, fitted,
                                      rendered.used_chars, lowest_injected, lang, bool(kept), terms, ignored)
@@ -158,13 +184,14 @@ def explain(
                 id=record.id, kind=record.kind, text=record.text, rank=rank, score=score,
                 status=status, doc_len=index.doc_lens[doc_id] if index else 0, terms=term_rows,
                 reason=reason, flags=record.effective_flags, cosine=cosines.get(doc_id),
+                meaning=_meaning_row(doc_id, record, score, rules, cosines, limits, in_core),
             )
         )
     return Explanation.model_construct(
         query=query, tokens=tokens, n=n, avg_len=avg_len, top_k=top_k, budget=budget,
         block=rendered.block, used_chars=rendered.used_chars, entries=rows, ignored=ignored,
         profile=limits.profile_name, semantic_floor=limits.semantic_floor, semantic_note=semantic_note,
-        core=[records[i].id for i in in_core], core_used=core.used if core is not None else 0,
+        semantic_admit=limits.semantic_admit, core=[records[i].id for i in in_core], core_used=core.used if core is not None else 0,
         core_budget=limits.core_budget, core_left_out=[records[i].id for i in core.left_out] if core else [],
     )
 
@@ -177,17 +204,37 @@ def _core_reason(record, place: int, core: Core) -> str:
             f"({core.used}/{core.budget} characters of the core)")
 
 
-def _semantic_floor(records, query, passed, top_k, limits):
-    """The semantic floor's verdict on the hits the gate passed (the store's very judgement)."""
-    from .semantic_floor import judge_records
+def _meaning(choice, held: dict[int, str], limits: Limits) -> tuple[dict[int, float], dict[int, str], list[int]]:
+    """What meaning decided, for the rows: every entry's cosine (those with a vector), each judged
+    entry's rule, and the entries it admitted; the hits it held back go into `held`."""
+    from .meaning import ADMITTED, HELD
 
-    return judge_records(query, records, passed, top_k, limits)
+    cosines, rules = dict(choice.cosines), choice.rules
+    every, known = choice.all_cosines, choice.known
+    if every is not None:  # every entry with a vector shows its cosine
+        for position in known.nonzero()[0].tolist():
+            cosines.setdefault(position, round(float(every[position]), 4))
+    for doc_id, rule in rules.items():
+        if rule == HELD:
+            held[doc_id] = _meaning_words(rule, cosines.get(doc_id), limits)
+    return cosines, rules, [doc_id for doc_id, rule in rules.items() if rule == ADMITTED]
 
 
-def _floor_reason(cosine: float, floor: float) -> str:
-    from .semantic_floor import reason
+def _meaning_row(doc_id, record, score, rules, cosines, limits, in_core) -> str | None:
+    """An entry's rule of meaning in words (None when meaning did not see it, or it is blocked or in the core)."""
+    from .meaning import not_admitted, shares_words
 
-    return reason(cosine, floor)
+    if doc_id in rules:
+        return _meaning_words(rules[doc_id], cosines.get(doc_id), limits)
+    if doc_id not in cosines or record.blocked or doc_id in in_core:
+        return None
+    return shares_words(cosines[doc_id]) if score > 0 else not_admitted(cosines[doc_id], limits.semantic_admit)
+
+
+def _meaning_words(rule: str, cosine: float | None, limits: Limits) -> str:
+    from .meaning import rule_words
+
+    return rule_words(rule, cosine, limits.semantic_floor, limits.semantic_admit)
 
 
 def _aligned(tokens: list[str], ignored: list[str], kept: list[str]):

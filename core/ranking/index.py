@@ -25,7 +25,8 @@ from collections.abc import Collection, Container, Iterable, Sequence
 from itertools import accumulate, chain, groupby
 
 from .keyword_field import KeywordField
-from ..text.stopwords import PARTICLES
+from ..text.stopwords import PARTICLES, foreign_function_words, function_characters
+from ..text.stopwords import languages as languages_words
 from ..text.tokenize import tokenize
 
 __all__ = ["Index", "VECTOR_MIN_DOCS", "document_tokens", "fold_inflections", "query_terms", "split_query"]
@@ -113,19 +114,78 @@ def query_terms(tokens: Sequence[str]) -> dict[str, int]:
     return dict(Counter(tokens))
 
 
+# Which characters end a CJK bigram that spans two words (docs/ranking.md, "Stopwords"): the
+# profile's one-character stopwords that the stopwords-iso Chinese or Japanese list also holds
+# alone; "derived": every bigram beginning or ending with one; "chained": only where the function
+# character stands between a function word and the rest (measured: docs/ranking.md); "off": only
+# bigrams both of whose characters are function words'.
+EDGE_RULE = "chained"
+
+
 def split_query(
     tokens: Sequence[str], stopwords: Collection[str], vocabulary: Collection[str] | None = None,
-    folded: dict[str, str] | None = None,
+    folded: dict[str, str] | None = None, languages: bool = False, general: Collection[str] = (),
+    why: dict[str, str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The query tokens that are scored (inflections folded to the store's words when a `vocabulary`
-    is given; `folded` receives what became what), and the distinct ones ignored as function words."""
+    is given; `folded` receives what became what), and the distinct ones ignored as function words.
+    With `languages`, the function words of a language other than English and Chinese that the
+    message reads as are ignored too (`stopwords.foreign_function_words`; `general`: the general
+    words, counted as English). `why`, when given, receives each ignored token's kind: "stopword",
+    "bigram" (a CJK bigram across a function character) or the name of its language."""
     if not stopwords:
         kept = list(tokens)
         return (fold_inflections(kept, vocabulary, folded=folded) if vocabulary is not None else kept), []
-    dropped = [token in stopwords or _function_bigram(tokens, i, stopwords) for i, token in enumerate(tokens)]
-    kept = [token for token, drop in zip(tokens, dropped) if not drop]
-    ignored = list(dict.fromkeys(token for token, drop in zip(tokens, dropped) if drop))
+    foreign: Collection[str] = frozenset()
+    names: list[str] = []
+    if languages:
+        foreign, names = foreign_function_words(tokens, _English(stopwords, general))
+    edges = _edges(stopwords)
+    chained = EDGE_RULE == "chained"
+    kinds: list[str | None] = [None] * len(tokens)
+    cjk = False
+    for i, token in enumerate(tokens):
+        if token in stopwords:
+            kinds[i] = "stopword"
+        elif len(token) == 2 and token[0] >= "\x80":
+            cjk = True
+            if _function_bigram(tokens, i, stopwords, () if chained else edges):
+                kinds[i] = "stopword" if chained else "bigram"
+        elif token in foreign:
+            kinds[i] = next(name for name in names if token in languages_words()[name])
+    if chained and edges and cjk:
+        first_pass = list(kinds)
+        for i, token in enumerate(tokens):
+            if first_pass[i] is None and len(token) == 2 and (token[0] in edges or token[1] in edges) and (
+                    token[0] >= "\x80" and _beside_function_word(tokens, i, first_pass, edges)):
+                kinds[i] = "bigram"
+    if why is not None:
+        for token, kind in zip(tokens, kinds):
+            if kind is not None:
+                why.setdefault(token, kind)
+    kept = [token for token, kind in zip(tokens, kinds) if kind is None]
+    ignored = list(dict.fromkeys(token for token, kind in zip(tokens, kinds) if kind is not None))
     return (fold_inflections(kept, vocabulary, folded=folded) if vocabulary is not None else kept), ignored
+
+
+def _edges(stopwords: Collection[str]) -> frozenset[str]:
+    if EDGE_RULE == "off":
+        return frozenset()
+    return function_characters(stopwords if isinstance(stopwords, frozenset) else frozenset(stopwords))
+
+
+class _English:
+    """English function and general words, as `foreign_function_words` counts them: ASCII words
+    of the stopwords or the general words."""
+
+    __slots__ = ("stopwords", "general")
+
+    def __init__(self, stopwords: Collection[str], general: Collection[str]) -> None:
+        self.stopwords = stopwords
+        self.general = general
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.stopwords or word in self.general
 
 
 def general_after_folding(general: Collection[str], folded: dict[str, str]) -> Collection[str]:
@@ -136,13 +196,29 @@ def general_after_folding(general: Collection[str], folded: dict[str, str]) -> C
     return general if not forms else frozenset(general) | forms
 
 
-def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str]) -> bool:
-    """A CJK bigram both of whose characters belong to function words: 么时 in 什么时候 (between
-    什么 and 时候), 是什 in 这是什么. A character belongs to one if it is a one-character stopword,
-    or the overlapping bigram before or after it is a stopword."""
+def _beside_function_word(tokens: Sequence[str], i: int, dropped: Sequence[str | None], edges: Collection[str]) -> bool:
+    """A CJK bigram whose first character is a function character that follows a function word
+    (是通 in 什么是通货膨胀: 么是 is one), or whose second character is one that precedes a function
+    word: the function character stands alone between them and the content, so the bigram spans two
+    words. `dropped`: what the stopwords ignore already, token by token."""
+    token = tokens[i]
+    if token[0] in edges and i and dropped[i - 1] and len(tokens[i - 1]) == 2 and tokens[i - 1][1] == token[0]:
+        return True
+    after = i + 1
+    return token[1] in edges and after < len(tokens) and bool(dropped[after]) and len(tokens[after]) == 2 and (
+        tokens[after][0] == token[1])
+
+
+def _function_bigram(tokens: Sequence[str], i: int, stopwords: Collection[str], edges: Collection[str] = ()) -> bool:
+    """A CJK bigram that spans two words: one beginning or ending with a function character
+    (`edges`, the "derived" rule), or both of whose characters belong to function words (么时 in
+    什么时候, between 什么 and 时候; 是什 in 这是什么). A character belongs to one if it is a
+    one-character stopword, or the overlapping bigram before or after it is a stopword."""
     token = tokens[i]
     if len(token) != 2 or token[0] < "\x80":
         return False
+    if token[0] in edges or token[1] in edges:
+        return True
     before = tokens[i - 1] if i else ""
     after = tokens[i + 1] if i + 1 < len(tokens) else ""
     first = token[0] in stopwords or (len(before) == 2 and before[1] == token[0] and before in stopwords)

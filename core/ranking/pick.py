@@ -24,10 +24,11 @@ def pick(
     relative_floor: float = 0.0,
     fold: bool = False,
     general: Collection[str] = (),
+    languages: bool = False,
 ) -> list[tuple[int, float]]:
     """The hits to inject: the best `k` not excluded whose match passes the gate."""
     folded: dict[str, str] = {}
-    kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None, folded)
+    kept, _ignored = split_query(tokens, stopwords, index.vocabulary if fold else None, folded, languages, general)
     general = general_after_folding(general, folded)
     if not (min_coverage > 0.0 or relative_floor > 0.0):
         return index.top(kept, k, excluded)

@@ -1,4 +1,9 @@
-"""The semantic floor (docs/ranking.md, "The semantic floor"): an opt-in veto on the words' picks.
+"""The semantic floor (docs/ranking.md, "The semantic floor (before meaning)"): the veto on the words' picks.
+
+The engine's semantic profile now judges by meaning (ranking/meaning.py, with each entry's vector
+kept beside memory.json), whose keep bar is this floor; what stays here is the floor as it was
+measured, embedding candidates on demand, for the replays of bench/relevance_semantic.py and
+bench/relevance_recall.py, and `pool_size`, how many of the gate's hits meaning judges.
 
 The words choose the hits (BM25, the gate); then a hit whose meaning is far from the message is
 held back: the cosine between the message (the model's query side) and the entry's text with its

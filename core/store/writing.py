@@ -46,8 +46,18 @@ class Writing(Cleaning, Pinning):
         def _now(self) -> int: ...
 
     def _write(self, mutate):
-        """Run `mutate` under the lock; returns what it returned as its `Change.result`."""
-        return self._storage.transact(mutate, self.actor).result
+        """Run `mutate` under the lock; returns what it returned as its `Change.result`. Then, out of
+        the lock, the vectors of what was written are kept when this process has the sentence model
+        loaded (store/vectors.py: the threat scan's embedding of a text is reused)."""
+        result = self._storage.transact(mutate, self.actor).result
+        from ..text import semantic
+
+        if semantic.loaded():
+            from .vectors import after_write, wanted
+
+            if wanted(self):
+                after_write(self)
+        return result
 
     def remember(
         self, kind: Kind | str, text: str, source: str = "tool", *, keywords: list[str] | None = None,

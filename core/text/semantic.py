@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["DIMENSIONS", "MODEL_ID", "available", "passages", "queries", "status", "turned_off"]
+__all__ = ["DIMENSIONS", "MODEL_ID", "available", "loaded", "passages", "queries", "status", "turned_off"]
 
 DIMENSIONS = 384
 # Names the vectors: anything cached from them (an index, a trained classifier) is keyed by it.
@@ -37,6 +37,12 @@ MODEL_ID = "multilingual-e5-small-q4"
 ENV = "MEMTUI_SEMANTIC"
 
 _lock = threading.Lock()
+_cache_lock = threading.Lock()
+# The passage vectors this process computed last, by the exact text embedded: the threat scan's
+# write-time embedding of a text and the ranking's vector of it are then one computation
+# (docs/ranking.md, "Meaning in a long-running process").
+PASSAGE_CACHE = 4096  # 384 float32 each: about 6 MB at most
+_passages: dict = {}
 _model = None
 _status: str | None = None  # None: not tried yet; "ok"; or why it is unavailable
 
@@ -78,6 +84,11 @@ def turned_off() -> bool:
     return os.environ.get(ENV, "").strip().lower() in ("0", "off", "no", "false")
 
 
+def loaded() -> bool:
+    """Whether this process has the model loaded already (nothing is loaded to answer)."""
+    return _model is not None
+
+
 def available() -> bool:
     """Whether embeddings can be computed in this process (loads the model the first time)."""
     return _load() is not None
@@ -99,8 +110,32 @@ def _embed(texts: list[str], query: bool) -> "numpy.ndarray | None":
 
 
 def passages(texts: list[str]) -> "numpy.ndarray | None":
-    """One row per stored text (len(texts) × DIMENSIONS, float32, unit length), or None."""
-    return _embed(list(texts), query=False)
+    """One row per stored text (len(texts) × DIMENSIONS, float32, unit length), or None. A text
+    embedded lately in this process is not embedded again (`cached`)."""
+    texts = list(texts)
+    with _cache_lock:
+        found = {text: _passages[text] for text in texts if text in _passages}
+    missing = [text for text in dict.fromkeys(texts) if text not in found]
+    if missing:
+        rows = _embed(missing, query=False)
+        if rows is None:
+            return None
+        with _cache_lock:
+            for text, row in zip(missing, rows):
+                found[text] = row
+                _passages.pop(text, None)
+                _passages[text] = row
+            while len(_passages) > PASSAGE_CACHE:
+                del _passages[next(iter(_passages))]
+    import numpy
+
+    return numpy.stack([found[text] for text in texts]) if texts else numpy.empty((0, DIMENSIONS), numpy.float32)
+
+
+def cached(text: str) -> "numpy.ndarray | None":
+    """The passage vector of `text` if this process computed it lately, else None (computes nothing)."""
+    with _cache_lock:
+        return _passages.get(text)
 
 
 def queries(texts: list[str]) -> "numpy.ndarray | None":
@@ -113,3 +148,5 @@ def _reset_for_tests() -> None:
     global _model, _status
     with _lock:
         _model, _status = None, None
+    with _cache_lock:
+        _passages.clear()

@@ -209,10 +209,10 @@ def cmd_app(args: argparse.Namespace) -> int:
     if args.dir is None and getattr(args, "scope", None) is None:  # inside a project: both stores
         from memtui.cli.common import open_scoped
 
-        scoped = open_scoped(args, actor="tui")
+        scoped = open_scoped(args, actor="tui", long_running=True)
         run_app(scoped.main, command=command_prefix(args), scoped=scoped)
         return 0
-    run_app(open_store(args, actor="tui"), command=command_prefix(args))
+    run_app(open_store(args, actor="tui", long_running=True), command=command_prefix(args))
     return 0
 
 

@@ -126,9 +126,12 @@ def add_store_options(parser: argparse.ArgumentParser, default: object) -> None:
                         help="the project store (.memtui/ in the project) or the global one; reads take both "
                              "when run inside a project, writes follow docs/scopes.md (not with --dir)")
     parser.add_argument("--profile", choices=PROFILE_NAMES, default=default,
-                        help="ranking profile: default (stopwords, gate, keywords), nanohermes (the original "
-                             "ranking, exactly) or semantic (default plus a veto on hits far in meaning from the "
-                             "message; 0.3-1 s more per new process, about 20 ms per turn in a long-running one)")
+                        help="ranking profile: default (stopwords, gate, keywords: words alone, about a "
+                             "millisecond a turn), nanohermes (the original ranking, exactly) or semantic (default "
+                             "plus meaning: a hit far in meaning from the message is held back, an entry sharing no "
+                             "word but close in meaning is admitted; loading the model costs a new process 0.3-1 s, "
+                             "a long-running one about 15-20 ms a turn). The app and `mcp` rank by meaning unless "
+                             "given a profile; every other command by words")
 
 
 def add_lang_option(parser: argparse.ArgumentParser, help: str = LANG_HELP) -> None:
@@ -161,9 +164,14 @@ class Commands:
 # ---------------------------------------------------------------------------- reading arguments
 
 
-def _limits(args: argparse.Namespace):
+def _limits(args: argparse.Namespace, long_running: bool = False):
+    """The limits the options ask for. A `long_running` process (the app, the MCP server) ranks by
+    meaning unless given a profile: it loads the model once and pays one embedding a turn
+    (docs/ranking.md)."""
     limits = None
     profile = getattr(args, "profile", None)
+    if profile is None and long_running:
+        profile = "semantic"
     if args.lock_timeout is not None or profile not in (None, "default"):
         from memtui_core.limits import Limits
 
@@ -178,7 +186,7 @@ def _check_folder(store) -> None:
         raise CliError(f"store path {store.dir} is not a directory (check --dir or $MEMTUI_DIR)")
 
 
-def open_scoped(args: argparse.Namespace, actor: str = "cli", narrow: bool = True):
+def open_scoped(args: argparse.Namespace, actor: str = "cli", narrow: bool = True, long_running: bool = False):
     """The stores the command reads (memtui_core.scopes.Scoped): the project store and the global
     one inside a project, else the global one; `--dir` is that one store; `--scope` that scope's
     store alone (unless not `narrow`: a write picks its store itself). Remembered on `args` for
@@ -188,7 +196,7 @@ def open_scoped(args: argparse.Namespace, actor: str = "cli", narrow: bool = Tru
     scope = getattr(args, "scope", None)
     if scope is not None and args.dir is not None:
         raise CliError("--dir names one store, which has no scopes: leave out --scope or --dir")
-    scoped = Scoped.open(args.dir, actor=actor, lang=getattr(args, "lang", None), limits=_limits(args))
+    scoped = Scoped.open(args.dir, actor=actor, lang=getattr(args, "lang", None), limits=_limits(args, long_running))
     if scope is not None and narrow:
         scoped = Scoped([(scope, scoped.store(scope))], scoped.cwd)
     for _scope, store in scoped.stores:
@@ -197,14 +205,14 @@ def open_scoped(args: argparse.Namespace, actor: str = "cli", narrow: bool = Tru
     return scoped
 
 
-def open_store(args: argparse.Namespace, actor: str = "cli"):
+def open_store(args: argparse.Namespace, actor: str = "cli", long_running: bool = False):
     """The one store the command works on: --dir, else the store of --scope, else the global store
-    (remembered on `args` for the warnings after it)."""
+    (remembered on `args` for the warnings after it); `long_running` as for `_limits`."""
     from memtui_core.memory import MemoryStore
 
     if getattr(args, "scope", None) is not None:
-        return open_scoped(args, actor).main
-    store = MemoryStore(args.dir, limits=_limits(args), actor=actor, lang=getattr(args, "lang", None))
+        return open_scoped(args, actor, long_running=long_running).main
+    store = MemoryStore(args.dir, limits=_limits(args, long_running), actor=actor, lang=getattr(args, "lang", None))
     _check_folder(store)
     args.store = store
     return store

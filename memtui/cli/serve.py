@@ -27,7 +27,7 @@ def register(commands: Commands) -> None:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from memtui_core.agents.mcp_server import run_stdio
 
-    store = open_scoped(args, actor="mcp")
+    store = open_scoped(args, actor="mcp", long_running=True)
     for warning in store_warnings(store):
         stderr(f"{PROG}: warning: {warning}")
     run_stdio(store, destructive=args.destructive)

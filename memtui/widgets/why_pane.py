@@ -78,6 +78,8 @@ class WhyPane(VerticalScroll):
             entry_heading(row),
             *([] if compact else [Wrapped(row.text)]),
             Text.assemble(("why: ", "bold"), (row.reason, reason_style)),
+            # the rule of meaning that kept, held back or admitted it (a profile ranking by meaning)
+            *([Text.assemble(("meaning: ", "bold"), (row.meaning, P.primary))] if row.meaning else []),
             *([_token_line(tokens)] if tokens is not None else []),
         ]
         comparing = pinned is not None and pinned.id != row.id

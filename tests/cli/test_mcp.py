@@ -191,3 +191,27 @@ def test_mcp_titles_clean_errors_destructive_tools_resources_and_prompts(tmp_pat
     store = MemoryStore(store_dir)
     assert [e.op.value for e in store.audit()] == ["add", "add", "add", "edit", "pin", "delete"]
     assert {e.actor for e in store.audit()} == {"mcp"}
+
+
+async def _meaning_scenario(store_dir, *extra: str) -> str:
+    ClientSession, StdioServerParameters, stdio_client = _sdk()
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "memtui", *extra, "mcp", "--dir", str(store_dir), "--lang", "en"],
+        cwd=str(REPO), env={"MEMTUI_DIR": str(store_dir / "never-used"), "MEMTUI_SEMANTIC": "off"},
+    )
+    with anyio.fail_after(TIMEOUT):
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await session.call_tool("memory_save", {"kind": "fact", "text": "The CI runs on GitHub Actions"})
+            explained = await session.get_prompt("explain_memory", {"query": "which CI do we use"})
+    return explained.messages[0].content.text
+
+
+def test_the_mcp_server_ranks_by_meaning_unless_given_a_profile(tmp_path):
+    """A long-running server uses the semantic profile; without the model (turned off here) it
+    ranks by words and its explanation says so; `--profile default` keeps it on words."""
+    by_default = anyio.run(_meaning_scenario, tmp_path / "a")
+    assert "meaning not used: embeddings unavailable (turned off by MEMTUI_SEMANTIC); ranked by words alone" in by_default
+    assert " injected " in by_default
+    on_words = anyio.run(_meaning_scenario, tmp_path / "b", "--profile", "default")
+    assert "meaning not used" not in on_words and " injected " in on_words

@@ -117,16 +117,19 @@ def test_the_semantic_profile_vetoes_a_coincidental_hit_through_the_real_command
         assert shown["semantic_note"] is None and shown["block"] == ""
         row = next(row for row in shown["entries"] if row["id"] == language["id"])
         assert row["status"] == "below_threshold" and row["cosine"] < SEMANTIC_FLOOR
-        assert row["reason"].startswith(f"its meaning is far from the message: cosine {row['cosine']:.3f} < ")
+        assert row["reason"] == row["meaning"] == (f"held back: its words match but its meaning is far from the "
+                                                   f"message (cosine {row['cosine']:.3f} < {SEMANTIC_FLOOR:.2f})")
+        assert shown["semantic_admit"] > SEMANTIC_FLOOR
         human = run_memtui("explain", coincidence, "--profile", "semantic", store=store).out
         assert f"cosine {row['cosine']:.3f}" in human and "its meaning is far from the message" in human
-        assert "profile semantic (semantic floor" in human
+        assert "meaning: held back: its words match" in human  # the rule, on its own line
+        assert "profile semantic (meaning: keep bar" in human
 
     off = {semantic.ENV: "off"}
     result = run_memtui("--profile", "semantic", "explain", coincidence, "--json", store=store, env=off)
     assert result.code == 0 and "Traceback" not in result.err
     shown = result.json()
-    assert shown["semantic_note"].startswith("semantic floor") and "turned off by MEMTUI_SEMANTIC" in shown["semantic_note"]
+    assert shown["semantic_note"].startswith("meaning not used") and "turned off by MEMTUI_SEMANTIC" in shown["semantic_note"]
     assert next(row for row in shown["entries"] if row["id"] == language["id"])["status"] == "injected"
     human = run_memtui("--profile", "semantic", "explain", coincidence, store=store, env=off)
     assert human.code == 0 and "ranked by words alone" in human.out and "Traceback" not in human.err

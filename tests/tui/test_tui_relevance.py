@@ -113,6 +113,7 @@ async def test_command_palette_switches_to_the_semantic_profile_and_explain_show
         await wait_until(pilot, lambda: shows(why, f"cosine {row.cosine:.3f} < {SEMANTIC_FLOOR:.2f}"),
                          what="the semantic floor's reason")
         assert shows(why, "its meaning is far from the message")
+        assert shows(why, "meaning: held back: its words match")  # the rule of meaning, on its own line
         # back to the default profile: the words alone inject it again
         await switch_profile(pilot, screen, "default")
         assert screen.explanation.for_id(language).status == "injected"

@@ -1,4 +1,6 @@
-"""The semantic floor: an opt-in veto on the words' picks (docs/ranking.md, "The semantic floor")."""
+"""The semantic floor: the veto on the words' picks that the semantic profile's meaning applies as its keep
+bar (docs/ranking.md, "The semantic floor", "Meaning in a long-running process"); tests/core/test_meaning.py
+has the admit bar and the stored vectors."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import pytest
 from memtui_core import Limits, MemoryStore
 from memtui_core.ranking import semantic_floor
 from memtui_core.text import semantic
-from memtui_core.limits import SEMANTIC_FLOOR
+from memtui_core.limits import SEMANTIC_ADMIT, SEMANTIC_FLOOR
 
 needs_model = pytest.mark.skipif(semantic.status() != "ok", reason="the embedder is not available here")
 
@@ -75,8 +77,11 @@ def test_the_semantic_profile_is_the_default_one_plus_the_floor():
     semantic_limits = Limits.semantic()
     assert semantic_limits.semantic_floor == SEMANTIC_FLOOR > 0
     assert semantic_limits.profile_name == "semantic" and Limits.profile("semantic") == semantic_limits
-    assert semantic_limits.replace(semantic_floor=0) == Limits()
+    assert semantic_limits.semantic_admit == SEMANTIC_ADMIT > SEMANTIC_FLOOR
+    assert semantic_limits.replace(semantic_floor=0, semantic_admit=0) == Limits()
+    assert semantic_limits.replace(semantic_floor=0).profile_name == "semantic"  # the admit bar alone is meaning too
     assert Limits().semantic_floor == 0 and Limits.nanohermes().semantic_floor == 0
+    assert Limits().semantic_admit == 0 and Limits.nanohermes().semantic_admit == 0
     # switching keeps every other limit and resets the floor
     tuned = Limits(top_k=6).with_profile("semantic")
     assert tuned.top_k == 6 and tuned.profile_name == "semantic"
@@ -107,8 +112,8 @@ def test_a_hit_sharing_only_a_word_is_vetoed_and_explain_says_why(tmp_path, quer
     row = next(row for row in explanation.entries if row.text == COINCIDENCES[query])
     assert row.status == "below_threshold" and row.rank is None
     assert row.cosine is not None and row.cosine < SEMANTIC_FLOOR
-    assert row.reason == (f"its meaning is far from the message: cosine {row.cosine:.3f} < {SEMANTIC_FLOOR:.2f} "
-                          "(the semantic floor)")
+    assert row.reason == row.meaning == (f"held back: its words match but its meaning is far from the message "
+                                         f"(cosine {row.cosine:.3f} < {SEMANTIC_FLOOR:.2f})")
 
 
 @needs_model
@@ -119,6 +124,7 @@ def test_a_relevant_hit_keeps_its_place_with_its_cosine(tmp_path, query):
     assert texts(store.search(query)) == [RELEVANT[query]]
     row = next(row for row in store.explain(query).entries if row.text == RELEVANT[query])
     assert row.status == "injected" and row.rank == 1 and row.cosine >= SEMANTIC_FLOOR
+    assert row.meaning.startswith("kept: its words match and its meaning is near the message")
 
 
 @needs_model
@@ -131,10 +137,10 @@ def test_search_explain_and_the_block_agree_under_the_floor(tmp_path):
         injected = [row.id for row in sorted(explanation.entries, key=lambda r: r.rank or 0) if row.status == "injected"]
         assert injected == hits, query
         assert explanation.block == store.retrieve_block(query), query
-        judged = [row for row in explanation.entries if row.cosine is not None]
+        judged = [row for row in explanation.entries if row.meaning and not row.meaning.startswith("not")]
         assert all(row.status in ("injected", "below_threshold", "cut_budget") for row in judged), query
-        # only hits that passed the gate are judged
-        assert all(row.score > 0 for row in judged)
+        # the gate's hits are judged, and an entry sharing no word is only ever admitted
+        assert all(row.score > 0 or row.meaning.startswith("admitted by meaning") for row in judged)
 
 
 @needs_model
@@ -159,29 +165,6 @@ def test_the_floor_looks_at_most_depth_times_top_k_candidates(tmp_path):
 
 
 # ---------------------------------------------------------------- cost: batched and cached
-
-
-@needs_model
-def test_candidates_are_embedded_in_one_call_and_cached_by_their_exact_text(tmp_path, monkeypatch):
-    seeded(tmp_path)
-    store = MemoryStore(tmp_path, Limits.semantic(**RANKING, min_coverage=0, relative_floor=0))
-    calls: list[list[str]] = []
-    real = semantic.passages
-    monkeypatch.setattr(semantic, "passages", lambda texts: calls.append(list(texts)) or real(texts))
-    query = "the python version and the client reports and the deploy script"
-    store.search(query)
-    assert len(calls) == 1 and len(calls[0]) >= 3  # one batch for the candidates
-    assert any(text.startswith("The project's Python version is 3.11 ") and text.endswith("python, 版本")
-               for text in calls[0])  # the text, then its keywords
-    calls.clear()
-    store.search(query)
-    store.search("python version")
-    assert calls == []  # cached: a later turn pays only its query's embedding
-    # an edit is a new text: embedded again
-    entry = next(hit.entry for hit in store.search("python version"))
-    store.update(entry.id, keywords=["python", "interpreter"])
-    MemoryStore(tmp_path, Limits.semantic(**RANKING)).search("python version")
-    assert calls and calls[0][0].endswith("python, interpreter")
 
 
 @needs_model
@@ -210,9 +193,9 @@ def test_without_the_embedder_the_words_rank_alone_and_explain_says_so(tmp_path,
         assert texts(store.search(query)) == texts(default.search(query)), query
         assert store.retrieve_block(query) == default.retrieve_block(query), query
     explanation = store.explain("What language is spoken in Brazil?")
-    assert explanation.semantic_note == (f"semantic floor {SEMANTIC_FLOOR:.2f} not applied: embeddings unavailable "
+    assert explanation.semantic_note == (f"meaning not used: embeddings unavailable "
                                          f"(turned off by {semantic.ENV}); ranked by words alone")
-    assert all(row.cosine is None for row in explanation.entries)
+    assert all(row.cosine is None and row.meaning is None for row in explanation.entries)
     assert [row.status for row in explanation.entries] == [
         row.status for row in default.explain("What language is spoken in Brazil?").entries]
 
@@ -230,8 +213,8 @@ def test_the_default_and_nanohermes_profiles_never_embed(tmp_path, monkeypatch):
             store.search(query)
             store.retrieve_block(query)
             explanation = store.explain(query)
-            assert explanation.semantic_note is None and explanation.semantic_floor == 0
-            assert all(row.cosine is None for row in explanation.entries)
+            assert explanation.semantic_note is None and explanation.semantic_floor == explanation.semantic_admit == 0
+            assert all(row.cosine is None and row.meaning is None for row in explanation.entries)
 
 
 # ---------------------------------------------------------------- any message
@@ -239,6 +222,8 @@ def test_the_default_and_nanohermes_profiles_never_embed(tmp_path, monkeypatch):
 
 @needs_model
 def test_for_any_message_the_floor_only_removes_and_refills_from_the_gates_hits(tmp_path_factory):
+    """Meaning keeps the gate's hits in the words' order, holds back those under the keep bar, and
+    adds at most one entry sharing no word with the message, at the end."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -254,11 +239,16 @@ def test_for_any_message_the_floor_only_removes_and_refills_from_the_gates_hits(
     @given(messages)
     def check(message):
         candidates = [hit.entry.id for hit in default.search(message, top_k=semantic_floor.DEPTH * 2)]
-        kept = [hit.entry.id for hit in store.search(message)]
-        assert len(kept) <= 2 and set(kept) <= set(candidates)
-        assert kept == [entry_id for entry_id in candidates if entry_id in kept]  # the words' order
+        picked = [hit.entry.id for hit in store.search(message)]
         explanation = store.explain(message)
         by_id = {row.id: row for row in explanation.entries}
+        admitted = [entry_id for entry_id in picked if by_id[entry_id].meaning.startswith("admitted by meaning")]
+        assert len(admitted) <= 1 and picked[len(picked) - len(admitted):] == admitted  # at most one, last
+        for entry_id in admitted:
+            assert by_id[entry_id].score == 0 and by_id[entry_id].cosine >= store.limits.semantic_admit
+        kept = [entry_id for entry_id in picked if entry_id not in admitted]
+        assert len(picked) <= 2 and set(kept) <= set(candidates)
+        assert kept == [entry_id for entry_id in candidates if entry_id in kept]  # the words' order
         for entry_id in candidates[: candidates.index(kept[-1]) + 1 if kept else len(candidates)]:
             row = by_id[entry_id]
             assert row.cosine is not None  # every candidate walked past was judged
