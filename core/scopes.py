@@ -167,7 +167,7 @@ class _Union:
     """The records of every store as one list (duplicates across stores left out), with the index,
     the blocked set and the pinned core built over that list; made once per pair of file states."""
 
-    __slots__ = ("key", "records", "duplicates", "order", "limits", "_index", "_state", "_cores")
+    __slots__ = ("key", "records", "duplicates", "order", "limits", "snaps", "where", "_index", "_state", "_cores")
 
     def __init__(self, parts: list[tuple[str, Any]], limits: Limits) -> None:
         self.key = tuple(id(snap.doc) for _scope, snap in parts)
@@ -176,8 +176,10 @@ class _Union:
         seen: dict[str, ScopedRecord] = {}
         self.duplicates: list[tuple[ScopedRecord, ScopedRecord]] = []  # (the one kept, the one left out)
         order: list[str] = []
-        for scope, snap in parts:
-            for record in snap.records:
+        self.snaps = [snap for _scope, snap in parts]
+        self.where: list[tuple[int, int]] = []  # each record's (part, position in its store): its vector
+        for part, (scope, snap) in enumerate(parts):
+            for local, record in enumerate(snap.records):
                 key = text_key(record.text)
                 kept = seen.get(key)
                 if kept is not None:
@@ -187,6 +189,7 @@ class _Union:
                 scoped = ScopedRecord(record, scope)
                 seen.setdefault(key, scoped)
                 records.append(scoped)
+                self.where.append((part, local))
             order += list(getattr(snap.doc, "core_order", None) or ())
         self.records = records
         self.order = order
@@ -595,12 +598,12 @@ class Scoped:
         """The hits of `query` over the union and, with `core_lang`, its pinned core (`_ranked`). A
         saved index that does not add up is derived again, and the turn answered from every entry."""
         try:
-            return _ranked(self._combined(lean=True), self.limits, query, top_k, core_lang)
+            return _ranked(self.stores, self._combined(lean=True), self.limits, query, top_k, core_lang)
         except IndexDamaged:
             for _scope, store in self.stores:
                 store._index_damaged()
             self._union = _Union([(scope, store._snap()) for scope, store in self.stores], self.limits)
-            return _ranked(self._union, self.limits, query, top_k, core_lang)
+            return _ranked(self.stores, self._union, self.limits, query, top_k, core_lang)
 
     def retrieve_block(self, query: str, lang: str | None = None, *, core: bool = True) -> str:
         """`MemoryStore.retrieve_block` over both stores: each line names its scope. Logged in the
@@ -670,10 +673,11 @@ class Scoped:
             union = self._combined(lean=False)
             records = union.records
             try:
+                core = union.core(lang) if records and limits.core_budget > 0 else None
                 found = explain(records, union.index if records else None, query,  # type: ignore[arg-type]
                                 limits.top_k if top_k is None else top_k,
-                                limits.char_budget if budget is None else budget, lang, limits,
-                                union.core(lang) if records and limits.core_budget > 0 else None)
+                                limits.char_budget if budget is None else budget, lang, limits, core,
+                                self._judge(union, query, core.picked if core is not None else ()))
             except IndexDamaged:
                 if attempt == 2:
                     raise
@@ -686,6 +690,18 @@ class Scoped:
                 row.scope = scope_of.get(row.id)
             return found
         raise AssertionError("unreachable")
+
+    def _judge(self, union: _Union, query: str, core: Any):
+        """explain's judge over both stores (`MemoryStore._meaning_judge`), or None when the
+        profile does not rank by meaning."""
+        limits = self.limits
+        if not (limits.semantic_floor or limits.semantic_admit):
+            return None
+        from .store.vectors import judge_parts
+
+        parts = [(store, snap) for (_scope, store), snap in zip(self.stores, union.snaps)]
+        return lambda hits, k: judge_parts(parts, union.where, union.index, limits, query, hits, k, union.blocked(),
+                                           core)
 
     def __repr__(self) -> str:
         return "Scoped(" + ", ".join(f"{scope}={store.dir}" for scope, store in self.stores) + ")"
@@ -710,7 +726,7 @@ def _log(stores: list, query: str, hits: list, block: str, lang: str, core: Any)
             pass
 
 
-def _ranked(union: Any, limits: Limits, query: Any, top_k: int | None, core_lang: str | None):
+def _ranked(stores: list, union: Any, limits: Limits, query: Any, top_k: int | None, core_lang: str | None):
     """memory.py's `_turn` over one candidate set made of both stores: the hits of `query` and,
     with `core_lang`, the pinned core; the hits never repeat a core entry, nor an entry twice."""
     records = union.records
@@ -724,20 +740,28 @@ def _ranked(union: Any, limits: Limits, query: Any, top_k: int | None, core_lang
 
     k = limits.top_k if top_k is None else top_k
     in_core = core.picked if core is not None else ()
-    floor = limits.semantic_floor
+    meaning = limits.semantic_floor or limits.semantic_admit  # a profile that ranks by meaning too
     lean = isinstance(union, _LeanUnion)
     wanted = (2 * k if lean else k) + len(in_core)  # lean: room for copies met among the hits
-    if floor:
+    if meaning:
         from .ranking.semantic_floor import pool_size
 
         wanted = pool_size(wanted)
     tokens = tokenize(query)
     index = union.index_for(tokens) if lean else union.index  # type: ignore[union-attr]
-    hits = pick(index, tokens, wanted, union.blocked(), limits.stopwords, limits.min_coverage,
-                limits.relative_floor, bool(limits.fold_inflections), limits.general_words)
+    blocked = union.blocked()
+    hits = pick(index, tokens, wanted, blocked, limits.stopwords, limits.min_coverage,
+                limits.relative_floor, bool(limits.fold_inflections), limits.general_words,
+                bool(limits.language_stopwords))
     if in_core:
         hits = [(doc_id, score) for doc_id, score in hits if doc_id not in in_core]
-    if lean:  # the same entry in both stores: the first met (the project's, on a tie) only
+    if meaning:
+        from .store.vectors import judge_parts
+
+        parts = [(store, snap) for (_scope, store), snap in zip(stores, union.snaps)]
+        hits = judge_parts(parts, None if lean else union.where, index, limits, query, hits, k, blocked,
+                           in_core)[0]
+    if lean or meaning:  # the same entry in both stores (or admitted beside its copy): the first met only
         seen = {text_key(record.text) for record in (core.records if core is not None else ())}
         unique = []
         for doc_id, score in hits:
@@ -746,12 +770,5 @@ def _ranked(union: Any, limits: Limits, query: Any, top_k: int | None, core_lang
                 seen.add(key)
                 unique.append((doc_id, score))
         hits = unique
-    if floor and hits:
-        from .ranking.semantic_floor import judge_records
-
-        scores = dict(hits)
-        kept = judge_records(query, records, [doc_id for doc_id, _ in hits], k, limits).kept
-        hits = [(doc_id, scores[doc_id]) for doc_id in kept]
-    else:
-        hits = hits[:k]
+    hits = hits[:k]
     return [(records[doc_id], score) for doc_id, score in hits], core

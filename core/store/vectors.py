@@ -293,12 +293,19 @@ def judge(store, snap, query: str, hits: list[tuple[int, float]], k: int, blocke
     the Choice or None, a note or None). Without the model: the words' first `k`, and a note.
     `core`: the pinned core's entries, which meaning never admits (they are in the block already,
     and the words' hits come without them)."""
+    return judge_parts([(store, snap)], None, snap.index, store.limits, query, hits, k, blocked, core)
+
+
+def judge_parts(parts, where, index, limits, query: str, hits: list[tuple[int, float]], k: int, blocked, core=()):
+    """`judge` over one candidate set made of several stores' entries (core/scopes.py): `parts` is
+    [(store, snapshot)], each with its own vectors; the set's positions are the parts' entries one
+    after the other, unless `where` names each position's (part, position in the part); `index`
+    ranks the set (whether an entry shares a word with the message)."""
     from ..ranking import meaning
     from ..ranking.index import split_query
     from ..text import semantic
     from ..text.tokenize import tokenize
 
-    limits = store.limits
     status = semantic.status()
     if status != "ok":
         if not semantic.turned_off():
@@ -309,19 +316,57 @@ def judge(store, snap, query: str, hits: list[tuple[int, float]], k: int, blocke
     vector = meaning.query_vector(query)
     if vector is None:
         return hits[:k], None, meaning.unavailable("the model failed on this message")
-    rows = _rows(store, snap)
-    unknown = [doc_id for doc_id, _ in hits if not rows.known[doc_id]][:TURN_EMBEDS]
-    if unknown and rows.table.embed([rows.texts[doc_id] for doc_id in unknown]) is not None:
-        rows.refresh()
-    missing = rows.missing()
-    if missing and not store.storage.not_a_store:
-        rows.table.fill([rows.texts[position] for position in missing], set(rows.keys), rows.refresh)
-    cosines = meaning.cosines_of(rows.matrix, vector)
-    terms, _ = split_query(tokenize(query), limits.stopwords, snap.index.vocabulary if limits.fold_inflections else None,
+    every = [_rows(store, snap) for store, snap in parts]
+    starts = [0]
+    for rows in every:
+        starts.append(starts[-1] + len(rows.keys))
+    if where is None:
+        from bisect import bisect_right
+
+        def locate(position: int) -> tuple[int, int]:
+            part = bisect_right(starts, position) - 1
+            return part, position - starts[part]
+    else:
+        locate = where.__getitem__
+    unknown: dict[int, list[int]] = {}
+    for doc_id, _ in hits:
+        part, local = locate(doc_id)
+        if not every[part].known[local]:
+            unknown.setdefault(part, []).append(local)
+    for part, locals_ in unknown.items():
+        rows = every[part]
+        if rows.table.embed([rows.texts[local] for local in locals_[:TURN_EMBEDS]]) is not None:
+            rows.refresh()
+    for (store, _snap), rows in zip(parts, every):
+        missing = rows.missing()
+        if missing and not store.storage.not_a_store:
+            rows.table.fill([rows.texts[position] for position in missing], set(rows.keys), rows.refresh)
+    cosines, known = _joined([meaning.cosines_of(rows.matrix, vector) for rows in every],
+                             [rows.known for rows in every], where)
+    terms, _ = split_query(tokenize(query), limits.stopwords, index.vocabulary if limits.fold_inflections else None,
                            None, bool(limits.language_stopwords), limits.general_words)
-    choice = meaning.combine(hits, cosines, rows.known, k, limits.semantic_floor, limits.semantic_admit,
-                             _Excluded(blocked, core), _Shares(snap.index, terms))
+    choice = meaning.combine(hits, cosines, known, k, limits.semantic_floor, limits.semantic_admit,
+                             _Excluded(blocked, core), _Shares(index, terms))
     return choice.picked, choice, None
+
+
+def _joined(cosines: list, known: list, where):
+    """The parts' cosines and known flags as the candidate set's arrays (by its positions)."""
+    import numpy as np
+
+    if len(cosines) == 1 and where is None:
+        return cosines[0], known[0]
+    if where is None:
+        return np.concatenate(cosines), np.concatenate(known)
+    part = np.fromiter((p for p, _ in where), dtype=np.intp, count=len(where))
+    local = np.fromiter((i for _, i in where), dtype=np.intp, count=len(where))
+    out_cos = np.zeros(len(where), dtype=np.float32)
+    out_known = np.zeros(len(where), dtype=bool)
+    for number, (part_cosines, part_known) in enumerate(zip(cosines, known)):
+        mine = part == number
+        out_cos[mine] = part_cosines[local[mine]]
+        out_known[mine] = part_known[local[mine]]
+    return out_cos, out_known
 
 
 def _table(store) -> Table:

@@ -362,3 +362,27 @@ def test_the_threat_scan_s_write_time_embedding_is_the_entry_s_vector(tmp_path, 
     assert numpy.allclose(found[vectors.passage_key(text)], semantic.passages([text])[0])
     semantic._reset_for_tests()
     semantic_floor._reset_for_tests()
+
+
+def test_both_scopes_rank_by_meaning_as_one_candidate_set(tmp_path, fake, monkeypatch):
+    # Inside a project the app and the MCP server read the project store and the global one as one
+    # candidate set (core/scopes.py): meaning must judge that set as it judges one store.
+    from memtui_core.scopes import PROJECT_FOLDER, Scoped
+
+    home, project = tmp_path / "global", tmp_path / "work"
+    monkeypatch.setenv("MEMTUI_DIR", str(home))
+    (project / ".git").mkdir(parents=True)
+    MemoryStore(project / PROJECT_FOLDER, Limits.semantic()).remember("fact", DOG)  # its vector kept as it is written
+    seeded(home)  # the same dog entry in both stores: admitted once
+    scoped = Scoped.open(cwd=project, limits=Limits.semantic())
+    assert scoped.scoped
+    admitted = "when should my pup get his worm medicine"  # no shared word, cosine 0.90
+    block = scoped.retrieve_block(admitted, lang="en", core=False)
+    assert block.count(DOG) == 1 and f"[project · fact] {DOG}" in block
+    row = next(row for row in scoped.explain(admitted, lang="en").entries if row.text == DOG and row.scope == "project")
+    assert row.status == "injected" and row.cosine == 0.9 and row.meaning.startswith("admitted by meaning")
+    held = "any good dog name for a puppy"  # shares "dog", cosine 0.50: held back
+    assert DOG not in scoped.retrieve_block(held, lang="en", core=False)
+    assert DOG in Scoped.open(cwd=project).retrieve_block(held, lang="en", core=False)  # words alone keep it
+    rows = {(row.text, row.scope): row for row in scoped.explain(held, lang="en").entries}
+    assert rows[(DOG, "project")].status != "injected" and "held back" in rows[(DOG, "project")].reason
