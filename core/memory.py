@@ -21,6 +21,7 @@ from .ranking.index import Index, document_tokens
 from .ranking.pick import pick
 from .store.records import Document, Record, normalize
 from .store.storage import Storage
+from .store.location import parse_location
 from .text.tokenize import tokenize
 from .store.history import History
 from .store.writing import Writing, _entry, _eviction_order
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 __all__ = ["MemoryStore", "default_dir", "normalize"]  # normalize: re-exported for callers of 0.1
 
 def default_dir() -> Path:
+    """The folder of the store when none is named: $MEMTUI_DIR, else the platform's data folder
+    (a $MEMTUI_DIR that is a database URL: `default_location`)."""
     env = os.environ.get("MEMTUI_DIR")
     if env:
         return Path(env).expanduser()
@@ -196,15 +199,24 @@ class MemoryStore(History, Writing):
         actor: str = "api",
         lang: str | None = None,
     ) -> None:
-        self.dir = Path(dir).expanduser() if dir is not None else default_dir()
         base = limits or DEFAULT_LIMITS
+        # a folder, or a postgresql:// URL (store/location.py): then `dir` is its local cache folder
+        where = dir if dir is not None else os.environ.get("MEMTUI_DIR") or None
+        self.location = parse_location(where) if where is not None else None
         self.actor = actor
         # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else auto (the user's language)
         # The nanohermes profile keeps the original block byte for byte, so $MEMTUI_LANG does not
         # change it; an explicit `lang` still does.
         original = lang is None and base.profile_name == "nanohermes"
         self.lang = "zh" if original else configured_lang(lang)
-        self._storage = Storage(self.dir, base, actor)
+        if self.location is not None:
+            from .store.pg_storage import PgStorage
+
+            self._storage: Storage = PgStorage(self.location, base, actor)
+            self.dir = self._storage.dir
+        else:
+            self.dir = Path(dir).expanduser() if dir is not None else default_dir()
+            self._storage = Storage(self.dir, base, actor)
         self._snapshot: _Snapshot | None = None
         self._injection_log = None
 
@@ -245,7 +257,12 @@ class MemoryStore(History, Writing):
         return int(time.time())
 
     def __repr__(self) -> str:
-        return f"MemoryStore({str(self.dir)!r}, actor={self.actor!r})"
+        return f"MemoryStore({str(self.where)!r}, actor={self.actor!r})"
+
+    @property
+    def where(self) -> str:
+        """Where the store is, as shown to people: its folder, or its database URL without the password."""
+        return self.location.display if self.location is not None else str(self.dir)
 
     @property
     def path(self) -> Path:
