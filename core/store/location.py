@@ -92,7 +92,7 @@ def parse_location(value: str | os.PathLike[str]) -> PgLocation | None:
             return None  # `notes:2024`: a folder name with a colon in it
         raise InvalidInput(f"unsupported store location {m.group(1)}:{slashes}...: a store is a folder path "
                            f"or a postgresql:// URL")
-    if slashes != "//":
+    if not slashes.startswith("//"):
         raise InvalidInput(f"not a PostgreSQL URL: {m.group(1)}:{slashes}... (write postgresql://user@host:port/"
                            f"database, or ./{m.group(1)}:... for a folder of that name)")
     return _parse_pg(text)
