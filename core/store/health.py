@@ -281,7 +281,7 @@ def health(storage: Storage, limits: Limits, log=None, core: CoreReport | None =
     if core is not None and core.pinned_left_out:
         warnings.append(core_warning(core))
     return Health(
-        path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
+        path=storage.where, exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,
         locked=is_locked(storage), writable=writable, warnings=warnings,
         injections=injections, injected_share=share,

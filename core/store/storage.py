@@ -107,6 +107,14 @@ class Storage:
     def ensure_dir(self) -> None:
         self.folder.ensure_dir()
 
+    @property
+    def where(self) -> str:
+        """The store's memory file as shown to people (a database store: its URL, without the password)."""
+        return str(self.path)
+
+    def close(self) -> None:
+        """Let go of what the storage holds open (a database store's connection; a folder's: nothing)."""
+
     # ------------------------------------------------------------------ reading
 
     def state(self) -> tuple | None:

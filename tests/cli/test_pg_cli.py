@@ -1,0 +1,72 @@
+"""`memtui` on a store in PostgreSQL, through real processes: the same commands, a database that is
+down (one line and exit 1; `inject` and the hook print nothing and exit 0), `import` moving a
+store between a folder and a database both ways, and no password in any output."""
+
+from __future__ import annotations
+
+import json
+
+from pg_server import PASSWORD
+from .conftest import run_memtui
+
+
+def _no_password(*results) -> None:
+    for result in results:
+        assert PASSWORD not in result.out and PASSWORD not in result.err
+
+
+def test_the_commands_work_on_a_database_store(pg_url, tmp_path):
+    added = run_memtui("--dir", pg_url, "add", "fact", "the deploy uses blue green switching")
+    assert added.code == 0, added.err
+    listed = run_memtui("--dir", pg_url, "list")
+    assert "blue green" in listed.out
+    # $MEMTUI_DIR may be the URL too
+    injected = run_memtui("inject", "how do we deploy", env={"MEMTUI_DIR": pg_url})
+    assert injected.code == 0 and "blue green" in injected.out and injected.err == ""
+    audit = run_memtui("--dir", pg_url, "audit", "--json")
+    assert audit.code == 0 and [e["op"] for e in json.loads(audit.out)] == ["add"]
+    backups = run_memtui("--dir", pg_url, "backups")
+    doctor = run_memtui("--dir", pg_url, "doctor")
+    _no_password(added, listed, injected, audit, backups, doctor)
+
+
+def test_a_database_that_is_down_is_one_line_and_a_turn_gets_nothing(tmp_path):
+    url = f"postgresql://ann:{PASSWORD}@127.0.0.1:1/mem?store=team"
+    env = {"MEMTUI_CACHE_DIR": str(tmp_path / "cache")}
+    listed = run_memtui("--dir", url, "list", env=env)
+    assert listed.code == 1
+    line = listed.error_line
+    assert "cannot reach the store's database postgresql://ann@127.0.0.1:1/mem?store=team" in line
+    added = run_memtui("--dir", url, "add", "fact", "never written", env=env)
+    assert added.code == 1 and added.error_line
+    injected = run_memtui("--dir", url, "inject", "anything", env=env)
+    assert (injected.code, injected.out, injected.err) == (0, "", "")
+    hook = run_memtui("hook", "claude-code", "--dir", url, env=env,
+                      input=json.dumps({"prompt": "how do we deploy", "hook_event_name": "UserPromptSubmit"}).encode())
+    assert (hook.code, hook.out) == (0, "")
+    _no_password(listed, added, injected, hook)
+
+
+def test_a_url_typo_is_refused_not_made_a_folder(tmp_path):
+    typo = run_memtui("--dir", "postgresql:/mem", "list")
+    assert typo.code == 1 and "not a PostgreSQL URL" in typo.error_line
+    scheme = run_memtui("--dir", "mysql://u:pw@h/db", "list")
+    assert scheme.code == 1 and "unsupported store location mysql://" in scheme.error_line and "pw" not in scheme.err
+
+
+def test_import_moves_a_store_from_a_folder_to_a_database_and_back(pg_url, tmp_path):
+    folder, back = tmp_path / "folder", tmp_path / "back"
+    for kind, text in (("fact", "kites fly best in steady wind"), ("preference", "tea without sugar")):
+        assert run_memtui("add", kind, text, store=folder).code == 0
+    up = run_memtui("--dir", pg_url, "import", str(folder))
+    assert up.code == 0, up.err
+    down = run_memtui("import", pg_url, store=back)
+    assert down.code == 0, down.err
+    assert PASSWORD not in down.out  # the source is named without its password
+    ids = [json.loads(run_memtui("list", "--json", store=where).out) for where in (folder, back)]
+    assert [(e["id"], e["kind"], e["text"]) for e in ids[0]] == [(e["id"], e["kind"], e["text"]) for e in ids[1]]
+    exported = run_memtui("--dir", pg_url, "export", "--format", "jsonl")
+    assert exported.code == 0 and len(exported.out.splitlines()) == 2
+    audit = run_memtui("audit", "--json", store=back)
+    assert PASSWORD not in audit.out
+    _no_password(up, down, exported)
