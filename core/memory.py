@@ -53,6 +53,18 @@ def default_dir() -> Path:
     return Path(platformdirs.user_data_dir("memtui"))
 
 
+def _open_storage(dir, limits: Limits, actor: str):
+    """(location, storage): a folder's Storage, or for a postgresql:// URL (store/location.py) its
+    location and a PgStorage, whose `dir` is the store's local cache folder."""
+    where = dir if dir is not None else os.environ.get("MEMTUI_DIR") or None
+    location = parse_location(where) if where is not None else None
+    if location is None:
+        return None, Storage(Path(dir).expanduser() if dir is not None else default_dir(), limits, actor)
+    from .store.pg_storage import PgStorage
+
+    return location, PgStorage(location, limits, actor)
+
+
 class _Blocked:
     """The blocked entries' positions, judged only when asked about: whether an entry is blocked
     takes a threat scan, and a query meets only the entries it matches. Deliberately not
@@ -200,23 +212,14 @@ class MemoryStore(History, Writing):
         lang: str | None = None,
     ) -> None:
         base = limits or DEFAULT_LIMITS
-        # a folder, or a postgresql:// URL (store/location.py): then `dir` is its local cache folder
-        where = dir if dir is not None else os.environ.get("MEMTUI_DIR") or None
-        self.location = parse_location(where) if where is not None else None
         self.actor = actor
         # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else auto (the user's language)
         # The nanohermes profile keeps the original block byte for byte, so $MEMTUI_LANG does not
         # change it; an explicit `lang` still does.
         original = lang is None and base.profile_name == "nanohermes"
         self.lang = "zh" if original else configured_lang(lang)
-        if self.location is not None:
-            from .store.pg_storage import PgStorage
-
-            self._storage: Storage = PgStorage(self.location, base, actor)
-            self.dir = self._storage.dir
-        else:
-            self.dir = Path(dir).expanduser() if dir is not None else default_dir()
-            self._storage = Storage(self.dir, base, actor)
+        self.location, self._storage = _open_storage(dir, base, actor)
+        self.dir = self._storage.dir
         self._snapshot: _Snapshot | None = None
         self._injection_log = None
 
@@ -257,11 +260,11 @@ class MemoryStore(History, Writing):
         return int(time.time())
 
     def __repr__(self) -> str:
-        return f"MemoryStore({str(self.where)!r}, actor={self.actor!r})"
+        return f"MemoryStore({self.where!r}, actor={self.actor!r})"
 
     @property
     def where(self) -> str:
-        """Where the store is, as shown to people: its folder, or its database URL without the password."""
+        """The store's folder, or its database URL without the password: what messages show."""
         return self.location.display if self.location is not None else str(self.dir)
 
     @property
@@ -437,7 +440,7 @@ class MemoryStore(History, Writing):
         try:
             # A read never writes into a folder that is not a store: another program's, or one with
             # no memory.json (nothing was injected from it; the query is not left there).
-            if not self._storage.not_a_store and self._storage.state() is not None:
+            if not self._storage.not_a_store and self._storage.loaded_state() is not None:
                 self.injection_log.record(query, hits, block, lang, core=picked.records if lines else ())
         except Exception:  # logging never costs the agent its memories
             pass

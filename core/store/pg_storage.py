@@ -87,7 +87,9 @@ class PgStorage(Storage):
         self.location = location
         self.backups = PgBackups(self, limits)
         self.audit = PgAudit(self, limits)
-        self._conn = None
+        self._conn = None  # the driver's connection (psycopg), made by the first write
+        self._lean_conn = None  # a turn's reads (pg_lean.py)
+        self._no_libpq = False  # True once libpq proved missing here: the driver reads too
         self._schema_ready = False
         self._key_read = False
         self._key: bytes | None = None
@@ -130,9 +132,18 @@ class PgStorage(Storage):
 
     def close(self) -> None:
         self._forget_connection()
+        if self._lean_conn is not None:
+            self._lean_conn.close()
+            self._lean_conn = None
 
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        """The rows of one read; [] when the tables are not made yet (a store nobody wrote)."""
+        """The rows of one read; [] when the tables are not made yet (a store nobody wrote). A
+        process that has not written reads through libpq directly (pg_lean.py: a turn does not
+        pay for importing the driver); one that has, through its driver connection."""
+        if self._conn is None and not self._no_libpq:
+            rows = self._lean_query(sql, params)
+            if rows is not None:
+                return rows
         psycopg = _driver()
         conn = self.connection()
         try:
@@ -143,8 +154,35 @@ class PgStorage(Storage):
             self._forget_connection()
             raise self.unavailable(exc) from None
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise StoreUnavailable(f"the database refuses to show this store ({self.location.display}): "
-                                   f"{self.location.redact(str(exc).splitlines()[0])}") from None
+            raise self.refused(str(exc)) from None
+
+    def refused(self, message: str) -> StoreUnavailable:
+        return StoreUnavailable(f"the database refuses to show this store ({self.location.display}): "
+                                f"{self.location.redact((message.splitlines() or ['permission denied'])[0])}")
+
+    def _lean_query(self, sql: str, params: tuple) -> list[tuple] | None:
+        """`query` through pg_lean; None when libpq cannot be loaded here (then: the driver)."""
+        from .pg_lean import LeanError, connect
+
+        conn = self._lean_conn
+        try:
+            if conn is None or conn.broken:
+                if conn is not None:
+                    conn.close()
+                conn = self._lean_conn = connect(self.location.conninfo)
+                if conn is None:
+                    self._no_libpq = True
+                    return None
+            return conn.query(sql, params)
+        except LeanError as exc:
+            if exc.sqlstate == "42P01":  # undefined_table
+                return []
+            if exc.sqlstate == "42501":  # insufficient_privilege
+                raise self.refused(str(exc)) from None
+            if self._lean_conn is not None:
+                self._lean_conn.close()
+            self._lean_conn = None
+            raise self.unavailable(exc) from None
 
     # ------------------------------------------------------------------ reading
 
@@ -152,6 +190,10 @@ class PgStorage(Storage):
         """(uid, version) of the store's row: changes with every write by any process (None: no store yet)."""
         rows = self.query("SELECT uid, version FROM memtui_stores WHERE name = %s", (self.location.store,))
         return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+
+    def loaded_state(self) -> tuple | None:
+        last = self._cache or self._lean
+        return last[0] if last is not None else self.state()
 
     def approval_key(self, create: bool = False) -> bytes | None:
         """The store's approval key, from its own table (a role may lack the right to read it:

@@ -125,6 +125,11 @@ class Storage:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
+    def loaded_state(self) -> tuple | None:
+        """The state of the store as the last read found it (a folder: as it is now, one stat; a
+        database store: without asking the database again, for the turn that just read it)."""
+        return self.state()
+
     def set_base_limits(self, limits: Limits) -> None:
         """Replace the caller's limits (MemoryStore.limits = ...); the store's own still apply."""
         self.base_limits = self.limits = self.backups.limits = self.audit.limits = limits

@@ -190,15 +190,21 @@ def test_writers_killed_again_and_again_lose_no_acknowledged_write(pg_url, tmp_p
 def test_a_server_restart_mid_session_and_work_resumes(pg_url, pg_server):
     store = MemoryStore(pg_url)
     store.remember("fact", "written before the restart")
+    reader = MemoryStore(pg_url)  # reads only: through libpq directly (pg_lean.py)
+    assert "restart" in reader.retrieve_block("before the restart")
     pg_server.stop()
     try:
         with pytest.raises(StoreUnavailable) as caught:
             store.remember("fact", "written while the server is down")
         assert "\n" not in str(caught.value) and PASSWORD not in str(caught.value)
         assert store.retrieve_block("restart") == ""  # a turn gets nothing, never an exception
+        assert reader.retrieve_block("restart") == ""
+        with pytest.raises(StoreUnavailable):
+            reader.entries()
     finally:
         pg_server.start()
     store.remember("fact", "written after the restart")
+    assert "after the restart" in reader.retrieve_block("written after the restart")
     assert [e.text for e in store.entries()] == ["written before the restart", "written after the restart"]
     _chain_holds(store)
 
