@@ -181,7 +181,8 @@ class MemtuiApp(TypeAhead):
                 self.notify(f"The theme is not remembered: {exc}", title="Settings", severity="warning")
 
     def _poll(self) -> None:
-        if self.store.state() != self._seen_state:
+        # the store's change token: a folder's file state, a database's NOTIFY count (never a query here)
+        if self.store.storage.change_token() != self._seen_state:
             self.reload()
 
     def reload(self, select: str | None = None) -> None:
@@ -194,7 +195,7 @@ class MemtuiApp(TypeAhead):
             self._select_next = select or self._select_next
             return
         self._loading = True
-        self._seen_state = self.store.state()
+        self._seen_state = self.store.storage.change_token()
         self._load(select)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -212,7 +213,7 @@ class MemtuiApp(TypeAhead):
                 entries=entries,
                 eviction=eviction,
                 state=state,
-                path=str(store.path),
+                path=store.storage.where,
                 max_entries=store.limits.max_entries,
                 max_text=store.limits.max_text,
                 loaded_at=time.time(),

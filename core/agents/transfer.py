@@ -348,7 +348,8 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
             raise ImportRefused(f"{source.where} is a memtui store: it is imported as json, not {fmt}")
         file, data = source.where, export_bytes(source, "json")
         fmt, items = parse_import(data, "json", file, parsed_kind, store.limits.import_max_bytes)
-        source.storage.close()
+        if source.location is not None:
+            source.storage.close()  # the source database's connections
         path = None
     else:
         path = Path(path)

@@ -34,12 +34,11 @@ from .fileio import atomic_write, read_file, utc_stamp
 from . import derived
 from ..limits import Limits
 from .location import PgLocation
+from .pg_connect import CHANNEL, Connections, driver as _driver
 from .records import Corrupt, Document
 from .storage import Change, Committed, Mutation, Storage, _import_events, _removes
 
 __all__ = ["CHANNEL", "PgStorage", "SCHEMA"]
-
-CHANNEL = "memtui"  # NOTIFY's channel; the payload is `<store>:<version>`
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS memtui_stores (
@@ -71,14 +70,6 @@ CREATE TABLE IF NOT EXISTS memtui_keys (
 _SCHEMA_LOCK = 0x6D656D74  # the advisory lock that makes the tables once, whoever comes first
 
 
-def _driver():
-    try:
-        import psycopg
-    except ImportError:
-        raise StoreUnavailable("a PostgreSQL store needs the psycopg driver: pip install 'memtui[postgres]'") from None
-    return psycopg
-
-
 class PgStorage(Storage):
     """`Storage` over a database (see the module's docstring). `dir` is the local cache folder."""
 
@@ -87,9 +78,7 @@ class PgStorage(Storage):
         self.location = location
         self.backups = PgBackups(self, limits)
         self.audit = PgAudit(self, limits)
-        self._conn = None  # the driver's connection (psycopg), made by the first write
-        self._lean_conn = None  # a turn's reads (pg_lean.py)
-        self._no_libpq = False  # True once libpq proved missing here: the driver reads too
+        self.db = Connections(location)
         self._schema_ready = False
         self._key_read = False
         self._key: bytes | None = None
@@ -104,85 +93,18 @@ class PgStorage(Storage):
     # ------------------------------------------------------------------ the connection
 
     def connection(self):
-        """This process's connection (autocommit: each read its own statement), made on first use
-        and made again after one is lost. StoreUnavailable when the database cannot be reached."""
-        conn = self._conn
-        if conn is not None and not conn.closed and not conn.broken:
-            return conn
-        psycopg = _driver()
-        try:
-            conn = psycopg.connect(self.location.conninfo, autocommit=True)
-        except psycopg.Error as exc:
-            raise self.unavailable(exc) from None
-        self._conn = conn
-        return conn
-
-    def unavailable(self, exc: BaseException) -> StoreUnavailable:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        return StoreUnavailable(f"cannot reach the store's database {self.location.display}: "
-                                f"{self.location.redact(first)}")
-
-    def _forget_connection(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except Exception:
-                pass
-
-    def close(self) -> None:
-        self._forget_connection()
-        if self._lean_conn is not None:
-            self._lean_conn.close()
-            self._lean_conn = None
+        return self.db.connection()
 
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        """The rows of one read; [] when the tables are not made yet (a store nobody wrote). A
-        process that has not written reads through libpq directly (pg_lean.py: a turn does not
-        pay for importing the driver); one that has, through its driver connection."""
-        if self._conn is None and not self._no_libpq:
-            rows = self._lean_query(sql, params)
-            if rows is not None:
-                return rows
-        psycopg = _driver()
-        conn = self.connection()
-        try:
-            return conn.execute(sql, params).fetchall()
-        except psycopg.errors.UndefinedTable:
-            return []
-        except psycopg.OperationalError as exc:
-            self._forget_connection()
-            raise self.unavailable(exc) from None
-        except psycopg.errors.InsufficientPrivilege as exc:
-            raise self.refused(str(exc)) from None
+        return self.db.query(sql, params)
 
-    def refused(self, message: str) -> StoreUnavailable:
-        return StoreUnavailable(f"the database refuses to show this store ({self.location.display}): "
-                                f"{self.location.redact((message.splitlines() or ['permission denied'])[0])}")
+    def close(self) -> None:
+        self.db.close()
 
-    def _lean_query(self, sql: str, params: tuple) -> list[tuple] | None:
-        """`query` through pg_lean; None when libpq cannot be loaded here (then: the driver)."""
-        from .pg_lean import LeanError, connect
-
-        conn = self._lean_conn
-        try:
-            if conn is None or conn.broken:
-                if conn is not None:
-                    conn.close()
-                conn = self._lean_conn = connect(self.location.conninfo)
-                if conn is None:
-                    self._no_libpq = True
-                    return None
-            return conn.query(sql, params)
-        except LeanError as exc:
-            if exc.sqlstate == "42P01":  # undefined_table
-                return []
-            if exc.sqlstate == "42501":  # insufficient_privilege
-                raise self.refused(str(exc)) from None
-            if self._lean_conn is not None:
-                self._lean_conn.close()
-            self._lean_conn = None
-            raise self.unavailable(exc) from None
+    def change_token(self) -> object:
+        """Changes soon after any process writes the store (NOTIFY), without asking the database:
+        the app looks at it every second on its main thread (pg_connect.ChangeWatcher)."""
+        return self.db.watch().token
 
     # ------------------------------------------------------------------ reading
 
@@ -315,7 +237,7 @@ class PgStorage(Storage):
             raise StoreUnwritable(f"the database refused the write to {self.location.display} "
                                   f"({self.location.redact(str(exc).splitlines()[0])}); nothing was written") from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            self._forget_connection()
+            self.db.forget()
             raise StoreUnavailable(f"lost the store's database {self.location.display} during a write "
                                    f"({self.location.redact((str(exc).strip().splitlines() or ['closed'])[0])}); "
                                    f"the change was saved whole or not at all: check with `memtui audit`") from None

@@ -108,12 +108,8 @@ class Storage:
         self.folder.ensure_dir()
 
     @property
-    def where(self) -> str:
-        """The store's memory file as shown to people (a database store: its URL, without the password)."""
+    def where(self) -> str:  # the store as shown to people (a database store: its URL without the password)
         return str(self.path)
-
-    def close(self) -> None:
-        """Let go of what the storage holds open (a database store's connection; a folder's: nothing)."""
 
     # ------------------------------------------------------------------ reading
 
@@ -125,9 +121,12 @@ class Storage:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
+    def change_token(self) -> object:
+        """Changes when any process writes, cheap enough to look at every second (a folder: one stat)."""
+        return self.state()
+
     def loaded_state(self) -> tuple | None:
-        """The state of the store as the last read found it (a folder: as it is now, one stat; a
-        database store: without asking the database again, for the turn that just read it)."""
+        """The state as the last read found it (a database store does not ask again; a folder: one stat)."""
         return self.state()
 
     def set_base_limits(self, limits: Limits) -> None:

@@ -49,3 +49,24 @@ async def test_an_open_filter_and_edit_survive_a_reload(seeded):
         from memtui.modals.edit import EditModal
 
         assert isinstance(app.screen, EditModal) and app.screen.text.endswith(" draft")
+
+
+async def test_a_write_to_a_database_store_from_another_process_shows(pg_url):
+    """A database store: the app hears other processes' writes (LISTEN/NOTIFY) and reloads, and
+    its once-a-second look asks the database nothing (pg_connect.ChangeWatcher)."""
+    from memtui_core.memory import MemoryStore
+
+    store = MemoryStore(pg_url, actor="tui")
+    store.remember("fact", "the first note in the shared store")
+    app = MemtuiApp(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        await wait_until(pilot, lambda: store.storage.db.watcher is not None and store.storage.db.watcher.connected,
+                         timeout=5.0, what="the app to listen")
+        assert table.row_count == 1
+        subprocess.run([sys.executable, "-c", REMEMBER, pg_url, "a teammate wrote this from elsewhere"], check=True,
+                       timeout=30)
+        await wait_until(pilot, lambda: table.row_count == 2, timeout=3.0, what="the other process's write to appear")
+        assert "a teammate wrote this" in screen_text(app)
+        assert "s3cret" not in screen_text(app)  # the status bar names the store without its password
