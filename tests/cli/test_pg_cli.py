@@ -84,3 +84,13 @@ def test_a_turn_does_not_import_the_driver(pg_url):
     done = subprocess.run([sys.executable, "-c", script, pg_url], capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines()[-1] == "lean 0", done.stderr
     assert "blue green" in done.stdout
+
+
+def test_setup_never_writes_a_password_into_a_hosts_settings(tmp_path):
+    url = f"postgresql://ann:{PASSWORD}@127.0.0.1:1/mem?store=team"
+    refused = run_memtui("setup", "claude-code", "--dir", url, "--dry-run", env={"HOME": str(tmp_path)})
+    assert refused.code == 1 and "never written into a host's settings" in refused.error_line
+    _no_password(refused)
+    plain = run_memtui("setup", "claude-code", "--dir", "postgresql://ann@127.0.0.1:1/mem?store=team", "--dry-run",
+                       env={"HOME": str(tmp_path)})
+    assert plain.code == 0 and "postgresql://ann@127.0.0.1:1/mem?store=team" in plain.out, plain.err
