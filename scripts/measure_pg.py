@@ -1,4 +1,4 @@
-"""Figures for docs/storage.md#sharing-a-store: what a turn and a write cost when the store is in
+"""Figures for docs/storage.md#sharing-a-store-postgresql: what a turn and a write cost when the store is in
 PostgreSQL, beside the same store in a folder.
 
     .venv/bin/python scripts/measure_pg.py [--url postgresql://...] [--sizes 500 10000] [--rounds 15]

@@ -8,7 +8,7 @@ A path without a scheme (`~/notes`, `C:/x`, `notes:2024`) is a folder, as it alw
 One database holds several stores, each named by `?store=NAME` (or `#NAME`) at the end of the URL;
 without one the store is `default`. The URL's password never leaves this module except to the
 driver: `display` is the URL without it (and without any other connection parameter), and is what
-messages, logs and the audit log show. docs/storage.md#sharing-a-store describes it.
+messages, logs and the audit log show. docs/storage.md#sharing-a-store-postgresql describes it.
 """
 
 from __future__ import annotations

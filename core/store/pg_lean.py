@@ -2,7 +2,7 @@
 
 A turn asks the database one small question (the store's version) and, only when another process
 wrote, for the document of the new version. The driver (psycopg) costs a fresh process about
-90 ms to import, more than the whole turn of a folder store (docs/storage.md#sharing-a-store);
+90 ms to import, more than the whole turn of a folder store (docs/storage.md#sharing-a-store-postgresql);
 the same C library it wraps, libpq, is loaded here with ctypes in about 3 ms, for reads only:
 every write, and every read outside a turn's, goes through psycopg. When libpq cannot be loaded
 (`connect` returns None) the store uses psycopg for everything.

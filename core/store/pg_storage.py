@@ -20,7 +20,7 @@ wait for the row lock at most `lock_timeout` seconds (LockTimeout, as with a fol
 A read is one small query (the row's uid and version): the document of that version is kept in
 a local cache folder (location.PgLocation.cache_dir) beside its derived index, so a turn reads
 the database's bytes only when another process wrote. That folder also keeps what is this
-machine's own: the injection log and the probes. docs/storage.md#sharing-a-store.
+machine's own: the injection log and the probes. docs/storage.md#sharing-a-store-postgresql.
 """
 
 from __future__ import annotations

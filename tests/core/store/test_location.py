@@ -73,3 +73,20 @@ def test_a_value_without_a_scheme_is_a_folder(value):
         return
     if found is not None:
         assert lowered.startswith(("postgresql://", "postgres://"))
+
+
+def test_a_folder_store_never_loads_the_database_code(tmp_path):
+    """The driver and the database storage are for database stores only: a folder's writes, reads
+    and turns import neither (`memtui[postgres]` is an optional extra)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\nfrom memtui_core.memory import MemoryStore\nfrom memtui.cli import main\n"
+        "s = MemoryStore(sys.argv[1]); s.remember('fact', 'the deploy uses blue green'); s.entries()\n"
+        "main(['--dir', sys.argv[1], 'inject', 'deploy']); main(['--dir', sys.argv[1], 'list'])\n"
+        "loaded = [m for m in sys.modules if m.startswith(('psycopg', 'memtui_core.store.pg_'))]\n"
+        "print('LOADED', loaded)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "store")], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.splitlines()[-1] == "LOADED []", done.stdout + done.stderr

@@ -125,7 +125,7 @@ def test_writers_in_many_processes_lose_nothing(pg_url):
     _chain_holds(store)
 
 
-def _writer_stuck_in_a_transaction(pg_url: str, ready: str) -> subprocess.Popen:
+def _writer_stuck_in_a_transaction(pg_url: str, ready: str, seconds: float = 60) -> subprocess.Popen:
     script = (
         "import sys, time, pathlib\nfrom memtui_core.memory import MemoryStore\n"
         "from memtui_core.store.storage import Change\n"
@@ -133,10 +133,14 @@ def _writer_stuck_in_a_transaction(pg_url: str, ready: str) -> subprocess.Popen:
         "def mutate(doc):\n"
         "    doc.top['limits'] = {'top_k': 1}\n"
         "    pathlib.Path(sys.argv[2]).write_text('in')\n"
-        "    time.sleep(60)\n"
+        "    time.sleep(float(sys.argv[3]))\n"
         "    return Change([{'op': 'limits', 'id': None, 'before': None, 'after': None}])\n"
-        "s.storage.transact(mutate, 'killed')\n")
-    return subprocess.Popen([sys.executable, "-c", script, pg_url, ready])
+        "try:\n"
+        "    s.storage.transact(mutate, 'killed')\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n")
+    return subprocess.Popen([sys.executable, "-c", script, pg_url, ready, str(seconds)], stdout=subprocess.PIPE,
+                            text=True)
 
 
 def _wait_for(path, seconds: float = 30) -> None:
@@ -161,6 +165,22 @@ def test_a_writer_killed_mid_transaction_leaves_nothing_and_blocks_no_one(pg_url
     store.remember("fact", "the next writer gets the lock")  # the server rolled the dead one back
     assert [e.text for e in store.entries()] == ["the first note stays", "the next writer gets the lock"]
     assert store.limits.top_k != 1 and "killed" not in {e.get("actor") for e in store.storage.audit_lines()}
+    _chain_holds(store)
+
+
+def test_a_connection_cut_mid_write_leaves_the_change_absent(pg_url, pg_server, tmp_path):
+    store = MemoryStore(pg_url)
+    store.remember("fact", "the first note stays")
+    ready = str(tmp_path / "ready")
+    proc = _writer_stuck_in_a_transaction(pg_url, ready, seconds=1.5)
+    _wait_for(ready)
+    pg_server.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                  "WHERE state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()")
+    out = proc.communicate(timeout=60)[0]
+    assert out.startswith("StoreUnavailable lost the store's database") and "whole or not at all" in out
+    assert PASSWORD not in out
+    assert [e.text for e in store.entries()] == ["the first note stays"] and store.limits.top_k != 1
+    store.remember("fact", "work goes on")  # nothing is left locked
     _chain_holds(store)
 
 
