@@ -3,8 +3,8 @@ PostgreSQL, beside the same store in a folder.
 
     .venv/bin/python scripts/measure_pg.py [--url postgresql://...] [--sizes 500 10000] [--rounds 15]
 
-Without --url a throwaway server is started in a temporary folder (tests/pg_server.py) and
-removed at the end. For each size, the same entries go into a folder store and a database store
+Without --url a throwaway server is started in a temporary folder (tests/pg_server.py, with
+fsync on, as a real server has it) and removed at the end. For each size, the same entries go into a folder store and a database store
 (imported from the folder, so both hold the same bytes); then:
 
 - `memtui inject` as a whole fresh process, folder and database runs interleaved (so load on the
@@ -117,7 +117,7 @@ def main() -> None:
         sys.path.insert(0, str(REPO / "tests"))
         import pg_server
 
-        server = pg_server.start()
+        server = pg_server.start(durable=True)  # fsync on, as a real server: writes pay for the disk
         base = server.url()
     tmp = Path(tempfile.mkdtemp(prefix="memtui-measure-pg-"))
     env = {**os.environ, "MEMTUI_CACHE_DIR": str(tmp / "cache")}

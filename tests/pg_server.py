@@ -57,7 +57,7 @@ class Server:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
         return subprocess.run(cmd, capture_output=True, text=True, check=check, timeout=120)
 
-    def init(self) -> None:
+    def init(self, durable: bool = False) -> None:
         pwfile = self.root / "pw"
         pwfile.write_text(PASSWORD + "\n")
         if self.as_postgres:
@@ -66,9 +66,9 @@ class Server:
                   "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync", "--no-instructions")
         pwfile.unlink()
         with open(self.data / "postgresql.conf", "a") as conf:
-            # a throwaway server: no fsync (the tests check transactions, not the disk), small
-            conf.write("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nshared_buffers = 16MB\n"
-                       "max_connections = 100\n")
+            conf.write("shared_buffers = 16MB\nmax_connections = 100\n")
+            if not durable:  # a throwaway server for tests: no fsync (they check transactions, not the disk)
+                conf.write("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
 
     def start(self) -> None:
         opts = f"-k {self.sock} -p {self.port} -c listen_addresses=127.0.0.1"
@@ -101,12 +101,12 @@ class Server:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def start() -> Server:
+def start(durable: bool = False) -> Server:
     bindir, why = binaries()
     if bindir is None:
         raise LookupError(why)
     server = Server(bindir)
-    server.init()
+    server.init(durable)
     for attempt in range(3):
         try:
             server.start()

@@ -34,6 +34,7 @@ class Connections:
         self.lean = None  # a turn's reads (pg_lean.py)
         self.no_libpq = False  # True once libpq proved missing here: the driver reads too
         self.watcher: ChangeWatcher | None = None
+        self.lean_lock = threading.Lock()  # libpq's connection is one thread's at a time (the driver's locks itself)
 
     def connection(self):
         """The driver's connection (autocommit: each read its own statement), made on first use
@@ -80,7 +81,8 @@ class Connections:
         process that has not written reads through libpq directly (pg_lean.py: a turn does not
         pay for importing the driver); one that has, through its driver connection."""
         if self.conn is None and not self.no_libpq:
-            rows = self._lean_query(sql, params)
+            with self.lean_lock:
+                rows = self._lean_query(sql, params)
             if rows is not None:
                 return rows
         psycopg = driver()
