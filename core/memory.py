@@ -29,6 +29,8 @@ from .store.writing import Writing, _entry, _eviction_order
 if TYPE_CHECKING:
     from typing import Any
 
+    from .store.location import PgLocation
+
     from .ranking.pinned import Core
     from .model import (
         CoreReport,
@@ -206,7 +208,7 @@ class MemoryStore(History, Writing):
 
     def __init__(
         self,
-        dir: str | os.PathLike[str] | None = None,
+        dir: str | os.PathLike[str] | PgLocation | None = None,
         limits: Limits | None = None,
         actor: str = "api",
         lang: str | None = None,

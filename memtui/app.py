@@ -141,7 +141,7 @@ class MemtuiApp(TypeAhead):
         self.settings = settings  # None: nothing is remembered between runs (tests)
         self.command = command  # how the shell reaches this store: `memtui --dir DIR` when opened so
         if store.actor != "tui":
-            store = MemoryStore(store.dir, store.limits, actor="tui", lang=store.lang)
+            store = MemoryStore(store.location or store.dir, store.limits, actor="tui", lang=store.lang)
         self.store = store
         self.demo = demo
         self._loading = False
@@ -281,7 +281,8 @@ class MemtuiApp(TypeAhead):
         """Rank with another profile from now on (explain, and the block it shows)."""
         # the language goes along, except into and out of nanohermes, which has the original's own (zh)
         lang = None if "nanohermes" in (name, self.store.limits.profile_name) else self.store.lang
-        self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor,
+        self.store = MemoryStore(self.store.location or self.store.dir, self.store.limits.with_profile(name),
+                                 actor=self.store.actor,
                                  lang=lang)
         self.notify(f"Ranking profile: {name}")
         self.reload()  # the pinned core follows the profile (nanohermes has none)

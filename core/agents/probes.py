@@ -630,7 +630,7 @@ class _WhatIf(MemoryStore):
     """The store as it would be with `doc`: explain runs on it exactly as on the real one."""
 
     def __init__(self, base: MemoryStore, doc: Document) -> None:
-        super().__init__(base.dir, base.limits, actor=base.actor, lang=base.lang)
+        super().__init__(base.location or base.dir, base.limits, actor=base.actor, lang=base.lang)
         self._what_if = _Snapshot(doc, self.limits)
 
     def _snap(self, lean: bool = False) -> _Snapshot:  # type: ignore[override]

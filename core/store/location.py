@@ -77,9 +77,12 @@ def is_database(value: object) -> bool:
                                              and _SCHEME.match(value).group(1).lower() in PG_SCHEMES)
 
 
-def parse_location(value: str | os.PathLike[str]) -> PgLocation | None:
+def parse_location(value: str | os.PathLike[str] | PgLocation) -> PgLocation | None:
     """The database `value` names, or None when it is a folder path. InvalidInput (one line, no
-    password in it) for a URL that is not a usable PostgreSQL URL."""
+    password in it) for a URL that is not a usable PostgreSQL URL. A PgLocation is itself (a store
+    opened again from `MemoryStore.location`, password and all)."""
+    if isinstance(value, PgLocation):
+        return value
     text = os.fspath(value)
     if isinstance(text, bytes):
         return None

@@ -23,11 +23,15 @@ def test_the_commands_work_on_a_database_store(pg_url, tmp_path):
     # $MEMTUI_DIR may be the URL too
     injected = run_memtui("inject", "how do we deploy", env={"MEMTUI_DIR": pg_url})
     assert injected.code == 0 and "blue green" in injected.out and injected.err == ""
+    hook = run_memtui("hook", "claude-code", "--dir", pg_url,
+                      input=json.dumps({"prompt": "how do we deploy", "hook_event_name": "UserPromptSubmit"}).encode())
+    assert hook.code == 0 and "blue green" in hook.out, hook.err
     audit = run_memtui("--dir", pg_url, "audit", "--json")
     assert audit.code == 0 and [e["op"] for e in json.loads(audit.out)] == ["add"]
     backups = run_memtui("--dir", pg_url, "backups")
     doctor = run_memtui("--dir", pg_url, "doctor")
-    _no_password(added, listed, injected, audit, backups, doctor)
+    _no_password(added, listed, injected, hook, audit, backups, doctor)
+    assert doctor.code == 0 and "postgresql://postgres@127.0.0.1" in doctor.out
 
 
 def test_a_database_that_is_down_is_one_line_and_a_turn_gets_nothing(tmp_path):

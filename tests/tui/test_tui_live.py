@@ -56,9 +56,11 @@ async def test_a_write_to_a_database_store_from_another_process_shows(pg_url):
     its once-a-second look asks the database nothing (pg_connect.ChangeWatcher)."""
     from memtui_core.memory import MemoryStore
 
-    store = MemoryStore(pg_url, actor="tui")
+    store = MemoryStore(pg_url)
     store.remember("fact", "the first note in the shared store")
-    app = MemtuiApp(store)
+    app = MemtuiApp(store)  # opens the store again as the app's actor: the same database, not its cache folder
+    store = app.store
+    assert store.location is not None
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_loaded(pilot)
         table = app.screen.query_one(EntryTable)

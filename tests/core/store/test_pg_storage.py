@@ -80,11 +80,14 @@ def test_limits_probes_and_injections_live_with_the_store(pg_url):
     assert "5433" in block
     store.injection_log.flush()
     assert [r.get("q") for r in store.injection_log.read()[0]] == ["which port does staging use"]
-    from memtui_core.agents.probes import add_probe, run_probes
+    from memtui_core.agents.probes import add_probe, load_probes, run_probes, would_break
 
     entry = store.entries()[0]
-    add_probe(store, "staging port", [entry.id])
+    probe, _how = add_probe(store, "staging port", [entry.id])
     assert run_probes(store).passed == 1
+    # the what-if of an edit runs on the same database store (with the limits it carries)
+    broken = would_break(store, entry.id, load_probes(store).probes, text="something else entirely")
+    assert [b.probe.id for b in broken] == [probe.id]
 
 
 def test_approvals_key_is_kept_in_its_own_table(pg_url, pg_server):
