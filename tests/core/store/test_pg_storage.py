@@ -300,3 +300,17 @@ def test_a_reader_role_reads_and_its_write_fails_in_one_line(pg_url, pg_server):
     assert "\n" not in message and "permission denied" in message and "nothing was written" in message
     assert "reader-pw" not in message
     assert len(MemoryStore(pg_url)) == 1
+
+
+def test_a_hermes_provider_uses_a_database_store(pg_url, tmp_path):
+    """Hermes's `plugins.memtui.dir` may be a URL: kept as it is (a Path would fold its `//`)."""
+    from memtui_core.agents.hosts.hermes import MemtuiMemoryProvider
+
+    MemoryStore(pg_url).remember("fact", "the deploy uses blue green switching")
+    provider = MemtuiMemoryProvider(dir=pg_url)
+    provider.initialize("s1", hermes_home=str(tmp_path))
+    first = provider.store
+    assert first.location is not None and "blue green" in provider.prefetch("how do we deploy")
+    provider.initialize("s2", hermes_home=str(tmp_path))
+    assert provider.store is first  # the same store kept open across sessions
+    assert provider.backup_paths() == []  # the database is backed up with the database
