@@ -98,3 +98,12 @@ def test_setup_never_writes_a_password_into_a_hosts_settings(tmp_path):
     plain = run_memtui("setup", "claude-code", "--dir", "postgresql://ann@127.0.0.1:1/mem?store=team", "--dry-run",
                        env={"HOME": str(tmp_path)})
     assert plain.code == 0 and "postgresql://ann@127.0.0.1:1/mem?store=team" in plain.out, plain.err
+
+
+def test_the_commands_the_app_suggests_name_the_store_without_its_password():
+    from types import SimpleNamespace
+
+    from memtui.cli.common import command_prefix
+
+    url = f"postgresql://ann:{PASSWORD}@db.example/mem?store=team"
+    assert command_prefix(SimpleNamespace(dir=url)) == "memtui --dir 'postgresql://ann@db.example/mem?store=team'"
