@@ -10,7 +10,8 @@ first write):
   (`file_sha` of the document after each batch);
 - `memtui_backups`: the document as it was before each write, under the same names and the same
   retention as backups/ (backup_files.kept);
-- `memtui_keys`: the approvals key, in a table of its own so a role can read the store without it.
+- `memtui_keys`: the approvals key, in a table of its own so a role can read the store without it;
+- `memtui_files`: the store's other files that every machine shares: the probes (probes.json).
 
 A write is one transaction: the store's row is locked (`SELECT ... FOR UPDATE`), the document
 changed, the old one kept as a backup, the audit lines added, the row updated and a NOTIFY sent;
@@ -20,7 +21,7 @@ wait for the row lock at most `lock_timeout` seconds (LockTimeout, as with a fol
 A read is one small query (the row's uid and version): the document of that version is kept in
 a local cache folder (location.PgLocation.cache_dir) beside its derived index, so a turn reads
 the database's bytes only when another process wrote. That folder also keeps what is this
-machine's own: the injection log and the probes. docs/storage.md#sharing-a-store-postgresql.
+machine's own: the injection log (a turn never writes to the database). docs/storage.md#sharing-a-store-postgresql.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ CREATE TABLE IF NOT EXISTS memtui_backups (
     data bytea NOT NULL,
     PRIMARY KEY (store, name)
 );
+CREATE TABLE IF NOT EXISTS memtui_files (
+    store text NOT NULL,
+    name text NOT NULL,
+    data bytea,
+    PRIMARY KEY (store, name)
+);
 CREATE TABLE IF NOT EXISTS memtui_keys (
     store text PRIMARY KEY,
     key bytea NOT NULL
@@ -78,6 +85,7 @@ class PgStorage(Storage):
         self.location = location
         self.backups = PgBackups(self, limits)
         self.audit = PgAudit(self, limits)
+        self.files = PgFiles(self)
         self.db = Connections(location)
         self._schema_ready = False
         self._key_read = False
@@ -390,3 +398,58 @@ class PgBackups(Backups):
     def prune(self) -> None:
         pass
 
+
+
+class PgFiles:
+    """The store's shared files (`memtui_files`): read, and changed in a transaction holding the
+    file's row lock, as a folder's are under its lock. What probes.py keeps in probes.json."""
+
+    def __init__(self, storage: PgStorage) -> None:
+        self.storage = storage
+
+    def read(self, name: str) -> bytes | None:
+        rows = self.storage.query("SELECT data FROM memtui_files WHERE store = %s AND name = %s",
+                                  (self.storage.location.store, name))
+        return bytes(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    def names(self, prefix: str) -> list[str]:
+        rows = self.storage.query("SELECT name FROM memtui_files WHERE store = %s AND data IS NOT NULL",
+                                  (self.storage.location.store,))
+        return sorted(name for (name,) in rows if name.startswith(prefix))
+
+    def locked(self, name: str, work):
+        """`work()` inside one transaction that holds `name`'s row lock; its `write`s commit with it."""
+        psycopg = _driver()
+        storage = self.storage
+        wait = storage.limits.lock_timeout
+        conn = storage.connection()
+        try:
+            storage._ensure_schema(conn)
+            with conn.transaction():
+                conn.execute(f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}")
+                conn.execute("INSERT INTO memtui_files (store, name) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                             (storage.location.store, name))
+                conn.execute("SELECT 1 FROM memtui_files WHERE store = %s AND name = %s FOR UPDATE",
+                             (storage.location.store, name))
+                return work()
+        except psycopg.errors.LockNotAvailable:
+            raise LockTimeout(f"store is locked by another writer (waited {wait:g}s); nothing was written: "
+                              f"{storage.location.display}") from None
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise StoreUnwritable(f"the database refused the write to {storage.location.display} "
+                                  f"({storage.location.redact(str(exc).splitlines()[0])}); nothing was written") from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            storage.db.forget()
+            raise storage.db.unavailable(exc) from None
+
+    def write(self, name: str, data: bytes | None) -> None:
+        """Inside `locked`: `name` holds `data` (None: it is gone)."""
+        self.storage.connection().execute("UPDATE memtui_files SET data = %s WHERE store = %s AND name = %s",
+                                          (data, self.storage.location.store, name))
+
+    def rename(self, name: str, new: str) -> None:
+        """Inside `locked`: `name`'s content moves to `new` (a corrupt file set aside)."""
+        self.storage.connection().execute(
+            "INSERT INTO memtui_files (store, name, data) SELECT store, %s, data FROM memtui_files "
+            "WHERE store = %s AND name = %s", (new, self.storage.location.store, name))
+        self.write(name, None)

@@ -71,6 +71,27 @@ def test_backups_keep_the_file_stores_retention(pg_url):
     assert len(names) == 3 and names[0].endswith("-s7.json")
 
 
+def test_probes_are_shared_by_every_machine(pg_url, pg_server, tmp_path, monkeypatch):
+    from memtui_core.agents.probes import add_probe, load_probes, remove_probe, run_probes
+
+    store = MemoryStore(pg_url)
+    entry = store.remember("fact", "the staging database listens on port 5433").entry
+    probe, how = add_probe(store, "staging port", [entry.id])
+    assert how == "added"
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "another-machine"))
+    elsewhere = MemoryStore(pg_url)
+    assert [p.id for p in load_probes(elsewhere).probes] == [probe.id]
+    assert run_probes(elsewhere).passed == 1
+    assert add_probe(elsewhere, "staging port", [entry.id])[1] == "unchanged"
+    # a corrupt probes row is set aside, never emptied, and said so
+    pg_server.sql(f"UPDATE memtui_files SET data = 'not json' WHERE store = '{store.location.store}'")
+    found = load_probes(elsewhere)
+    assert found.probes == [] and found.quarantined.startswith("probes.json.broken-") and found.broken
+    assert add_probe(store, "staging port", [entry.id])[1] == "added"
+    remove_probe(store, load_probes(store).probes[0].id)
+    assert load_probes(elsewhere).probes == []
+
+
 def test_limits_probes_and_injections_live_with_the_store(pg_url):
     store = MemoryStore(pg_url)
     store.remember("fact", "the staging database listens on port 5433")
