@@ -309,7 +309,7 @@ def test_a_reader_role_reads_and_its_write_fails_in_one_line(pg_url, pg_server):
     store.remember("fact", "the team deploys on tuesdays")
     pg_server.sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memtui_reader') THEN "
                   "CREATE ROLE memtui_reader LOGIN PASSWORD 'reader-pw'; END IF; END $$; "
-                  "GRANT SELECT ON memtui_stores, memtui_audit, memtui_backups TO memtui_reader")
+                  "GRANT SELECT ON memtui_stores, memtui_audit, memtui_backups, memtui_files TO memtui_reader")
     reader_url = pg_url.replace(f"postgres:{PASSWORD}@", "memtui_reader:reader-pw@")
     reader = MemoryStore(reader_url)
     assert [e.text for e in reader.entries()] == ["the team deploys on tuesdays"]
