@@ -31,13 +31,14 @@ import os
 from .audit_log import AuditLog, Event
 from .backup_files import BackupName, Backups, kept
 from ..errors import BackupNotFound, LockTimeout, StoreUnavailable, StoreUnwritable
-from .fileio import atomic_write, read_file, utc_stamp
+from .fileio import atomic_write, digest, read_file, utc_stamp
 from . import derived
 from ..limits import Limits
 from .location import PgLocation
 from .pg_connect import CHANNEL, Connections, driver as _driver
 from .records import Corrupt, Document
-from .storage import Change, Committed, Mutation, Storage, _import_events, _removes
+from .storage import (Change, Committed, Mutation, Storage, _import_events, _redact_foreign, _redacted_bytes,
+                      _removes)
 
 __all__ = ["CHANNEL", "PgStorage", "SCHEMA"]
 
@@ -289,19 +290,37 @@ class PgStorage(Storage):
                                   f"({exc}); nothing was written (restore a backup: `memtui backups`)") from None
         self._adopt_limits(doc)
         before = set(doc.ids())
-        imports = _import_events(doc, {})
+        # a document another program put in the row (not the one memtui's last logged write left)
+        # has its secrets redacted by this write and kept out of its backup, as a folder's file has
+        foreign = current is not None and digest(current) != self._last_logged(conn)
+        redacted = _redact_foreign(doc) if foreign else {}
+        imports = _import_events(doc, redacted)
         change: Change = mutate(doc)
         events = list(change.events)
         if not events:
             return doc, [], change.result, None, (uid, version) if version else None, None
         events = imports + events
         data = doc.to_bytes()
-        backup = self.backups.add(conn, current, _removes(before, doc)) if current is not None else None
+        kept = _redacted_bytes(current) if current is not None and redacted else current
+        backup = self.backups.add(conn, kept, _removes(before, doc)) if kept is not None else None
         self.audit.add(conn, events, actor, data)
         conn.execute("UPDATE memtui_stores SET version = version + 1, doc = %s, updated = extract(epoch from now()) "
                      "WHERE name = %s", (data, store))
         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{store}:{version + 1}"))
         return doc, events, change.result, backup, (uid, version + 1), data
+
+
+    def _last_logged(self, conn) -> str | None:
+        """`file_sha` of the newest audit line: the document memtui's last write left."""
+        import orjson
+
+        row = conn.execute("SELECT line FROM memtui_audit WHERE store = %s ORDER BY seq DESC LIMIT 1",
+                           (self.location.store,)).fetchone()
+        try:
+            found = orjson.loads(bytes(row[0])).get("file_sha") if row else None
+        except (orjson.JSONDecodeError, AttributeError):
+            return None
+        return found if isinstance(found, str) else None
 
 
 class PgAudit(AuditLog):

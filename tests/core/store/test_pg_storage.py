@@ -335,3 +335,19 @@ def test_a_hermes_provider_uses_a_database_store(pg_url, tmp_path):
     provider.initialize("s2", hermes_home=str(tmp_path))
     assert provider.store is first  # the same store kept open across sessions
     assert provider.backup_paths() == []  # the database is backed up with the database
+
+
+def test_secrets_another_program_put_in_the_row_are_redacted_by_the_next_write(pg_url, pg_server):
+    store = MemoryStore(pg_url)
+    store.remember("fact", "a note memtui wrote")
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    doc = {"entries": [{"id": "0123456789ab", "kind": "fact", "text": f"the token is {secret}", "source": "x",
+                        "ts": 1700000000}]}
+    body = orjson.dumps(doc).decode().replace("'", "''")
+    pg_server.sql(f"UPDATE memtui_stores SET doc = convert_to('{body}', 'UTF8'), version = version + 1 "
+                  f"WHERE name = '{store.location.store}'")
+    store.remember("fact", "the next write through memtui")
+    rows = store.storage.query("SELECT doc FROM memtui_stores WHERE name = %s", (store.location.store,))
+    assert secret not in bytes(rows[0][0]).decode()
+    assert all(secret not in store.storage.backups.read(b.name).decode() for b in store.backups())
+    assert secret not in orjson.dumps(store.storage.audit_lines()).decode()
