@@ -124,10 +124,10 @@ def test_approvals_key_is_kept_in_its_own_table(pg_url, pg_server):
     assert key is not None and key not in doc  # the key is not in the store's readable row
 
 
-def test_writers_in_many_processes_lose_nothing(pg_url):
+@pytest.mark.parametrize("n, k", [(6, 8), pytest.param(16, 25, marks=pytest.mark.slow)])
+def test_writers_in_many_processes_lose_nothing(pg_url, n, k):
     """N processes, each with its own connection, each adding K entries at once: every entry each
     was told was saved is there, once, and the audit log holds one add for each, in a chain."""
-    n, k = 6, 8
     script = (
         "import sys\nfrom memtui_core.memory import MemoryStore\n"
         "s = MemoryStore(sys.argv[1], actor='w' + sys.argv[2])\n"
