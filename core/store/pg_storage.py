@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS memtui_keys (
 );
 """
 
+TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys")
 _SCHEMA_LOCK = 0x6D656D74  # the advisory lock that makes the tables once, whoever comes first
 
 
@@ -121,6 +122,12 @@ class PgStorage(Storage):
         """(uid, version) of the store's row: changes with every write by any process (None: no store yet)."""
         rows = self.query("SELECT uid, version FROM memtui_stores WHERE name = %s", (self.location.store,))
         return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+
+    def can_write(self) -> bool:
+        """Whether this role may change the store (health, doctor); True before the tables exist."""
+        rows = self.query("SELECT has_table_privilege(current_user, 'memtui_stores', 'UPDATE') "
+                          "AND has_table_privilege(current_user, 'memtui_audit', 'INSERT')")
+        return bool(rows[0][0]) if rows else True
 
     def loaded_state(self) -> tuple | None:
         last = self._cache or self._lean
@@ -220,7 +227,14 @@ class PgStorage(Storage):
     # ------------------------------------------------------------------ writing
 
     def _ensure_schema(self, conn) -> None:
+        """Make the tables that are missing (the first writer needs CREATE on the schema; a writer
+        role with rights on the tables only never runs a CREATE once they are there)."""
         if self._schema_ready:
+            return
+        (missing,) = conn.execute("SELECT count(*) FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL",
+                                  (list(TABLES),)).fetchone()
+        if not missing:
+            self._schema_ready = True
             return
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))

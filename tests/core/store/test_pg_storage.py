@@ -315,12 +315,28 @@ def test_a_reader_role_reads_and_its_write_fails_in_one_line(pg_url, pg_server):
     assert [e.text for e in reader.entries()] == ["the team deploys on tuesdays"]
     assert "tuesdays" in reader.retrieve_block("when does the team deploy")
     assert reader.storage.approval_key() is None  # the key's table is not the reader's to read
+    health = reader.health()
+    assert not health.writable and [w.code for w in health.warnings] == ["unwritable"]
+    assert MemoryStore(pg_url).health().writable
     with pytest.raises(StoreUnwritable) as caught:
         reader.remember("fact", "a reader may not write")
     message = str(caught.value)
     assert "\n" not in message and "permission denied" in message and "nothing was written" in message
     assert "reader-pw" not in message
     assert len(MemoryStore(pg_url)) == 1
+
+
+def test_a_writer_role_needs_rights_on_the_tables_only(pg_url, pg_server):
+    """Once the tables exist, a role granted DML on them writes (no CREATE on the schema), and
+    reads the approvals key; as docs/storage.md#access-control says."""
+    MemoryStore(pg_url).remember("fact", "made by the owner")
+    pg_server.sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memtui_writer') THEN "
+                  "CREATE ROLE memtui_writer LOGIN PASSWORD 'writer-pw'; END IF; END $$; "
+                  "GRANT SELECT, INSERT, UPDATE, DELETE ON memtui_stores, memtui_audit, memtui_backups, memtui_files, "
+                  "memtui_keys TO memtui_writer; GRANT USAGE ON SEQUENCE memtui_audit_seq_seq TO memtui_writer")
+    writer = MemoryStore(pg_url.replace(f"postgres:{PASSWORD}@", "memtui_writer:writer-pw@"))
+    writer.remember("fact", "written by the writer role")
+    assert writer.health().writable and len(MemoryStore(pg_url)) == 2
 
 
 def test_a_hermes_provider_uses_a_database_store(pg_url, tmp_path):
