@@ -78,13 +78,15 @@ def test_import_moves_a_store_from_a_folder_to_a_database_and_back(pg_url, tmp_p
 
 def test_a_turn_does_not_import_the_driver(pg_url):
     """`memtui inject` reads a database store through libpq directly (core/store/pg_lean.py): the
-    driver's import would cost a turn more than a folder store's whole turn."""
+    driver's import would cost a turn more than a folder store's whole turn; and, as a folder's
+    turn, without pydantic or numpy (tests/core/test_import_hygiene.py)."""
     import subprocess
     import sys
 
     assert run_memtui("--dir", pg_url, "add", "fact", "the deploy uses blue green switching").code == 0
     script = ("import sys\nfrom memtui.cli import main\nstatus = main(['--dir', sys.argv[1], 'inject', 'how do we deploy'])\n"
-              "print('driver' if 'psycopg' in sys.modules else 'lean', status)")
+              "heavy = [m for m in ('psycopg', 'pydantic', 'numpy') if m in sys.modules]\n"
+              "print('lean' if not heavy else heavy, status)")
     done = subprocess.run([sys.executable, "-c", script, pg_url], capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines()[-1] == "lean 0", done.stderr
     assert "blue green" in done.stdout
