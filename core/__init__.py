@@ -76,6 +76,7 @@ _EXPORTS = {
     "InvalidInput": "errors",
     "InvalidKind": "errors",
     "LockTimeout": "errors",
+    "StoreUnavailable": "errors",
     "StoreUnwritable": "errors",
     "BackupNotFound": "errors",
 }
@@ -105,7 +106,7 @@ if TYPE_CHECKING:
     from .agents.distill import (DISTILL_SYSTEM, DistillResult, Dropped, distill_memories, excerpt_from, parse_distill,
                           parse_reply, worth_distilling)
     from .errors import (BackupNotFound, ConflictError, EntryNotFound, InvalidInput, InvalidKind, LockTimeout,
-                         MemtuiError, StoreUnwritable)
+                         MemtuiError, StoreUnavailable, StoreUnwritable)
     from .ranking.inject import BLOCK_END, BLOCK_START, render_block, set_block
     from .kinds import KIND_NAMES, Kind
     from .limits import Limits

@@ -15,6 +15,7 @@ __all__ = [
     "LockTimeout",
     "MemtuiError",
     "NotAStore",
+    "StoreUnavailable",
     "StoreUnwritable",
 ]
 
@@ -81,3 +82,8 @@ class StoreUnwritable(MemtuiError):
 
 class NotAStore(StoreUnwritable):
     """The folder holds a memory.json that is not memtui's, and nothing else of a memtui store."""
+
+
+class StoreUnavailable(MemtuiError):
+    """The store's database cannot be reached (down, unreachable, refused the login): nothing was
+    read or written. The message names the database without its password."""

@@ -21,6 +21,7 @@ from .ranking.index import Index, document_tokens
 from .ranking.pick import pick
 from .store.records import Document, Record, normalize
 from .store.storage import Storage
+from .store.location import parse_location
 from .text.tokenize import tokenize
 from .store.history import History
 from .store.vectors import Meaning
@@ -28,6 +29,8 @@ from .store.writing import Writing, _entry, _eviction_order
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from .store.location import PgLocation
 
     from .ranking.pinned import Core
     from .model import (
@@ -43,12 +46,26 @@ if TYPE_CHECKING:
 __all__ = ["MemoryStore", "default_dir", "normalize"]  # normalize: re-exported for callers of 0.1
 
 def default_dir() -> Path:
+    """The folder of the store when none is named: $MEMTUI_DIR, else the platform's data folder
+    (a $MEMTUI_DIR that is a database URL: `default_location`)."""
     env = os.environ.get("MEMTUI_DIR")
     if env:
         return Path(env).expanduser()
     import platformdirs
 
     return Path(platformdirs.user_data_dir("memtui"))
+
+
+def _open_storage(dir, limits: Limits, actor: str):
+    """(location, storage): a folder's Storage, or for a postgresql:// URL (store/location.py) its
+    location and a PgStorage, whose `dir` is the store's local cache folder."""
+    where = dir if dir is not None else os.environ.get("MEMTUI_DIR") or None
+    location = parse_location(where) if where is not None else None
+    if location is None:
+        return None, Storage(Path(dir).expanduser() if dir is not None else default_dir(), limits, actor)
+    from .store.pg_storage import PgStorage
+
+    return location, PgStorage(location, limits, actor)
 
 
 class _Blocked:
@@ -191,12 +208,11 @@ class MemoryStore(History, Writing, Meaning):
 
     def __init__(
         self,
-        dir: str | os.PathLike[str] | None = None,
+        dir: str | os.PathLike[str] | PgLocation | None = None,
         limits: Limits | None = None,
         actor: str = "api",
         lang: str | None = None,
     ) -> None:
-        self.dir = Path(dir).expanduser() if dir is not None else default_dir()
         base = limits or DEFAULT_LIMITS
         self.actor = actor
         # zh, en or auto (docs/injection.md): `lang`, else $MEMTUI_LANG, else auto (the user's language)
@@ -204,7 +220,8 @@ class MemoryStore(History, Writing, Meaning):
         # change it; an explicit `lang` still does.
         original = lang is None and base.profile_name == "nanohermes"
         self.lang = "zh" if original else configured_lang(lang)
-        self._storage = Storage(self.dir, base, actor)
+        self.location, self._storage = _open_storage(dir, base, actor)
+        self.dir = self._storage.dir
         self._snapshot: _Snapshot | None = None
         self._injection_log = None
 
@@ -245,7 +262,12 @@ class MemoryStore(History, Writing, Meaning):
         return int(time.time())
 
     def __repr__(self) -> str:
-        return f"MemoryStore({str(self.dir)!r}, actor={self.actor!r})"
+        return f"MemoryStore({self.where!r}, actor={self.actor!r})"
+
+    @property
+    def where(self) -> str:
+        """The store's folder, or its database URL without the password: what messages show."""
+        return self.location.display if self.location is not None else str(self.dir)
 
     @property
     def path(self) -> Path:
@@ -420,7 +442,7 @@ class MemoryStore(History, Writing, Meaning):
         try:
             # A read never writes into a folder that is not a store: another program's, or one with
             # no memory.json (nothing was injected from it; the query is not left there).
-            if not self._storage.not_a_store and self._storage.state() is not None:
+            if not self._storage.not_a_store and self._storage.loaded_state() is not None:
                 self.injection_log.record(query, hits, block, lang, core=picked.records if lines else ())
         except Exception:  # logging never costs the agent its memories
             pass

@@ -100,8 +100,10 @@ def store_locations(cwd: str | os.PathLike[str] | None = None, dir: Any = None,
         return [(None, dir)]
     if global_location is None:
         from .memory import default_dir
+        from .store.location import is_database
 
-        global_location = default_dir()
+        env = os.environ.get("MEMTUI_DIR")
+        global_location = env if env and is_database(env) else default_dir()  # a URL never as a Path
     found: list[tuple[str | None, Any]] = []
     project = find_project(cwd)
     if project is not None and not _same(project, global_location):
@@ -444,7 +446,7 @@ class Scoped:
 
         if dir is None:
             working_folder(cwd)  # a folder that does not exist says so, whatever the store
-        where = global_store.dir if global_store is not None else None
+        where = (global_store.location or global_store.dir) if global_store is not None else None
         opened = [(scope, global_store if scope == "global" and global_store is not None else make(location))
                   for scope, location in store_locations(cwd, dir, where)]
         return cls(opened, cwd, make if dir is None else None)
@@ -704,7 +706,7 @@ class Scoped:
                                            core)
 
     def __repr__(self) -> str:
-        return "Scoped(" + ", ".join(f"{scope}={store.dir}" for scope, store in self.stores) + ")"
+        return "Scoped(" + ", ".join(f"{scope}={store.where}" for scope, store in self.stores) + ")"
 
 
 def _log(stores: list, query: str, hits: list, block: str, lang: str, core: Any) -> None:

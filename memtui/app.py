@@ -148,7 +148,7 @@ class MemtuiApp(TypeAhead):
             store = scoped.main
         self.scoped = scoped
         if store.actor != "tui":
-            store = MemoryStore(store.dir, store.limits, actor="tui", lang=store.lang)
+            store = MemoryStore(store.location or store.dir, store.limits, actor="tui", lang=store.lang)
         self.store = store
         self.demo = demo
         self._loading = False
@@ -188,6 +188,7 @@ class MemtuiApp(TypeAhead):
                 self.notify(f"The theme is not remembered: {exc}", title="Settings", severity="warning")
 
     def _poll(self) -> None:
+        # each store's change token: a folder's file state, a database's NOTIFY count (never a query here)
         if scopes.state(self.store, self.scoped) != self._seen_state:
             self.reload()
 
@@ -215,7 +216,7 @@ class MemtuiApp(TypeAhead):
                 entries=entries,
                 eviction=eviction,
                 state=state,
-                path=str(store.path),
+                path=store.storage.where,
                 max_entries=store.limits.max_entries,
                 max_text=store.limits.max_text,
                 loaded_at=time.time(),
@@ -284,7 +285,8 @@ class MemtuiApp(TypeAhead):
         """Rank with another profile from now on (explain, and the block it shows)."""
         # the language goes along, except into and out of nanohermes, which has the original's own (zh)
         lang = None if "nanohermes" in (name, self.store.limits.profile_name) else self.store.lang
-        self.store = MemoryStore(self.store.dir, self.store.limits.with_profile(name), actor=self.store.actor,
+        self.store = MemoryStore(self.store.location or self.store.dir, self.store.limits.with_profile(name),
+                                 actor=self.store.actor,
                                  lang=lang)
         self.notify(f"Ranking profile: {name}")
         self.reload()  # the pinned core follows the profile (nanohermes has none)

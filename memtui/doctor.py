@@ -250,7 +250,12 @@ def diagnose(store, cmd: str = "memtui") -> Report:
         problem.fixes.append(Fix(f"{cmd} list --kind fact", "review the facts and delete stale ones"))
         problems.append(problem)
 
-    if warning_codes.UNWRITABLE in codes:
+    if warning_codes.UNWRITABLE in codes and store.location is not None:
+        problem = Problem("unwritable", f"this database role cannot write to {store.where}: changes cannot be saved")
+        problem.fixes.append(Fix("GRANT SELECT, INSERT, UPDATE, DELETE ON memtui_stores, memtui_audit, memtui_backups, "
+                                 "memtui_files, memtui_keys TO <role>", "as the tables' owner, if this role should write"))
+        problems.append(problem)
+    elif warning_codes.UNWRITABLE in codes:
         problem = Problem("unwritable", f"the store directory {store.dir} is not writable: changes cannot be saved")
         problem.fixes.append(Fix(f"chmod u+rwx {shlex.quote(str(store.dir))}", "or run memtui as the directory's owner"))
         problems.append(problem)

@@ -24,10 +24,10 @@ def for_the_app(scoped: Any):
 
 
 def state(store: MemoryStore, scoped: Any) -> object:
-    """The cheap state token the app polls: the store's, or both stores'."""
+    """The cheap change token the app polls (Storage.change_token): the store's, or both stores'."""
     if scoped is None:
-        return store.state()
-    return tuple(one.state() for _scope, one in scoped.stores)
+        return store.storage.change_token()
+    return tuple(one.storage.change_token() for _scope, one in scoped.stores)
 
 
 def listing(store: MemoryStore, scoped: Any) -> tuple[list, dict[str, str], dict[str, int], dict]:

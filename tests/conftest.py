@@ -109,3 +109,37 @@ def clock(monkeypatch):
     fake = SimpleNamespace(now=1_761_200_000)
     monkeypatch.setattr(memtui_core.memory, "time", SimpleNamespace(time=lambda: fake.now))
     return fake
+
+
+# ---------------------------------------------------------------------------- a PostgreSQL server
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server for this test process (tests/pg_server.py), stopped at the end. The
+    tests of database stores skip, with the reason, only where the server programs or the driver
+    are not installed (`.ci/run` installs both)."""
+    import pg_server as servers
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("the psycopg driver is not installed (pip install -e '.[test]')")
+    bindir, why = servers.binaries()
+    if bindir is None:
+        pytest.skip(why)
+    server = servers.start()
+    yield server
+    server.remove()
+
+
+@pytest.fixture
+def pg_url(pg_server, tmp_path, monkeypatch, request):
+    """The URL of a new, empty store in the test server (a store name of its own), with this
+    test's own cache folder ($MEMTUI_CACHE_DIR, inherited by the processes the test starts)."""
+    import re
+    import uuid
+
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "pg-cache"))
+    name = re.sub(r"[^A-Za-z0-9_]", "_", request.node.name)[:40] + "_" + uuid.uuid4().hex[:8]
+    return pg_server.url(name)

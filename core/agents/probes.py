@@ -165,6 +165,11 @@ def probes_path(store: MemoryStore) -> Path:
     return store.dir / PROBES_NAME
 
 
+def _shared(store: MemoryStore):
+    """A database store's shared files (pg_storage.PgFiles), where its probes live; None for a folder."""
+    return store.storage.files if store.location is not None else None
+
+
 def _read_bytes(path: Path) -> bytes | None:
     """The file's bytes, None if it does not exist. A symbolic link is refused, not followed."""
     try:
@@ -290,7 +295,8 @@ def _read(store: MemoryStore, locked: bool) -> tuple[_Loaded, str | None, str | 
     """The file (empty if there is none) plus, when it was corrupt, where it went and why.
     Outside the lock a corrupt file is moved aside under it, unless it changed meanwhile."""
     path = probes_path(store)
-    data = _read_bytes(path)
+    shared = _shared(store)
+    data = shared.read(PROBES_NAME) if shared is not None else _read_bytes(path)
     if data is None:
         return _Loaded({"probes": []}, [], []), None, None
     try:
@@ -304,6 +310,10 @@ def _read(store: MemoryStore, locked: bool) -> tuple[_Loaded, str | None, str | 
                 raise
             except MemtuiError as why:
                 raise ProbesUnreadable(f"{path} is corrupt ({error}) and could not be moved aside: {why}") from None
+        if shared is not None:
+            broken_name = f"{PROBES_BROKEN_PREFIX}{utc_stamp()}"
+            shared.rename(PROBES_NAME, broken_name)
+            return _Loaded({"probes": []}, [], []), broken_name, error
         try:
             broken = _quarantine(path)
         except OSError as why:
@@ -320,6 +330,9 @@ def _with_lock(store: MemoryStore, work):
 
     from ..errors import LockTimeout, StoreUnwritable
 
+    shared = _shared(store)
+    if shared is not None:
+        return shared.locked(PROBES_NAME, work)
     storage = store.storage
     storage.ensure_dir()
     try:
@@ -338,13 +351,14 @@ def _with_lock(store: MemoryStore, work):
 def load_probes(store: MemoryStore) -> ProbeFile:
     """Every probe in file order. A corrupt file is moved aside (and said so), never emptied."""
     loaded, quarantined, error = _read(store, locked=False)
+    shared = _shared(store)
     return ProbeFile(
-        path=str(probes_path(store)),
+        path=f"{store.where} {PROBES_NAME}" if shared is not None else str(probes_path(store)),
         probes=[item for item in loaded.items if isinstance(item, Probe)],
         invalid=[item for item in loaded.items if isinstance(item, InvalidProbe)],
         quarantined=quarantined,
         error=error,
-        broken=_broken_files(store.dir),
+        broken=shared.names(PROBES_BROKEN_PREFIX) if shared is not None else _broken_files(store.dir),
     )
 
 
@@ -409,7 +423,8 @@ def remove_probe(store: MemoryStore, probe_id: str) -> Probe:
     if not isinstance(probe_id, str):
         raise ProbeNotFound(probe_id)
     wanted = probe_id.strip().lower()
-    if not os.path.lexists(probes_path(store)):
+    shared = _shared(store)
+    if (shared.read(PROBES_NAME) is None) if shared is not None else not os.path.lexists(probes_path(store)):
         raise ProbeNotFound(probe_id)  # nothing to lock, and no store directory to create
 
     def write() -> Probe:
@@ -435,7 +450,11 @@ def _new_probe_id(taken: set[str]) -> str:
 
 
 def _save(store: MemoryStore, loaded: _Loaded) -> None:
-    atomic_write(probes_path(store), loaded.to_bytes())
+    shared = _shared(store)
+    if shared is not None:
+        shared.write(PROBES_NAME, loaded.to_bytes())  # inside the transaction `_with_lock` holds
+    else:
+        atomic_write(probes_path(store), loaded.to_bytes())
 
 
 # ---------------------------------------------------------------------------- running
@@ -630,7 +649,7 @@ class _WhatIf(MemoryStore):
     """The store as it would be with `doc`: explain runs on it exactly as on the real one."""
 
     def __init__(self, base: MemoryStore, doc: Document) -> None:
-        super().__init__(base.dir, base.limits, actor=base.actor, lang=base.lang)
+        super().__init__(base.location or base.dir, base.limits, actor=base.actor, lang=base.lang)
         self._what_if = _Snapshot(doc, self.limits)
 
     def _snap(self, lean: bool = False) -> _Snapshot:  # type: ignore[override]

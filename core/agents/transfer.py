@@ -339,11 +339,24 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
                 dry_run: bool = False, allow_evict: bool = False) -> ImportPlan:
     """Import a file into `store` in one locked transaction (or only plan it with `dry_run`).
     Refused whole (`ImportRefused`) when it is not the format, too big, or would evict entries
-    without `allow_evict`."""
-    path = Path(path)
-    file = path.name
+    without `allow_evict`. `path` may be another store: a postgresql:// URL or a memtui store's
+    folder (its memory.json), whose entries come over as a `json` export of it would bring them."""
     parsed_kind = Kind.require(kind) if kind is not None else None
-    if path.is_dir():
+    source = _store_source(path, store.actor)
+    if source is not None:
+        if fmt not in (None, "json"):
+            raise ImportRefused(f"{source.where} is a memtui store: it is imported as json, not {fmt}")
+        file, data = source.where, export_bytes(source, "json")
+        fmt, items = parse_import(data, "json", file, parsed_kind, store.limits.import_max_bytes)
+        if source.location is not None:
+            source.storage.close()  # the source database's connections
+        path = None
+    else:
+        path = Path(path)
+        file = path.name
+    if path is None:
+        pass
+    elif path.is_dir():
         fmt, items = _read_hermes_folder(path, fmt, parsed_kind, store.limits.import_max_bytes)
     else:
         data = _read_import(path, store.limits.import_max_bytes)
@@ -358,6 +371,20 @@ def import_file(store, path: str | os.PathLike[str], fmt: str | None = None, *, 
     # rather than one model call per entry inside it (core/safety/threat_model_semantic.py).
     with semantic_batch(store._clean_text(item.text)[0] for item in items):
         return _import_items(store, items, file, fmt, dry_run, allow_evict)
+
+
+def _store_source(path: str | os.PathLike[str], actor: str):
+    """The store `path` names when an import reads another store rather than a file: a database
+    URL, or a folder holding a memtui memory.json (not a Hermes folder). None otherwise."""
+    from ..memory import MemoryStore
+    from ..store.location import parse_location
+
+    if parse_location(path) is not None:
+        return MemoryStore(os.fspath(path), actor=actor)
+    folder = Path(path)
+    if folder.is_dir() and (folder / "memory.json").is_file() and not any((folder / n).is_file() for n in HERMES_FILES):
+        return MemoryStore(folder, actor=actor)
+    return None
 
 
 def _read_import(path: Path, max_bytes: int) -> bytes:

@@ -27,7 +27,7 @@ from .fileio import TEMP_RE, atomic_write, read_file, stamp_time, utc_stamp
 from ..lazy_re import lazy_pattern
 from ..limits import Limits
 
-__all__ = ["BACKUP_RE", "BackupName", "Backups"]
+__all__ = ["BACKUP_RE", "BackupName", "Backups", "kept"]
 
 BACKUP_RE = lazy_pattern(r"memory-(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?(?:-s(\d+))?(-removal)?\.json\Z")
 
@@ -120,20 +120,36 @@ class Backups:
         return name
 
     def prune(self) -> None:
-        parsed = self.parsed()
-        names = [name for name, _key in parsed]
-        keep = set(names[: self.limits.backups_keep])
-        today = datetime.fromtimestamp(fileio.now(), tz=timezone.utc).date()
-        oldest_day = (today - timedelta(days=self.limits.backups_daily_days - 1)).strftime("%Y%m%d")
-        seen_days: set[str] = set()
-        for name, key in parsed:  # newest first, so the first of each day is that day's newest
-            day = key.day
-            if day >= oldest_day and (key.removal or day not in seen_days):
-                keep.add(name)
-            seen_days.add(day)
+        names = [name for name, _key in self.parsed()]
+        keep = kept(self.parsed(), self.limits)
         for name in names:
             if name not in keep:
                 try:
                     (self.dir / name).unlink()
                 except FileNotFoundError:
                     pass
+
+    def where(self, name: str) -> str:
+        """Where the backup `name` is, as shown to people."""
+        return str(self.dir / name)
+
+    def read_named(self, name: str) -> bytes:
+        """The bytes of the backup `name` (BackupNotFound: no such backup); OSError if unreadable."""
+        return read_file(self.path(name))
+
+
+def kept(parsed: list[tuple[str, BackupName]], limits: Limits) -> set[str]:
+    """The backups retention keeps, of `parsed` (newest first): the newest `backups_keep`, the
+    newest of each of the last `backups_daily_days` UTC days, and every removal backup of those
+    days. Shared by the folder's backups and a database's (pg_storage.py)."""
+    names = [name for name, _key in parsed]
+    keep = set(names[: limits.backups_keep])
+    today = datetime.fromtimestamp(fileio.now(), tz=timezone.utc).date()
+    oldest_day = (today - timedelta(days=limits.backups_daily_days - 1)).strftime("%Y%m%d")
+    seen_days: set[str] = set()
+    for name, key in parsed:  # newest first, so the first of each day is that day's newest
+        day = key.day
+        if day >= oldest_day and (key.removal or day not in seen_days):
+            keep.add(name)
+        seen_days.add(day)
+    return keep

@@ -5,7 +5,6 @@ from __future__ import annotations
 import orjson
 
 from ..errors import BackupNotFound
-from .fileio import read_file
 from ..model import Backup, RestoreResult
 from .records import Corrupt, Document, _check, parse_document
 from .storage import Change, Storage
@@ -16,13 +15,12 @@ def list_backups(storage: Storage) -> list[Backup]:
     Entries are validated but not threat-scanned: listing stays fast for 40+ backups of 500 entries."""
     out = []
     for name, key in storage.backups.parsed():
-        path = storage.backups.dir / name
         try:
-            data = read_file(path)
-        except OSError:
+            data = storage.backups.read(name)
+        except (OSError, BackupNotFound):
             continue
         count = _count_entries(data)
-        out.append(Backup(name=name, path=str(path), at=key.at, entries=count, size=len(data),
+        out.append(Backup(name=name, path=storage.backups.where(name), at=key.at, entries=count, size=len(data),
                           valid=count is not None))
     return out
 
@@ -38,9 +36,9 @@ def _count_entries(data: bytes) -> int | None:
 
 
 def read_backup(storage: Storage, name: str) -> Document:
-    path = storage.backup_path(name)
+    data = storage.backups.read_named(name)
     try:
-        return parse_document(read_file(path)).use_key(storage.approval_key())
+        return parse_document(data).use_key(storage.approval_key())
     except Corrupt as exc:
         raise BackupNotFound(name, problem=f"is not a valid memory file ({exc})") from None
 
@@ -60,9 +58,8 @@ def diff_documents(name: str, current: Document, target: Document) -> RestoreRes
 def restore(storage: Storage, name: str, actor: str) -> RestoreResult:
     """Replace the store by a backup, atomically. The current file is backed up first, like any
     write (`backup_of_current` names that backup; None when there was no file)."""
-    path = storage.backup_path(name)
     try:
-        data = read_file(path)
+        data = storage.backups.read_named(name)
     except OSError as exc:
         raise BackupNotFound(name, problem=f"cannot be read ({exc.strerror or exc})") from None
     try:

@@ -204,7 +204,9 @@ def health(storage: Storage, limits: Limits, log=None, core: CoreReport | None =
     names = storage.backup_names()
     exists = storage.path.exists()
     directory = storage.dir
-    writable = (os.access(directory, os.W_OK | os.X_OK) if directory.is_dir() else _creatable(directory))
+    can_write = getattr(storage, "can_write", None)  # a database store: whether this role may write it
+    writable = can_write() if can_write is not None else (
+        os.access(directory, os.W_OK | os.X_OK) if directory.is_dir() else _creatable(directory))
     warnings = _storage_errors(storage)
     cap = limits.max_entries
     if len(records) > cap:
@@ -274,14 +276,17 @@ def health(storage: Storage, limits: Limits, log=None, core: CoreReport | None =
     full = disk_warning(storage)
     if full is not None:
         warnings.append(full)
-    if not writable:
+    if not writable and can_write is not None:
+        warnings.append(_warning(UNWRITABLE, f"this database role cannot write to {storage.where}: changes cannot "
+                                 f"be saved", "ask the database's owner for write access (docs/storage.md)"))
+    elif not writable:
         warnings.append(_warning(UNWRITABLE, f"store directory {directory} is not writable: changes cannot be saved",
                                 f"chmod u+rwx {directory}"))
     injections, share = _injection_usage(storage, limits, log, records, warnings)
     if core is not None and core.pinned_left_out:
         warnings.append(core_warning(core))
     return Health(
-        path=str(storage.path), exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
+        path=storage.where, exists=exists, entries=len(records), max_entries=cap, invalid=invalid,
         blocked=blocked, quarantined=quarantined, recovered=recovered, last_backup=names[0] if names else None,
         locked=is_locked(storage), writable=writable, warnings=warnings,
         injections=injections, injected_share=share,

@@ -448,7 +448,6 @@ def _look_in_audit(store, missing: set, found: dict) -> None:
 
 
 def _look_in_backups(store, missing: set, found: dict) -> None:
-    from .fileio import read_file
     from .records import Corrupt, parse_document
 
     storage = store.storage
@@ -456,7 +455,7 @@ def _look_in_backups(store, missing: set, found: dict) -> None:
         if not (missing - set(found)):
             return
         try:
-            doc = parse_document(read_file(storage.backups_dir / name))
+            doc = parse_document(storage.backups.read(name))
         except (OSError, Corrupt):
             continue
         for record in doc.records:

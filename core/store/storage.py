@@ -107,6 +107,10 @@ class Storage:
     def ensure_dir(self) -> None:
         self.folder.ensure_dir()
 
+    @property
+    def where(self) -> str:  # the store as shown to people (a database store: its URL without the password)
+        return str(self.path)
+
     # ------------------------------------------------------------------ reading
 
     def state(self) -> tuple | None:
@@ -116,6 +120,14 @@ class Storage:
         except (FileNotFoundError, NotADirectoryError):
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def change_token(self) -> object:
+        """Changes when any process writes, cheap enough to look at every second (a folder: one stat)."""
+        return self.state()
+
+    def loaded_state(self) -> tuple | None:
+        """The state as the last read found it (a database store does not ask again; a folder: one stat)."""
+        return self.state()
 
     def set_base_limits(self, limits: Limits) -> None:
         """Replace the caller's limits (MemoryStore.limits = ...); the store's own still apply."""

@@ -282,12 +282,16 @@ def input_text(value: str, what: str) -> str:
 
 
 def command_prefix(args: argparse.Namespace) -> str:
-    """`memtui` plus the --dir the user gave, for commands we suggest."""
+    """`memtui` plus the --dir the user gave, for commands we suggest (a database URL without its
+    password: the app shows these)."""
     if args.dir is None:
         return PROG
     import shlex
 
-    return f"{PROG} --dir {shlex.quote(args.dir)}"
+    from memtui_core.store.location import parse_location
+
+    found = parse_location(args.dir)
+    return f"{PROG} --dir {shlex.quote(found.display if found is not None else args.dir)}"
 
 
 # ---------------------------------------------------------------------------- output

@@ -69,7 +69,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         total = len(store)
         shown = sum(1 for where, _e in listed if where == scope) if scoped.scoped or args.kind is not None else total
         shown = f"{shown} of {total}" if shown != total or args.kind is not None else f"{total}"
-        where = f" in the {scope} store ({store.dir})" if scoped.scoped else ""
+        where = f" in the {scope} store ({store.where})" if scoped.scoped else ""
         echo(style.dim(f"{shown} entries ({total}/{store.limits.max_entries}){where}"))
         invalid = len(store.invalid())
         if invalid:

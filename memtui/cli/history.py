@@ -46,7 +46,8 @@ def cmd_backups(args: argparse.Namespace) -> int:
 
     style = Style()
     if not backups:
-        echo(style.dim(f"no backups yet in {store.storage.backups_dir} (one is made before every change)"))
+        where = store.where if store.location is not None else store.storage.backups_dir
+        echo(style.dim(f"no backups yet in {where} (one is made before every change)"))
         return 0
     rows = [[b.name, local_time(b.at), age(b.at), "-" if b.entries is None else str(b.entries), size(b.size),
              ("" if b.valid else "unreadable", style.red)] for b in backups]

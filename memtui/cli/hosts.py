@@ -204,8 +204,19 @@ def launcher() -> list[str]:
 
 
 def _store_args(args: argparse.Namespace) -> list[str]:
-    """`--dir DIR` (absolute) for the commands a host runs, when this command was given one."""
-    return ["--dir", os.path.abspath(os.path.expanduser(args.dir))] if args.dir is not None else []
+    """`--dir DIR` (absolute) for the commands a host runs, when this command was given one; a
+    database URL as it is, but never one holding a password (settings files are not for secrets)."""
+    if args.dir is None:
+        return []
+    from memtui_core.store.location import parse_location
+
+    found = parse_location(args.dir)
+    if found is None:
+        return ["--dir", os.path.abspath(os.path.expanduser(args.dir))]
+    if found.password:
+        raise CliError(f"a password is never written into a host's settings: give {found.display} without it and "
+                       f"keep the password in ~/.pgpass or $PGPASSWORD")
+    return ["--dir", args.dir]
 
 
 def _show_and_write(changes: list, dry_run: bool) -> int:

@@ -37,7 +37,7 @@ def cmd_scopes(args: argparse.Namespace) -> int:
     for scope, store in scoped.stores:
         name = scope or "--dir"
         count = len(store) if store.state() is not None else 0
-        echo(f"{name:8} {store.dir}  ({count} entries)")
+        echo(f"{name:8} {store.where}  ({count} entries)")
     if scoped.project is None and args.dir is None:
         echo("no project store here: `memtui init-project` makes one at the git root")
     duplicates = scoped.duplicates()

@@ -41,7 +41,7 @@ def register(commands: Commands) -> None:
     p = commands.add("import", "add entries from a file (or a Hermes folder) through the normal write rules, "
                      "in one transaction", json=True)
     p.add_argument("file", metavar="FILE", help="a json or jsonl file, a Hermes MEMORY.md or USER.md, or a folder "
-                   "holding them")
+                   "holding them; or another store (a store folder, a postgresql:// URL), to move its entries here")
     p.add_argument("--format", dest="fmt", choices=IMPORT_FORMATS, default=None,
                    help="default: detected from the content")
     p.add_argument("--kind", metavar="KIND", help="give every entry this kind")

@@ -27,7 +27,7 @@ class StatusBar(AppNode, Static):
     def _refresh_bar(self, _value: object = None) -> None:
         app = self.app
         snapshot, history = app.snapshot, app.history
-        self.update(render_status(self.title, snapshot, history, app.demo, str(app.store.path),
+        self.update(render_status(self.title, snapshot, history, app.demo, app.store.storage.where,
                                   self.size.width or app.size.width))
         self.set_class(bool(status_warnings(snapshot, history)), "-warning")
 

@@ -49,3 +49,49 @@ async def test_an_open_filter_and_edit_survive_a_reload(seeded):
         from memtui.modals.edit import EditModal
 
         assert isinstance(app.screen, EditModal) and app.screen.text.endswith(" draft")
+
+
+async def test_a_write_to_a_database_store_from_another_process_shows(pg_url):
+    """A database store: the app hears other processes' writes (LISTEN/NOTIFY) and reloads, and
+    its once-a-second look asks the database nothing (pg_connect.ChangeWatcher)."""
+    from memtui_core.memory import MemoryStore
+
+    store = MemoryStore(pg_url)
+    store.remember("fact", "the first note in the shared store")
+    app = MemtuiApp(store)  # opens the store again as the app's actor: the same database, not its cache folder
+    store = app.store
+    assert store.location is not None
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        await wait_until(pilot, lambda: store.storage.db.watcher is not None and store.storage.db.watcher.connected,
+                         timeout=5.0, what="the app to listen")
+        assert table.row_count == 1
+        subprocess.run([sys.executable, "-c", REMEMBER, pg_url, "a teammate wrote this from elsewhere"], check=True,
+                       timeout=30)
+        await wait_until(pilot, lambda: table.row_count == 2, timeout=3.0, what="the other process's write to appear")
+        assert "a teammate wrote this" in screen_text(app)
+        assert "s3cret" not in screen_text(app)  # the status bar names the store without its password
+
+
+async def test_the_app_follows_a_database_store_across_a_server_restart(pg_url, pg_server):
+    """The database goes away while the app is open and comes back: the app keeps running, and
+    the next write from elsewhere shows (its listener reconnects, and reloads on reconnecting)."""
+    from memtui_core.memory import MemoryStore
+
+    MemoryStore(pg_url).remember("fact", "written before the restart")
+    app = MemtuiApp(MemoryStore(pg_url))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(EntryTable)
+        watcher = app.store.storage.db.watch()
+        await wait_until(pilot, lambda: watcher.connected, timeout=5.0, what="the app to listen")
+        pg_server.stop()
+        try:
+            await wait_until(pilot, lambda: not watcher.connected, timeout=5.0, what="the app to notice")
+            await pilot.pause(0.3)
+            assert app.is_running and table.row_count == 1
+        finally:
+            pg_server.start()
+        subprocess.run([sys.executable, "-c", REMEMBER, pg_url, "written after the restart"], check=True, timeout=30)
+        await wait_until(pilot, lambda: table.row_count == 2, timeout=8.0, what="the write after the restart")

@@ -101,6 +101,19 @@ def _expand(value: str, hermes_home: str) -> str:
     return os.path.expanduser(value)
 
 
+def _opened_at(store, directory) -> bool:
+    """Whether `store` is the one at `directory` (a folder's Path, or a database URL)."""
+    if store is None:
+        return False
+    if isinstance(directory, str):
+        from ...store.location import parse_location
+
+        found = parse_location(directory)
+        return store.location is not None and found is not None and (
+            (found.conninfo, found.store) == (store.location.conninfo, store.location.store))
+    return store.location is None and Path(store.dir) == directory
+
+
 class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
     """memtui behind Hermes Agent's memory-provider interface. `dir`, `lang` and `destructive`
     override the config; Hermes itself builds it with no arguments."""
@@ -129,7 +142,11 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
         hermes_home = _hermes_home(kwargs)
         config = _config(hermes_home)
         configured = self._dir if self._dir is not None else config.get("dir")
-        if isinstance(configured, str) and configured.strip():
+        from ...store.location import is_database
+
+        if isinstance(configured, str) and is_database(configured.strip()):
+            directory = configured.strip()  # a database store: the URL as it is (no Path: it would fold `//`)
+        elif isinstance(configured, str) and configured.strip():
             directory = Path(_expand(configured, hermes_home))
         elif isinstance(configured, os.PathLike):
             directory = Path(configured)
@@ -140,7 +157,7 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
         if self._destructive is None:
             self._destructive = config.get("destructive") is True
         with self._lock:
-            if self._store is None or Path(self._store.dir) != directory:
+            if not _opened_at(self._store, directory):
                 self._store = open_store(directory, cwd=_cwd(), actor=ACTOR, lang=lang)
             # the project Hermes works in (a .memtui/ at or above its folder) beside the profile's
             # store; found again on each initialise, the stores already open kept
@@ -294,6 +311,8 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
     def backup_paths(self) -> list[str]:
         """The store, when it lives outside HERMES_HOME (`hermes backup` copies HERMES_HOME itself)."""
         hermes_home = Path(_hermes_home({})).resolve()
+        if self._store is not None and self._store.location is not None:
+            return []  # a database store: backed up with the database, not by `hermes backup`
         directory = Path(self._store.dir) if self._store is not None else None
         if directory is None:
             configured = self._dir if self._dir is not None else _config(str(hermes_home)).get("dir")
