@@ -6,7 +6,6 @@ data directory is never touched, because $MEMTUI_DIR is always set for the child
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from fs_guard import unwritable  # noqa: F401  (re-exported: the CLI tests import it from here)
 
 REPO = Path(__file__).resolve().parents[2]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("memtui")
@@ -91,22 +91,3 @@ def store_dir(tmp_path) -> Path:
 @pytest.fixture
 def memtui():
     return run_memtui
-
-
-@contextlib.contextmanager
-def unwritable(directory: Path):
-    """`directory` made so that nobody may write in it, for the body of the `with`: chattr +i as root
-    (permission bits do not stop root), else mode 0555; the test is skipped where neither works."""
-    if os.geteuid() == 0:
-        if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a directory unwritable")
-        try:
-            yield directory
-        finally:
-            subprocess.run(["chattr", "-i", str(directory)], check=True)
-    else:
-        directory.chmod(0o555)
-        try:
-            yield directory
-        finally:
-            directory.chmod(0o755)

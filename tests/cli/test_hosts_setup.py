@@ -9,12 +9,11 @@ import os
 import shlex
 import subprocess
 import sys
-from contextlib import contextmanager
 
 import orjson
 import pytest
 
-from .conftest import SAMPLE, run_memtui
+from .conftest import SAMPLE, run_memtui, unwritable
 
 SETTINGS = ".claude/settings.json"
 
@@ -141,25 +140,6 @@ def test_a_symlinked_settings_file_is_left_alone(project, tmp_path):
     done = setup("claude-code", "--project", str(project))
     assert done.code == 1 and "is a symlink" in done.error_line
     assert (project / SETTINGS).is_symlink() and target.read_text() == "{}"
-
-
-@contextmanager
-def unwritable(folder):
-    """A folder nobody may write to: permission bits, or as root (whom they do not stop) an
-    immutable folder (chattr +i); skipped where neither works."""
-    if os.geteuid() == 0:
-        if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a folder unwritable")
-        try:
-            yield
-        finally:
-            subprocess.run(["chattr", "-i", str(folder)], check=True)
-    else:
-        folder.chmod(0o555)
-        try:
-            yield
-        finally:
-            folder.chmod(0o755)
 
 
 def test_a_project_folder_that_is_not_writable(project):

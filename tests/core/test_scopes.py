@@ -3,34 +3,15 @@ where a write goes, a move between them, and the bad inputs."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
 
 import pytest
+from fs_guard import unwritable
 
 from memtui_core.errors import StoreUnwritable
 from memtui_core.memory import MemoryStore
 from memtui_core.scopes import (PROJECT_FOLDER, ScopeError, Scoped, default_scope, find_project, git_root,
                                 project_for_write, store_locations)
-
-
-@contextlib.contextmanager
-def unwritable(directory):
-    """`directory` made read-only for the `with` (chattr +i as root, whom mode bits do not stop)."""
-    if os.geteuid() == 0:
-        if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a directory unwritable")
-        try:
-            yield directory
-        finally:
-            subprocess.run(["chattr", "-i", str(directory)], check=True)
-    else:
-        directory.chmod(0o555)
-        try:
-            yield directory
-        finally:
-            directory.chmod(0o700)
 
 
 @pytest.fixture
