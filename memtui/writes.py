@@ -107,9 +107,14 @@ class Move(Write):
     title: ClassVar[str] = "Moved"
 
     def run(self, store) -> Outcome:
-        moved = store.move(self.entry_id, self.to)
-        return Outcome(f"Moved {kind_name(moved.kind)} {self.entry_id} to the {self.to} store (now {moved.id})",
-                       select=moved.id)
+        received = store.move(self.entry_id, self.to, person=True)  # a person in the app: approval made again
+        moved = received.entry
+        said = f" (now {moved.id})" if moved.id != self.entry_id else ""
+        if received.pinned:
+            said += ", pinned there"
+        if received.approved is True:
+            said += ", approved again there"
+        return Outcome(f"Moved {kind_name(moved.kind)} {self.entry_id} to the {self.to} store{said}", select=moved.id)
 
 
 @dataclass
