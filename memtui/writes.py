@@ -317,6 +317,7 @@ class Undo(Write):
     """Take back one change from the audit log (recorded as a change of its own)."""
 
     event: AuditEvent
+    scope: str | None = None  # with scopes: the store whose log holds the event (memtui/scopes.py target)
 
     title: ClassVar[str] = "Undone"
 
@@ -351,6 +352,7 @@ class Restore(Write):
     """Put a backup's entries back (the current file is backed up first)."""
 
     backup: str
+    scope: str | None = None  # with scopes: the store the backup is of (memtui/scopes.py target)
 
     title: ClassVar[str] = "Restored"
 
