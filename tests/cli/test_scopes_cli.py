@@ -170,6 +170,27 @@ def test_a_move_keeps_the_id_the_pin_and_a_persons_approval(project):
     assert block.index("deploy key") < block.index("the docs live in the wiki")  # its place in the core: first
 
 
+def test_probes_inside_a_project_rank_over_both_stores_and_say_where_each_entry_is(project):
+    home, root, inner = project
+    pid = memtui(home, inner, "add", "fact", "the frontend builds with vite and esbuild", "--json").json()["entry"]["id"]
+    assert memtui(home, inner, "add", "lesson", "vite needs node 18 or newer", "--scope", "global").code == 0
+    added = memtui(home, inner, "probe", "add", "how does the frontend build with vite", "--expect", pid)
+    assert added.code == 0, added.err
+    assert f"must inject {pid} (project)" in added.out and "it passes now" in added.out
+    assert memtui(home, inner, "probe", "add", "where is the vite and esbuild frontend built",
+                  "--expect-nothing").code == 0
+    run = memtui(home, inner, "probe", "run", "--json")
+    assert run.code == 1  # the probe expecting nothing recalls the project's entry
+    results = {r["probe"]["query"]: r for r in orjson.loads(run.out)["results"]}
+    assert results["how does the frontend build with vite"]["passed"]
+    assert results["how does the frontend build with vite"]["scopes"][pid] == "project"
+    text = memtui(home, inner, "probe", "run").out
+    assert f"    {pid} (project) #1 injected" in text
+    # the probes are the global store's: outside the project they rank over it alone (and fail)
+    outside = orjson.loads(memtui(home, root.parent, "probe", "run", "--json").out)
+    assert not {r["probe"]["query"]: r for r in outside["results"]}["how does the frontend build with vite"]["passed"]
+
+
 # ---------------------------------------------------------------- the hook
 
 

@@ -195,3 +195,24 @@ async def test_one_store_offers_no_scope_key_on_the_log_screens(tmp_path):
         await pilot.press("g")
         await pilot.pause()
         assert app.log_scope == "global"
+
+
+async def test_probes_in_the_app_rank_over_both_stores_and_name_the_store(tmp_path):
+    from memtui_core.agents.probes import add_probe
+
+    from memtui.screens.probes import ProbesScreen
+    from memtui.widgets.virtual_table import VirtualTable
+
+    scoped, project, home = _pair(tmp_path)
+    entry_id = project.entries()[0].id
+    add_probe(home, "how is the service deployed", [entry_id], scoped=scoped)  # the probes are the global store's
+    app = MemtuiApp(home, scoped=scoped)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("P")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen))
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.last_run is not None, what="the run")
+        assert screen.last_run.passed == 1 and screen.last_run.failed == 0
+        assert screen.query_one("#probe-list", VirtualTable).row_count == 1
+        await wait_until(pilot, lambda: f"{entry_id} (project)" in screen_text(app), what="the store it is in")
