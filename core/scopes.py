@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .store.receiving import Received
 
 __all__ = ["PROJECT_FOLDER", "SCOPES", "ScopeError", "Scoped", "default_scope", "find_project", "git_root",
-           "project_for_write", "store_locations"]
+           "offers_scopes", "project_for_write", "store_locations"]
 
 PROJECT_FOLDER = ".memtui"
 SCOPES = ("project", "global")
@@ -126,6 +126,20 @@ def project_for_write(cwd: str | os.PathLike[str] | None = None) -> Path:
     raise ScopeError(f"no project store for {working_folder(cwd)}: no {PROJECT_FOLDER}/ here or above, and no git "
                      f"repository; run `memtui init-project` in the project's root folder, or write with "
                      f"--scope global")
+
+
+def offers_scopes(scoped: Any) -> bool:
+    """Whether a write may name a scope here: a project store is read beside the global one, or
+    none exists yet but a project write would make one (`Scoped.open` without `--dir`, inside a
+    git repository: `.memtui/` at its root, as `project_for_write` says)."""
+    if scoped.scoped:
+        return True
+    if scoped._make_store is None or scoped.stores[0][0] != "global":
+        return False
+    try:
+        return git_root(scoped.cwd) is not None
+    except ScopeError:  # the working folder is gone
+        return False
 
 
 def default_scope(kind: Kind | str, has_project: bool) -> str:

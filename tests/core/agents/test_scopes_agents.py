@@ -106,3 +106,61 @@ def test_langgraph_namespaces_carry_the_scope(project):
         lg.put(("team", "fact"), "x", {"text": "y"})
     lg.delete(("project", "fact"), "db")
     assert MemoryStore(root / ".memtui").entries() == []
+
+
+@pytest.fixture
+def repo_without_a_store(tmp_path, monkeypatch):
+    """A git repository with no `.memtui/` yet, and a folder outside any repository."""
+    home = tmp_path / "global"
+    monkeypatch.setenv("MEMTUI_DIR", str(home))
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    return home, root, outside
+
+
+def test_hermes_offers_scope_in_a_git_repository_before_a_project_store_exists(repo_without_a_store, monkeypatch):
+    home, root, outside = repo_without_a_store
+    monkeypatch.chdir(root / "src")
+    provider = MemtuiMemoryProvider(lang="en")
+    provider.initialize("s1", hermes_home=str(home / "hermes"), agent_identity="default")
+    assert provider.scoped.scopes == ["global"]  # nothing to read beside the profile's store yet
+    schemas = {tool["name"]: tool for tool in provider.get_tool_schemas()}
+    assert "scope" in schemas["memory_save"]["parameters"]["properties"]
+    saved = json.loads(provider.handle_tool_call("memory_save", {"kind": "fact", "text": "the chart is in deploy/",
+                                                                 "scope": "project"}))
+    assert "project" in saved["result"], saved
+    assert [e.text for e in MemoryStore(root / ".memtui").entries()] == ["the chart is in deploy/"]  # at the git root
+    assert "[project · fact] the chart is in deploy/" in provider.prefetch("where is the chart")
+    monkeypatch.chdir(outside)  # no repository, no project store: no scope to offer
+    elsewhere = MemtuiMemoryProvider(lang="en")
+    elsewhere.initialize("s2", hermes_home=str(home / "hermes"), agent_identity="default")
+    schemas = {tool["name"]: tool for tool in elsewhere.get_tool_schemas()}
+    assert "scope" not in schemas["memory_save"]["parameters"]["properties"]
+
+
+def test_langgraph_takes_the_project_namespace_in_a_git_repository_before_a_project_store_exists(
+        repo_without_a_store):
+    pytest.importorskip("langgraph.store.base")
+    from langgraph.store.base import InvalidNamespaceError
+
+    from memtui_core.agents.hosts.langgraph_store import MemtuiStore
+
+    home, root, outside = repo_without_a_store
+    lg = MemtuiStore(cwd=str(root / "src"))
+    assert lg.get(("project", "fact"), "db") is None  # a scope with nothing in it yet, not an error
+    lg.put(("fact",), "queue", {"text": "the queue is rabbitmq"})  # (kind,) makes no project store: global
+    assert not (root / ".memtui").exists()
+    lg.put(("project", "fact"), "db", {"text": "the database is postgres 16"})
+    assert [e.text for e in MemoryStore(root / ".memtui").entries()] == ["the database is postgres 16"]
+    assert lg.get(("project", "fact"), "db").namespace == ("project", "fact")
+    assert set(lg.list_namespaces()) == {("project", "fact"), ("global", "fact")}
+    away = MemtuiStore(cwd=str(outside))
+    with pytest.raises(InvalidNamespaceError, match="no project store here"):
+        away.put(("project", "fact"), "db", {"text": "the database is postgres 16"})
+    with pytest.raises(InvalidNamespaceError, match="no project store here"):
+        away.get(("project", "fact"), "db")
+    away.put(("global", "fact"), "db2", {"text": "the cache is redis"})
+    assert away.get(("global", "fact"), "db2").value["text"] == "the cache is redis"
