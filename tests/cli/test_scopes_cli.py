@@ -191,6 +191,31 @@ def test_probes_inside_a_project_rank_over_both_stores_and_say_where_each_entry_
     assert not {r["probe"]["query"]: r for r in outside["results"]}["how does the frontend build with vite"]["passed"]
 
 
+def test_import_inside_a_project_says_where_the_entries_went_and_takes_scope_project(project, tmp_path):
+    home, root, inner = project
+    source = tmp_path / "in.json"
+    source.write_text('[{"kind": "fact", "text": "the api is served by uvicorn"}]')
+    done = memtui(home, inner, "import", str(source))
+    assert done.code == 0, done.err
+    assert f"into the global store ({home})" in done.out and "--scope project" in done.out
+    assert [e["text"] for e in memtui(home, inner, "--scope", "global", "list", "--json").json()] == [
+        "the api is served by uvicorn"]
+    other = tmp_path / "other.json"
+    other.write_text('[{"kind": "lesson", "text": "run the migrations before the tests"}]')
+    report = memtui(home, inner, "import", str(other), "--scope", "project", "--json").json()
+    assert report["scope"] == "project" and report["store"] == str(root / ".memtui") and report["added"] == 1
+    assert [e["text"] for e in memtui(home, inner, "--scope", "project", "list", "--json").json()] == [
+        "run the migrations before the tests"]
+    # in a git repository without .memtui/, --scope project makes it at the git root, as a project add does
+    fresh = tmp_path / "fresh"
+    (fresh / ".git").mkdir(parents=True)
+    made = memtui(home, fresh, "import", str(other), "--scope", "project")
+    assert made.code == 0 and f"into the project store ({fresh / '.memtui'})" in made.out
+    # outside a project, nothing new is said
+    outside = memtui(home, tmp_path, "import", str(other), "--json").json()
+    assert outside["scope"] is None and outside["store"] is None
+
+
 # ---------------------------------------------------------------- the hook
 
 
