@@ -338,3 +338,18 @@ def test_a_move_cut_short_leaves_the_pinned_entry_in_both_cores_shown_once(place
     assert not received.added and received.pinned
     assert again.duplicates() == [] and [s for s, _e in again.entries()] == ["global"]
     assert MemoryStore(home).get(entry.id).pinned
+
+
+def test_a_move_into_a_database_store_keeps_the_id_the_pin_and_a_persons_approval(places, pg_url, monkeypatch):
+    home, project, inner = places
+    monkeypatch.setenv("MEMTUI_DIR", pg_url)
+    scoped = Scoped.open(cwd=inner)
+    assert scoped.scopes == ["project", "global"]
+    entry = scoped.remember("fact", _blocked_text(), scope="project")[1].entry
+    scoped.store("project").approve(entry.id)
+    scoped.store("project").pin(entry.id)
+    received = scoped.move(entry.id, "global", person=True)
+    assert received.kept_id and received.pinned and received.approved is True
+    moved = MemoryStore(pg_url).get(entry.id)
+    assert moved.pinned and not moved.blocked
+    assert [e.op.value for e in MemoryStore(pg_url).audit()][-3:] == ["add", "approve", "pin"]
