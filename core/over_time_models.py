@@ -122,3 +122,6 @@ class ImportReport(BaseModel):
     blocked: int
     redacted: int
     dry_run: bool
+    # inside a project (docs/scopes.md), or with --scope: the store the entries went to, and where it is
+    scope: Literal["project", "global"] | None = None
+    store: str | None = None

@@ -15,7 +15,8 @@ lock of the one store it writes. docs/scopes.md says all of it for a user.
 Writes: `scope="project"|"global"`, else preferences go to the global store and every other kind
 to the project store when there is one (`default_scope`). A move between scopes is an audited add
 in the target, then an audited delete in the source: a crash between them leaves a copy in both,
-which reads show once and `duplicates()` (the doctor) names.
+which reads show once and `duplicates()` (the doctor) names. The moved entry keeps its id (unless
+the target holds it), its pin and place in the core, and, moved by a person, its approval.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ if TYPE_CHECKING:
     from .limits import Limits
     from .memory import MemoryStore
     from .model import Entry, Explanation, Hit, RememberResult
+    from .store.receiving import Received
 
 __all__ = ["PROJECT_FOLDER", "SCOPES", "ScopeError", "Scoped", "default_scope", "find_project", "git_root",
-           "project_for_write", "store_locations"]
+           "offers_scopes", "project_for_write", "store_locations"]
 
 PROJECT_FOLDER = ".memtui"
 SCOPES = ("project", "global")
@@ -124,6 +126,20 @@ def project_for_write(cwd: str | os.PathLike[str] | None = None) -> Path:
     raise ScopeError(f"no project store for {working_folder(cwd)}: no {PROJECT_FOLDER}/ here or above, and no git "
                      f"repository; run `memtui init-project` in the project's root folder, or write with "
                      f"--scope global")
+
+
+def offers_scopes(scoped: Any) -> bool:
+    """Whether a write may name a scope here: a project store is read beside the global one, or
+    none exists yet but a project write would make one (`Scoped.open` without `--dir`, inside a
+    git repository: `.memtui/` at its root, as `project_for_write` says)."""
+    if scoped.scoped:
+        return True
+    if scoped._make_store is None or scoped.stores[0][0] != "global":
+        return False
+    try:
+        return git_root(scoped.cwd) is not None
+    except ScopeError:  # the working folder is gone
+        return False
 
 
 def default_scope(kind: Kind | str, has_project: bool) -> str:
@@ -567,19 +583,27 @@ class Scoped:
     def __len__(self) -> int:
         return len(self.entries()) if self.scoped else len(self.main)
 
-    def move(self, entry_id: str, to: str) -> Entry:
-        """Move an entry to the store of scope `to`: an audited add there (its kind, text, source
-        and keywords, through the normal write rules), then an audited delete where it was. A crash
-        between the two leaves it in both, never in neither. Returns the entry as the target holds it."""
+    def move(self, entry_id: str, to: str, *, person: bool = False) -> Received:
+        """Move an entry to the store of scope `to`: an audited add there (store/receiving.py: its
+        id unless that store holds it, its kind, text, source, keywords and time, its pin and place
+        in the core), then an audited delete where it was. A crash between the two leaves it in
+        both, never in neither. `person`: a person moves it (the app, the CLI), so an approval it
+        had is made again by the target store (`approve` event); an agent's move leaves it blocked
+        there (`Received.approved` is False). Returns what the target did (`Received.entry`)."""
+        from .store.pinning import pinned_order
+
         source_scope, source = self.locate(entry_id)
         if to == source_scope:
             raise ScopeError(f"entry {entry_id} is already in the {to} store")
         _where, target = self.write_store(Kind.FACT, to)
         entry = source.get(entry_id)
-        result = target.remember(entry.kind, entry.text, entry.source, keywords=list(entry.keywords) or None)
+        order = pinned_order(source._snap().doc) if entry.pinned else []
+        note = f"moved from the {source_scope} store" + (f" (id {entry_id} there)" if source_scope else "")
+        received = target.receive(entry, core_position=order.index(entry_id) if entry_id in order else None,
+                                  approve=person, note=note)
         source.delete(entry_id)
         self._union = None
-        return result.entry
+        return received
 
     # ------------------------------------------------------------------ reading both as one
 

@@ -21,7 +21,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from memtui_core.errors import ConflictError, MemtuiError
-from memtui_core.model import AuditEvent, Entry
+from memtui_core.model import Entry
 from memtui_core.memory import MemoryStore
 
 from .messages import (
@@ -137,6 +137,7 @@ class MemtuiApp(TypeAhead):
 
     snapshot: var[StoreSnapshot | None] = var(None, always_update=True)
     history: var[StoreHistory | None] = var(None, always_update=True)
+    log_scope: var[str] = var("global")  # whose logs the Audit, Backups and Injections screens show (scopes.py)
 
     def __init__(self, store: MemoryStore, demo: bool = False, settings: Settings | None = None,
                  command: str = "memtui", scoped: Scoped | None = None) -> None:
@@ -228,9 +229,7 @@ class MemtuiApp(TypeAhead):
                 scopes=scoped_ids,
             )
             self.post_message(StoreLoaded(snapshot, select))
-            health = store.health()
-            events = store.audit()
-            self.post_message(HistoryLoaded(StoreHistory(health, events, _events_by_id(events))))
+            self.post_message(HistoryLoaded(scopes.history(store, self.scoped)))
         except Exception as exc:  # an unreadable store must not end the app
             self.post_message(LoadFailed(one_line(f"{type(exc).__name__}: {exc}")))
 
@@ -452,14 +451,6 @@ def _core_of(store: MemoryStore):
         return store.core()
     except Exception:
         return None
-
-
-def _events_by_id(events: list[AuditEvent]) -> dict[str, list[AuditEvent]]:
-    by_id: dict[str, list[AuditEvent]] = {}
-    for event in events:
-        for entry_id in event.touched_ids():
-            by_id.setdefault(entry_id, []).append(event)
-    return by_id
 
 
 if TYPE_CHECKING:

@@ -70,6 +70,7 @@ class StoreHistory:
     health: Health
     events: list[AuditEvent]
     by_id: dict[str, list[AuditEvent]] = field(default_factory=dict)
+    by_scope: dict[str, list[AuditEvent]] = field(default_factory=dict)  # with scopes: each store's events
 
 
 @dataclass

@@ -37,6 +37,7 @@ class AppParts(Protocol):
     scoped: Any  # memtui_core.scopes.Scoped when a project store is open beside it (Browse, Explain), else None
     snapshot: StoreSnapshot | None  # the last read of the entries; every screen redraws from it
     history: StoreHistory | None  # health and audit events, read after the snapshot
+    log_scope: str  # with scopes: the store whose logs the Audit, Backups and Injections screens show
     demo: bool  # a temporary demo store
     command: str  # how the shell reaches this store (`memtui --dir DIR`), for commands shown to the person
 

@@ -107,9 +107,14 @@ class Move(Write):
     title: ClassVar[str] = "Moved"
 
     def run(self, store) -> Outcome:
-        moved = store.move(self.entry_id, self.to)
-        return Outcome(f"Moved {kind_name(moved.kind)} {self.entry_id} to the {self.to} store (now {moved.id})",
-                       select=moved.id)
+        received = store.move(self.entry_id, self.to, person=True)  # a person in the app: approval made again
+        moved = received.entry
+        said = f" (now {moved.id})" if moved.id != self.entry_id else ""
+        if received.pinned:
+            said += ", pinned there"
+        if received.approved is True:
+            said += ", approved again there"
+        return Outcome(f"Moved {kind_name(moved.kind)} {self.entry_id} to the {self.to} store{said}", select=moved.id)
 
 
 @dataclass
@@ -312,6 +317,7 @@ class Undo(Write):
     """Take back one change from the audit log (recorded as a change of its own)."""
 
     event: AuditEvent
+    scope: str | None = None  # with scopes: the store whose log holds the event (memtui/scopes.py target)
 
     title: ClassVar[str] = "Undone"
 
@@ -346,6 +352,7 @@ class Restore(Write):
     """Put a backup's entries back (the current file is backed up first)."""
 
     backup: str
+    scope: str | None = None  # with scopes: the store the backup is of (memtui/scopes.py target)
 
     title: ClassVar[str] = "Restored"
 

@@ -131,8 +131,8 @@ def build_server(store: "MemoryStore", destructive: bool = False) -> "MCPServer"
         return answer("memory_search", {"query": query, "top_k": top_k})
 
     def memory_update(id: str = None, text: str | None = None, kind: str | None = None,  # type: ignore[assignment]
-                      pinned: Any = None) -> Any:
-        return answer("memory_update", {"id": id, "text": text, "kind": kind, "pinned": pinned})
+                      pinned: Any = None, scope: str | None = None) -> Any:
+        return answer("memory_update", {"id": id, "text": text, "kind": kind, "pinned": pinned, "scope": scope})
 
     def memory_forget(id: str = None) -> Any:  # type: ignore[assignment]
         return answer("memory_forget", {"id": id})

@@ -116,6 +116,9 @@ class ProbeResult(BaseModel):
     misses: list[ProbeMiss] = Field(default_factory=list)
     # of `injected`, the pinned core's: in every block, so a hit when expected and never a recall
     pinned: list[str] = Field(default_factory=list)
+    # run over a project store and the global one (core/scopes.py): the store each expected (and each
+    # injected) entry is in
+    scopes: dict[str, str] = Field(default_factory=dict)
 
     @property
     def retrieved(self) -> list[str]:
@@ -378,10 +381,12 @@ def _clean_query(query: object) -> str:
     return text
 
 
-def add_probe(store: MemoryStore, query: str, expect: list[str] | None) -> tuple[Probe, str]:
+def add_probe(store: MemoryStore, query: str, expect: list[str] | None, *, scoped: Any = None
+              ) -> tuple[Probe, str]:
     """Keep a probe: `expect` is the entry ids the query must inject, or None/[] for nothing.
     A probe with the same query is replaced. Returns the probe and "added", "updated" or
-    "unchanged". Every expected id must name an entry in the store now."""
+    "unchanged". Every expected id must name an entry in the store now (with `scoped`, a project
+    store and the global one read as one: in either; the probe is kept in `store`'s file)."""
     text = _clean_query(query)
     ids: list[str] = []
     for entry_id in expect or ():
@@ -393,7 +398,7 @@ def add_probe(store: MemoryStore, query: str, expect: list[str] | None) -> tuple
         if entry_id not in ids:
             ids.append(entry_id)
     if ids:
-        known = {entry.id for entry in store.entries()}
+        known = _known(store, scoped)
         unknown = [entry_id for entry_id in ids if entry_id not in known]
         if unknown:
             which = ", ".join(unknown)
@@ -504,7 +509,8 @@ def _passes(probe: Probe, injected: list[str], pinned: list[str] | tuple[str, ..
 
 
 def check(store: MemoryStore, probe: Probe, gone: dict[str, str] | None = None) -> ProbeResult:
-    """Run one probe: a passing one costs one retrieval, a failing one also an explain for its reasons."""
+    """Run one probe: a passing one costs one retrieval, a failing one also an explain for its reasons.
+    `store` may be a Scoped (core/scopes.py) of two stores: it ranks, and explains, as one set."""
     pinned, retrieved = _block_ids(store, probe.query)
     injected = pinned + retrieved
     if _passes(probe, injected, pinned):
@@ -537,14 +543,33 @@ def _gone_reasons(store: MemoryStore, ids: set[str]) -> dict[str, str]:
     return out
 
 
-def run_probes(store: MemoryStore, probes: ProbeFile | None = None) -> ProbeRun:
-    """Run every probe with the store's explain and sum up: hit rate, false recall, failures."""
+def run_probes(store: MemoryStore, probes: ProbeFile | None = None, *, scoped: Any = None) -> ProbeRun:
+    """Run every probe with the store's explain and sum up: hit rate, false recall, failures. With
+    `scoped` (a project store beside the global one, core/scopes.py), the probes of `store`'s file
+    rank over both stores as one candidate set, as a turn there does, and each result names the
+    store each expected or injected entry is in (`ProbeResult.scopes`)."""
     probe_file = probes if probes is not None else load_probes(store)
-    known = {entry.id for entry in store.entries()}
+    both = scoped is not None and scoped.scoped
+    ranker: Any = scoped if both else store
+    holder = {entry.id: scope for scope, one in scoped.stores for entry in one.entries()} if both else {}
+    known = set(holder) if both else _known(store, None)
     missing = {entry_id for probe in probe_file.probes for entry_id in probe.expect if entry_id not in known}
-    gone = _gone_reasons(store, missing)
-    results = [check(store, probe, gone) for probe in probe_file.probes]
+    gone: dict[str, str] = {}
+    for one in ([one for _scope, one in reversed(scoped.stores)] if both else [store]):
+        gone.update(_gone_reasons(one, missing))
+    results = [check(ranker, probe, gone) for probe in probe_file.probes]
+    if both:
+        for result in results:
+            result.scopes = {entry_id: holder[entry_id] for entry_id in (*result.probe.expect, *result.injected)
+                             if entry_id in holder}
     return summarize(results, probe_file)
+
+
+def _known(store: MemoryStore, scoped: Any) -> set[str]:
+    """The ids a probe may expect: the store's, or with `scoped` of two stores, both stores'."""
+    if scoped is not None and scoped.scoped:
+        return {entry.id for _scope, one in scoped.stores for entry in one.entries()}
+    return {entry.id for entry in store.entries()}
 
 
 def summarize(results: list[ProbeResult], probe_file: ProbeFile | None = None) -> ProbeRun:

@@ -103,6 +103,11 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "in_scope": ("；存入{scope}记忆", "; in the {scope} store"),
     "bad_scope": ("scope 必须是 project 或 global", "scope must be project or global"),
     "no_scopes": ("这份记忆只有一个存储，没有 scope；请省略 scope", "this memory is one store without scopes; leave scope out"),
+    "moved": ("已将 {id} 移到{scope}记忆", "moved {id} to the {scope} store"),
+    "new_id": ("（那里已有此 id，新 id 为 {id}）", " (that store holds its id already: it is {id} there)"),
+    "approval_left": ("；人工批准不随之迁移：在那里被拦截，直到有人再次批准",
+                      "; a person's approval does not travel with it: it is blocked there until a person "
+                      "approves it again"),
 }
 _SCOPE_WORDS = {"project": "项目", "global": "全局"}
 _TYPE_NAMES = {"string": ("字符串", "a string"), "integer": ("整数", "an integer"), "boolean": ("布尔值", "a boolean"),
@@ -171,7 +176,7 @@ def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool
               scopes: bool = False) -> list[ToolDef]:
     """The tools offered: save and search; with `destructive`, update and forget; with `mcp`,
     also `memory_inject`; with `scopes` (a project store beside the global one, core/scopes.py),
-    memory_save takes `scope`. Numbers in the texts come from `limits`, so they agree with the store."""
+    memory_save takes `scope`, and memory_update too (a move to that store). Numbers in the texts come from `limits`, so they agree with the store."""
     max_text = (limits or DEFAULT_LIMITS).max_text
     kind = {"type": "string", "enum": [k.value for k in Kind],
             "description": "preference, correction, lesson or fact (see the tool description)."}
@@ -230,6 +235,13 @@ def tool_defs(limits: Limits | None = None, destructive: bool = False, mcp: bool
                 {"id": entry_id}, destructive=True, idempotent=False,
             ),
         ]
+    if scopes and destructive:  # an agent may move an entry between the stores; a person's approval stays behind
+        update = next(i for i, tool in enumerate(tools) if tool.name == UPDATE_TOOL)
+        tools[update] = tools[update]._replace(properties={**tools[update].properties, "scope": _nullable({
+            "type": "string", "enum": ["project", "global"], "description": (
+                "Move it to this store: project (about this project) or global (about the user, wherever "
+                "they work); null leaves it where it is. It keeps its id and pin; an approval a person gave it "
+                "does not travel (it waits for a person again).")})})
     if mcp:
         tools.append(ToolDef(
             INJECT_TOOL, "Memory block for a message",
@@ -550,8 +562,21 @@ def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
         pinned = parsed.get("pinned")
         if pinned is not None and not isinstance(pinned, bool):
             return ToolAnswer(type_error("pinned", ["boolean", "null"], language), True)
-        if text is None and kind is None and pinned is None:
+        scope = parsed.get("scope")
+        if scope is not None:
+            if not _scoped(store) or store.scopes[0] is None:  # type: ignore[attr-defined]
+                return ToolAnswer(_error(_say("no_scopes", language), language), True)
+            if scope not in ("project", "global"):
+                return ToolAnswer(_error(_say("bad_scope", language), language), True)
+        if text is None and kind is None and pinned is None and scope is None:
             return ToolAnswer(_error(_say("no_change", language), language), True)
+        pair = store
+        if scope is not None and pair.locate(entry_id)[0] != scope:  # type: ignore[attr-defined]
+            edited = _update_in_place(body, parsed, pair, entry_id, language) \
+                if text is not None or kind is not None or pinned is not None else None
+            if edited is not None and edited.is_error:
+                return edited
+            return _moved(pair, entry_id, scope, edited, language)
         store = _holding(store, entry_id)
         before = store.get(entry_id)
         if pinned and before.blocked:  # refused before anything is written, text included
@@ -584,6 +609,25 @@ def _update(args: object, store: MemoryStore, lang: str | None) -> ToolAnswer:
         return ToolAnswer(message, False)
 
     return _handle(body, args, store, lang, lambda parsed: _text_arg(parsed, "text") or _stored_text(store, parsed))
+
+
+def _update_in_place(body: Any, parsed: Mapping[str, Any], pair: Any, entry_id: str, language: str) -> ToolAnswer:
+    """The text, kind and pin changes of a memory_update that also moves the entry, made where it is first."""
+    return body({**parsed, "scope": None}, pair, language)
+
+
+def _moved(pair: Any, entry_id: str, scope: str, edited: ToolAnswer | None, language: str) -> ToolAnswer:
+    """memory_update's move (Scoped.move, an agent's: an approval does not travel), and what it did."""
+    received = pair.move(entry_id, scope)
+    entry = received.entry
+    said = _say("moved", language, id=entry_id, scope=scope if language == "en" else _SCOPE_WORDS[scope])
+    if entry.id != entry_id:
+        said += _say("new_id", language, id=entry.id)
+    if received.approved is False:
+        said += _say("approval_left", language)
+    if edited is None:
+        return ToolAnswer(said[:1].upper() + said[1:], False)
+    return ToolAnswer(edited.text + ("; " if language == "en" else "；") + said, False)
 
 
 def _set_pin(store: MemoryStore, entry_id: str, pinned: bool | None) -> bool:

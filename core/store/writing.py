@@ -18,6 +18,7 @@ from .records import Document, Record, new_id, normalize, read_ts
 from .entries import _entry, _stamp
 from .cleaning import Cleaning, _require_unicode, refuse_fragments
 from .pinning import Pinning
+from .receiving import Receiving
 from .storage import Change
 from ..safety.redaction import redact_values
 from ..safety.threats import intent_findings, strip_controls
@@ -32,9 +33,9 @@ if TYPE_CHECKING:
 __all__ = ["Writing"]
 
 
-class Writing(Cleaning, Pinning):
+class Writing(Cleaning, Pinning, Receiving):
     """The write half of MemoryStore's API (see memory.py for the read half); what a write stores of a
-    text: cleaning.py; pins: pinning.py."""
+    text: cleaning.py; pins: pinning.py; an entry moved from another store: receiving.py."""
 
     if TYPE_CHECKING:
         limits: Limits

@@ -6,12 +6,14 @@
     memtui probe list [--json]
     memtui probe rm ID
 
-The probes live in `<store dir>/probes.json`; see docs/probes.md.
+The probes live in `<store dir>/probes.json`; see docs/probes.md. Inside a project (docs/scopes.md)
+the probes are the global store's (`--scope project`: the project's), and they rank over both
+stores as one candidate set, as a turn there does; each expected entry is named with its store.
 """
 
 from __future__ import annotations
 
-from memtui.cli.common import PROG, echo, emit_json, open_store, query_arg, stderr, text_arg
+from memtui.cli.common import PROG, echo, emit_json, open_scoped, open_store, query_arg, stderr, text_arg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,6 +54,21 @@ def register(commands: Commands) -> None:
     p.set_defaults(handler=cmd_probe_rm)
 
 
+def _stores(args: argparse.Namespace):
+    """(the store whose probes.json the command uses, the stores a turn here reads): inside a project
+    without --dir, the probes rank over the project store and the global one as one set."""
+    if args.dir is not None:
+        return open_store(args), None
+    scoped = open_scoped(args, narrow=False)
+    return scoped.store(getattr(args, "scope", None)), scoped
+
+
+def _in(result, entry_id: str) -> str:
+    """` (project)`: the store an expected entry is in, when the probes ran over two."""
+    scope = result.scopes.get(entry_id)
+    return f" ({scope})" if scope else ""
+
+
 def _warn_about(args: argparse.Namespace, probe_file) -> None:
     """What reading probes.json found: a corrupt file moved aside now, or left aside earlier."""
     if probe_file.quarantined:
@@ -60,15 +77,17 @@ def _warn_about(args: argparse.Namespace, probe_file) -> None:
     older = [name for name in probe_file.broken if name != probe_file.quarantined]
     if older:
         files = "file" if len(older) == 1 else "files"
-        stderr(f"{PROG}: warning: {len(older)} corrupt probes {files} set aside in {args.store.dir} "
+        stderr(f"{PROG}: warning: {len(older)} corrupt probes {files} set aside in {probe_file.path} "
                f"(newest {older[-1]}); fix and move it back to probes.json, or delete it")
     for item in probe_file.invalid:
         stderr(f"{PROG}: warning: probes.json item {item.index} is not a probe ({item.error}); kept as it is, "
                f"not run")
 
 
-def _expectation(probe) -> str:
-    return "nothing" if probe.expects_nothing else " ".join(probe.expect)
+def _expectation(probe, result=None) -> str:
+    if probe.expects_nothing:
+        return "nothing"
+    return " ".join(entry_id + (_in(result, entry_id) if result is not None else "") for entry_id in probe.expect)
 
 
 def _quoted(query: str, width: int = 60) -> str:
@@ -78,14 +97,14 @@ def _quoted(query: str, width: int = 60) -> str:
 
 
 def cmd_probe_add(args: argparse.Namespace) -> int:
-    from memtui_core.agents.probes import add_probe, evaluate, load_probes
+    from memtui_core.agents.probes import ProbeFile, add_probe, load_probes, run_probes
 
     query = query_arg(args.query)
     expect = None if args.expect_nothing else [text_arg(value, "ID") for value in args.expect]
-    store = open_store(args)
+    store, scoped = _stores(args)
     _warn_about(args, load_probes(store))  # a corrupt file is moved aside and said so before the write
-    probe, outcome = add_probe(store, query, expect)
-    result = evaluate(probe, store.explain(probe.query))
+    probe, outcome = add_probe(store, query, expect, scoped=scoped)
+    result = run_probes(store, ProbeFile(path="", probes=[probe]), scoped=scoped).results[0]
     if args.json:
         return emit_json({"outcome": outcome, "probe": probe.model_dump(mode="json"),
                           "result": result.model_dump(mode="json")})
@@ -93,7 +112,7 @@ def cmd_probe_add(args: argparse.Namespace) -> int:
 
     style = Style()
     verb = {"added": "added", "updated": "updated", "unchanged": "already kept as"}[outcome]
-    echo(f"{verb} probe {style.bold(probe.id)}: {_quoted(probe.query)} must inject {_expectation(probe)}")
+    echo(f"{verb} probe {style.bold(probe.id)}: {_quoted(probe.query)} must inject {_expectation(probe, result)}")
     if result.passed:
         echo(style.green("  it passes now"))
     else:
@@ -109,7 +128,8 @@ def _miss_lines(result, style) -> list[str]:
     for miss in result.misses:
         where = f" #{miss.rank}" if miss.rank else ""
         text = f"  {truncate(clean(miss.text), 40)}" if miss.text else ""
-        lines.append(f"    {miss.id}{where} {style.yellow(miss.status)}: {clean(miss.reason)}" + style.dim(text))
+        lines.append(f"    {miss.id}{_in(result, miss.id)}{where} {style.yellow(miss.status)}: {clean(miss.reason)}"
+                     + style.dim(text))
     return lines
 
 
@@ -120,10 +140,10 @@ def _ratio(part: int, whole: int) -> str:
 def cmd_probe_run(args: argparse.Namespace) -> int:
     from memtui_core.agents.probes import load_probes, run_probes
 
-    store = open_store(args)
+    store, scoped = _stores(args)
     probe_file = load_probes(store)
     _warn_about(args, probe_file)
-    run = run_probes(store, probe_file)
+    run = run_probes(store, probe_file, scoped=scoped)
     if args.json:
         emit_json(run.model_dump(mode="json"))
         return 0 if run.ok else 1
@@ -143,7 +163,7 @@ def cmd_probe_run(args: argparse.Namespace) -> int:
         if result.passed:
             continue
         echo(f"FAIL {style.bold(result.probe.id)} {_quoted(result.probe.query)} must inject "
-             f"{_expectation(result.probe)}")
+             f"{_expectation(result.probe, result)}")
         echo(*_miss_lines(result, style))
     return 0 if run.ok else 1
 

@@ -81,8 +81,21 @@ def cmd_move(args: argparse.Namespace) -> int:
     if not scoped.stores[0][0]:
         raise CliError("--dir names one store, which has no scopes: move needs the project and the global store")
     entry_id = text_arg(args.id, "ID")
-    moved = scoped.move(entry_id, args.to)
+    received = scoped.move(entry_id, args.to, person=True)  # a person at the command line: an approval is made again
     from memtui.render import clean, truncate
 
-    echo(f"moved {entry_id} to the {args.to} store as {moved.id} ({moved.kind.value}) {truncate(clean(moved.text), 50)}")
+    moved = received.entry
+    kept = "" if moved.id == entry_id else f" as {moved.id} (that store holds {entry_id} already)"
+    echo(f"moved {entry_id} to the {args.to} store{kept} ({moved.kind.value}) {truncate(clean(moved.text), 50)}")
+    echo(f"  {_carried(received)}")
     return 0
+
+
+def _carried(received) -> str:
+    """What a person decided about the entry that the move kept (the pin, the approval)."""
+    said = ["pinned in the core there" if received.pinned else "not pinned"]
+    if received.approved is True:
+        said.append("approved again there (audited)")
+    elif received.approved is False:
+        said.append("blocked there until approved (memtui approve)")
+    return "; ".join(said)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from memtui.cli.common import CliError, echo, emit_json, open_store, positive_int, text_arg
+from memtui.cli.common import CliError, echo, emit_json, open_scoped, open_store, positive_int, text_arg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -204,16 +204,37 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from memtui_core.agents.transfer import import_file
 
-    store = open_store(args)
+    scope, store, project = _import_target(args)
     kind = text_arg(args.kind, "KIND") if args.kind else None
     plan = import_file(store, text_arg(args.file, "FILE"), args.fmt, kind=kind, dry_run=args.dry_run,
                        allow_evict=args.yes)
     if args.json:
-        return emit_json(_shaped("ImportReport", {**plan.as_dict(), "dry_run": args.dry_run}))
-    from memtui.render import plan_lines
+        return emit_json(_shaped("ImportReport", {**plan.as_dict(), "dry_run": args.dry_run, "scope": scope,
+                                                  "store": store.where if scope else None}))
+    from memtui.render import clean, plan_lines
 
     echo(*plan_lines(plan, args.dry_run))
+    if scope is not None:  # inside a project, or --scope: say which store took them
+        echo(f"{'into' if not args.dry_run else 'would go into'} the {scope} store ({clean(store.where)})"
+             + ("; `memtui import FILE --scope project` imports into the project's" if scope == "global" and project
+                else ""))
     return 0
+
+
+def _import_target(args: argparse.Namespace):
+    """(scope, the store an import adds to, whether a project store is here): `--dir` that store (no
+    scope); `--scope` that scope's store (project: made at the git root, as any project write);
+    else the global store, as before scopes, named as such inside a project."""
+    if args.dir is not None:
+        return None, open_store(args), False
+    from memtui_core.kinds import Kind
+
+    scoped = open_scoped(args, narrow=False)
+    has_project = scoped.project is not None
+    if getattr(args, "scope", None) is None:
+        return ("global" if has_project else None), scoped.main, has_project
+    scope, store = scoped.write_store(Kind.FACT, args.scope)
+    return scope, store, has_project
 
 
 __all__ = ["cmd_export", "cmd_import", "cmd_injections", "parse_since", "register"]

@@ -24,6 +24,7 @@ from ..widgets.fmt import OP_COLOURS, kind_name, one_line, plural, timestamp
 from ..widgets.virtual_table import Column, VirtualTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from ..scopes import cycle_log_scope, events_shown
 from ..writes import Undo
 from .base import ModeScreen
 from ..widgets.palette import P
@@ -63,6 +64,8 @@ class AuditScreen(ModeScreen):
         Binding("x", "clear_filters", "Clear", id="audit.clear", tooltip="Clear every filter: show every event"),
         Binding("u", "undo", "Undo", id="audit.undo",
                 tooltip="Take back the selected change to one entry (asks first; recorded as a change of its own)"),
+        Binding("g", "scope", "Scope", id="audit.scope",
+                tooltip="The other store's audit log: the project's or the global one (inside a project)"),
     ]
 
     def __init__(self) -> None:
@@ -73,7 +76,7 @@ class AuditScreen(ModeScreen):
         self._history_filter: str | None = None  # the entry id `h` filled in, if it is still there
 
     def compose(self) -> ComposeResult:
-        yield StatusBar("Audit")
+        yield StatusBar("Audit", logs=True)
         with Horizontal(id="audit-filters"):
             yield Input(placeholder="/ id or text", id="audit-id", compact=True)
             yield Select(
@@ -116,7 +119,7 @@ class AuditScreen(ModeScreen):
         if history is None:
             self.query_one("#audit-detail-body", Static).update(Text("Reading the audit log…", style="dim italic"))
             return
-        self.events = list(reversed(history.events))
+        self.events = list(reversed(events_shown(self.app)))
         self.fill()
 
     # ------------------------------------------------------------------ filtering
@@ -219,7 +222,12 @@ class AuditScreen(ModeScreen):
         if action == "undo":
             event = self.selected_event()
             return True if event is not None and undoable(event) else None
+        if action == "scope":
+            return self.app.scoped is not None
         return True
+
+    def action_scope(self) -> None:
+        cycle_log_scope(self.app)
 
     def action_undo(self) -> None:
         event = self.selected_event()
@@ -238,7 +246,7 @@ class AuditScreen(ModeScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.app.submit(Undo(event))
+                self.app.submit(Undo(event, self.app.log_scope if self.app.scoped is not None else None))
 
         self.app.push_screen(ConfirmModal(what, body, yes="Undo", danger=op in ("add", "approve")), answered)
 

@@ -19,6 +19,7 @@ from ..modals.confirm import ConfirmModal
 from ..widgets.fmt import OP_COLOURS, age, ago, kind_badge, one_line, size, timestamp
 from ..widgets.key_footer import KeyFooter
 from ..widgets.status_bar import StatusBar
+from ..scopes import cycle_log_scope, events_shown, log_store
 from ..writes import Restore
 from .base import ModeScreen
 from ..widgets.palette import P
@@ -33,6 +34,8 @@ class BackupsScreen(ModeScreen):
     BINDINGS = [
         Binding("escape", "back", "Back", id="backups.back", tooltip="Back to the entries"),
         Binding("r", "restore", "Restore", id="backups.restore", tooltip="Restore the selected backup (asks first)"),
+        Binding("g", "scope", "Scope", id="backups.scope",
+                tooltip="The other store's backups: the project's or the global one (inside a project)"),
     ]
 
     def __init__(self) -> None:
@@ -43,7 +46,7 @@ class BackupsScreen(ModeScreen):
         self._preview_generation = 0  # the newest restore preview request
 
     def compose(self) -> ComposeResult:
-        yield StatusBar("Backups")
+        yield StatusBar("Backups", logs=True)
         yield Static(
             Text(
                 "Every change backs up memory.json first. Select a backup to see what restoring it would change; "
@@ -86,7 +89,7 @@ class BackupsScreen(ModeScreen):
     @work(thread=True, exclusive=True, group="backups", exit_on_error=False)
     def _list_backups(self, generation: int) -> None:
         try:
-            backups = self.app.store.backups()
+            backups = log_store(self.app).backups()
         except Exception:
             backups = []
         self.post_message(BackupsLoaded(backups, generation))
@@ -117,8 +120,7 @@ class BackupsScreen(ModeScreen):
         self._preview_selected()
 
     def _events(self) -> list[AuditEvent]:
-        history = self.app.history
-        return history.events if history is not None else []
+        return events_shown(self.app)
 
     def _selected_name(self) -> str | None:
         table = self.backup_list
@@ -145,7 +147,7 @@ class BackupsScreen(ModeScreen):
 
     @work(thread=True, exclusive=True, group="restore-preview", exit_on_error=False)
     def _load_preview(self, name: str, generation: int) -> None:
-        store = self.app.store
+        store = log_store(self.app)
         try:
             preview = store.preview_restore(name)
             then = {entry.id: entry for entry in store.backup_entries(name)}
@@ -172,6 +174,12 @@ class BackupsScreen(ModeScreen):
     def action_back(self) -> None:
         self.app.action_show("browse")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.app.scoped is not None if action == "scope" else True
+
+    def action_scope(self) -> None:
+        cycle_log_scope(self.app)
+
     def action_restore(self) -> None:
         name = self._selected_name()
         if name is None or not self.can_write("Restoring a backup"):
@@ -191,7 +199,7 @@ class BackupsScreen(ModeScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.app.submit(Restore(name))
+                self.app.submit(Restore(name, self.app.log_scope if self.app.scoped is not None else None))
 
         self.app.push_screen(ConfirmModal("Restore a backup?", Group(*body), yes="Restore", danger=True), answered)
 

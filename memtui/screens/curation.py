@@ -72,8 +72,8 @@ def _keep_probe(screen: ModeScreen, query: str, expect: list[str] | None) -> Non
     app = screen.app
     store = app.store
     try:
-        probe, outcome = add_probe(store, query, expect)
-        result = evaluate(probe, store.explain(probe.query))
+        probe, outcome = add_probe(store, query, expect, scoped=app.scoped)  # inside a project: either store's entry
+        result = evaluate(probe, (app.scoped or store).explain(probe.query))
     except Exception as exc:
         app.call_from_thread(screen.notify, one_line(str(exc)) or type(exc).__name__,
                              title="Probe not kept", severity="error", timeout=8, markup=False)

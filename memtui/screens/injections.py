@@ -18,6 +18,7 @@ from textual.widgets import Static
 from ..widgets.fmt import one_line, plural
 from ..widgets.key_footer import KeyFooter
 from ..widgets.palette import P
+from ..scopes import cycle_log_scope, log_store
 from ..widgets.status_bar import StatusBar
 from ..widgets.wrap import Wrapped
 from ..widgets.virtual_table import Column, VirtualTable
@@ -53,6 +54,8 @@ class InjectionsScreen(ModeScreen):
                 tooltip="Run the highlighted injection's query against today's store and show the difference"),
         Binding("n", "toggle_unused", "Never injected", id="injections.unused",
                 tooltip="Entries never injected within the log's window: curation candidates"),
+        Binding("g", "scope", "Scope", id="injections.scope",
+                tooltip="The other store's injection log: the project's or the global one (inside a project)"),
     ]
 
     def __init__(self) -> None:
@@ -65,7 +68,7 @@ class InjectionsScreen(ModeScreen):
         self._explained: dict[tuple, list[dict]] = {}
 
     def compose(self) -> ComposeResult:
-        yield StatusBar("Injections")
+        yield StatusBar("Injections", logs=True)
         yield Static(id="injections-count")
         with Horizontal(id="injections-main"):
             yield VirtualTable(INJECTION_COLUMNS, empty="No injections logged yet.", id="injections-table")
@@ -76,6 +79,7 @@ class InjectionsScreen(ModeScreen):
     def on_mount(self) -> None:
         self.injection_table.focus()
         self.reload()
+        self.watch(self.app, "log_scope", self.reload, init=False)
         self.set_interval(2.0, self.reload)
 
     def on_screen_resume(self) -> None:
@@ -86,11 +90,11 @@ class InjectionsScreen(ModeScreen):
 
     # ------------------------------------------------------------------ data
 
-    def reload(self) -> None:
-        store = self.app.store
+    def reload(self, _changed: object = None) -> None:
+        store = log_store(self.app)
         log = store.injection_log
         lines, skipped = log.read()
-        key = (len(lines), lines[-1]["at"] if lines else None, store.state(), len(skipped))
+        key = (len(lines), lines[-1]["at"] if lines else None, store.state(), len(skipped), self.app.log_scope)
         if key == self._key:
             return
         self._key = key
@@ -161,7 +165,7 @@ class InjectionsScreen(ModeScreen):
     def _render_line(self, line: dict) -> RenderableType:
         from memtui_core.store.injections import explain_line
 
-        store = self.app.store
+        store = log_store(self.app)
         head = Text()
         head.append(f" injection {line['n']} ", style="bold reverse")
         head.append(f"  {datetime.fromtimestamp(line['at']).strftime('%Y-%m-%d %H:%M:%S')}  by {line['actor']}",
@@ -172,7 +176,7 @@ class InjectionsScreen(ModeScreen):
                           style="italic"))
         parts.append(Text(""))
         parts.append(Text("Injected then", style="bold"))
-        key = (line["n"], line["at"], store.state())
+        key = (line["n"], line["at"], store.state(), self.app.log_scope)
         rows = self._explained.get(key)
         if rows is None:  # looking a changed text up in the backups reads them: once per line and store state
             rows = self._explained[key] = explain_line(store, line)
@@ -208,7 +212,7 @@ class InjectionsScreen(ModeScreen):
             self.notify("Highlight an injection to replay it", severity="warning")
             return
         try:
-            self.replayed[line["n"]] = replay(self.app.store, line)
+            self.replayed[line["n"]] = replay(log_store(self.app), line)
         except MemtuiError as exc:
             self.notify(str(exc), title="Cannot replay", severity="warning")
             return
@@ -220,6 +224,12 @@ class InjectionsScreen(ModeScreen):
 
     def action_back(self) -> None:
         self.app.action_show("browse")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.app.scoped is not None if action == "scope" else True
+
+    def action_scope(self) -> None:
+        cycle_log_scope(self.app)
 
 
 def replay_lines(result) -> list[RenderableType]:

@@ -135,7 +135,7 @@ class ProbesScreen(ModeScreen):
         store = self.app.store
         try:
             probe_file = probes.load_probes(store)
-            run = probes.run_probes(store, probe_file)
+            run = probes.run_probes(store, probe_file, scoped=self.app.scoped)  # inside a project: both as one
         except Exception as exc:
             self.post_message(ProbesRan(None, one_line(str(exc)) or type(exc).__name__, generation))
             return
@@ -211,8 +211,9 @@ class ProbesScreen(ModeScreen):
             Text.assemble(("probe ", "bold"), (probe.id, f"bold {P.pin}"), ("  ", ""),
                           (" pass ", "bold " + P.on_success) if result.passed else (" FAIL ", "bold " + P.on_error)),
             Text.assemble(("query: ", "bold"), probe.query),
-            Text.assemble(("must inject: ", "bold"),
-                          "nothing" if probe.expects_nothing else ", ".join(probe.expect)),
+            Text.assemble(("must inject: ", "bold"), "nothing" if probe.expects_nothing else ", ".join(
+                entry_id + (f" ({result.scopes[entry_id]})" if entry_id in result.scopes else "")
+                for entry_id in probe.expect)),
             Text.assemble(("injects now: ", "bold"), ", ".join(result.injected) or "nothing"),
             Text(""),
         ]

@@ -13,9 +13,10 @@ from .palette import P
 class StatusBar(AppNode, Static):
     """`memtui Browse │ ~/…/memory.json │ 37/500`, then one `⚠` line per warning from store.health()."""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, logs: bool = False) -> None:
         super().__init__(id="status-bar")
         self.title = title
+        self.logs = logs  # a log screen's: with scopes, the title and the path are the shown scope's (memtui/scopes.py)
 
     def on_mount(self) -> None:
         self.watch(self.app, "snapshot", self._refresh_bar, init=True)
@@ -27,8 +28,12 @@ class StatusBar(AppNode, Static):
     def _refresh_bar(self, _value: object = None) -> None:
         app = self.app
         snapshot, history = app.snapshot, app.history
-        self.update(render_status(self.title, snapshot, history, app.demo, app.store.storage.where,
-                                  self.size.width or app.size.width))
+        title, where = self.title, app.store.storage.where
+        if self.logs and app.scoped is not None:
+            from ..scopes import log_store, log_title
+
+            title, where = log_title(app, title), log_store(app).storage.where
+        self.update(render_status(title, snapshot, history, app.demo, where, self.size.width or app.size.width))
         self.set_class(bool(status_warnings(snapshot, history)), "-warning")
 
 

@@ -129,3 +129,28 @@ def test_a_hermes_turn_sends_the_model_the_memories_it_needs(tmp_path, home):
     assert system["role"] == "system" and PINNED in system["content"]  # the core, in the system prompt
     assert PINNED not in user["content"]
     assert {"memory_save", "memory_search"} <= {tool["function"]["name"] for tool in request.get("tools", [])}
+
+
+def test_in_a_git_repository_hermes_offers_scope_before_a_project_store_exists(tmp_path, home):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    code = f"""
+        import json, os
+        from plugins.memory import load_memory_provider
+
+        os.chdir({str(repo / "src")!r})
+        provider = load_memory_provider("memtui")
+        provider.initialize("s1", platform="cli", agent_context="primary", agent_identity="default",
+                            hermes_home={str(home)!r})
+        save = {{tool["name"]: tool for tool in provider.get_tool_schemas()}}["memory_save"]
+        saved = provider.handle_tool_call("memory_save", {{"kind": "fact", "text": "the chart is in deploy/",
+                                                         "keywords": None, "scope": "project"}})
+        print(json.dumps({{"scope": "scope" in save["parameters"]["properties"], "saved": json.loads(saved),
+                          "prefetch": provider.prefetch("where is the chart")}}))
+        """
+    result = in_hermes(tmp_path, home, code)
+    assert result["scope"], "memory_save offers no scope in a git repository without .memtui/"
+    assert "project" in result["saved"]["result"], result["saved"]
+    assert (repo / ".memtui" / "memory.json").exists()  # made at the git root, as the CLI's --scope project does
+    assert "[project · fact] the chart is in deploy/" in result["prefetch"]

@@ -14,7 +14,9 @@ What Hermes asks of a provider, and what memtui answers:
   into the profile's store (the user profile as preferences, the agent's notes as facts), so a
   person curates one store. The built-in memory is the profile's, not a project's: so is its mirror.
 - Scopes: run inside a project (a `.memtui/` at or above Hermes's folder), a turn reads that
-  project's store beside the profile's (which is the global one), and `memory_save` takes `scope`.
+  project's store beside the profile's (which is the global one), and `memory_save` takes `scope`;
+  inside a git repository with no project store yet it takes `scope` too (a project write makes
+  `.memtui/` at the git root, as the CLI's does).
 - `sync_turn(...)`: nothing. memtui keeps what the agent or the built-in memory chose to keep; it
   does not file every turn, and nothing slow runs after a turn.
 
@@ -230,8 +232,11 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
 
         if self._store is None:
             self.initialize("")
+        from ...scopes import offers_scopes
+
+        # `scope` where there is a project store, or where a project write would make one (a git repository)
         tools = tool_defs(self.store.limits, destructive=bool(self._destructive) and self._writes,
-                          scopes=self.scoped.scoped)
+                          scopes=offers_scopes(self.scoped))
         if not self._writes:
             tools = [tool for tool in tools if tool.read_only]
         return [{"name": tool.name, "description": tool.description, "parameters": tool.input_schema()}

@@ -10,7 +10,9 @@ How LangGraph's items map onto memtui's entries:
   `("project", "fact")`: `(kind,)` reads both stores and writes where memtui's rule says
   (preferences global, the rest to the project), `(scope, kind)` that scope's store. A search's
   prefix is `()`, a kind, a scope, or both. Items come back under `(scope, kind)` when there are
-  scopes. Any other namespace is refused with `InvalidNamespaceError`, also in ops passed
+  scopes. Inside a git repository with no project store yet, `("project", kind)` is taken too
+  (a put there makes `.memtui/` at the git root, as the CLI's `--scope project` does); with
+  neither, it is refused. Any other namespace is refused with `InvalidNamespaceError`, also in ops passed
   straight to `batch`.
 - value: `{"text": str, "keywords": [str, ...]}` (keywords optional). Other fields are refused
   rather than dropped: memtui would not keep them.
@@ -37,7 +39,7 @@ from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item,
                                   Result, SearchItem, SearchOp, validate_op_namespace)
 
 from ...kinds import KIND_NAMES, Kind
-from ...scopes import SCOPES
+from ...scopes import SCOPES, offers_scopes
 from . import open_store, open_stores
 
 __all__ = ["MemtuiStore", "ACTOR", "SOURCE_PREFIX"]
@@ -163,6 +165,9 @@ class MemtuiStore(BaseStore):
             scope = namespace[0]
             if scope not in SCOPES or self.scoped.scopes[0] is None:
                 raise InvalidNamespaceError(_NAMESPACES + f"; got {namespace!r}")
+            if scope == "project" and not offers_scopes(self.scoped):  # no project store, and no git root to make one
+                raise InvalidNamespaceError(f"no project store here (no .memtui/ in {self.scoped.cwd or 'this folder'} "
+                                            f"or above, and no git repository): use ('global', kind) or (kind,)")
             return scope, _kind_of(namespace[1:])
         return None, _kind_of(namespace)
 

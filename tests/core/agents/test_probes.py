@@ -302,3 +302,48 @@ def test_a_pin_that_leaves_the_core_breaks_the_probe_that_needed_it(tmp_path):
     assert broken.after.misses[0].id == db and broken.after.misses[0].status == "zero_score"
     store.unpin(db)
     assert not run_probes(store).ok
+
+
+# ---------------------------------------------------------------------------- inside a project: both stores as one
+
+
+def _project_pair(tmp_path, monkeypatch):
+    from memtui_core.scopes import Scoped
+
+    monkeypatch.setenv("MEMTUI_DIR", str(tmp_path / "global"))
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".memtui").mkdir(mode=0o700)
+    scoped = Scoped.open(cwd=root)
+    in_project = scoped.remember("fact", "the frontend builds with vite and esbuild", scope="project")[1].entry
+    in_global = scoped.remember("lesson", "vite needs node 18 or newer", scope="global")[1].entry
+    scoped.remember("fact", "the office coffee machine is on the third floor", scope="global")
+    return scoped, in_project, in_global
+
+
+def test_probes_inside_a_project_rank_over_both_stores_and_name_each_expected_entrys_store(tmp_path, monkeypatch):
+    scoped, in_project, in_global = _project_pair(tmp_path, monkeypatch)
+    home = scoped.store("global")
+    with pytest.raises(InvalidInput, match="no entry with id"):  # the global store alone does not hold it
+        add_probe(home, "how does the frontend build with vite", [in_project.id])
+    probe, _outcome = add_probe(home, "how does the frontend build with vite", [in_project.id], scoped=scoped)
+    other, _outcome = add_probe(home, "which node version does vite need", [in_global.id], scoped=scoped)
+    add_probe(home, "where is the vite and esbuild frontend built", None)  # must inject nothing: it recalls
+    run = run_probes(home, scoped=scoped)
+    by_query = {result.probe.query: result for result in run.results}
+    passing = by_query[probe.query]
+    assert passing.passed and passing.scopes[in_project.id] == "project"
+    assert by_query[other.query].passed and by_query[other.query].scopes[in_global.id] == "global"
+    recalled = by_query["where is the vite and esbuild frontend built"]
+    assert not recalled.passed and in_project.id in recalled.injected  # the project's entry counts as recall
+    alone = run_probes(home)  # the global store alone, as before scopes
+    assert not {result.probe.query: result for result in alone.results}[probe.query].passed
+
+
+def test_a_probe_whose_entry_moved_to_the_other_store_still_passes_and_says_where_it_is(tmp_path, monkeypatch):
+    scoped, in_project, _in_global = _project_pair(tmp_path, monkeypatch)
+    home = scoped.store("global")
+    add_probe(home, "how does the frontend build with vite", [in_project.id], scoped=scoped)
+    scoped.move(in_project.id, "global")  # the id travels with it
+    [result] = run_probes(home, scoped=scoped).results
+    assert result.passed and result.scopes[in_project.id] == "global"
