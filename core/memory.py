@@ -203,6 +203,16 @@ def _by_meaning(store: MemoryStore, snap: _Snapshot, query: str, hits: list[tupl
     return judge(store, snap, query, hits, k, blocked, core)[0] if k > 0 else []
 
 
+def check_explain_args(query: object, top_k: object, budget: object) -> None:
+    """InvalidInput (one line) for explain's arguments: a query that is not text, a top-k or budget
+    that is not a non-negative whole number (MemoryStore.explain and Scoped.explain)."""
+    if not isinstance(query, str):
+        raise InvalidInput("query must be a string")
+    for name, value in (("top_k", top_k), ("budget", budget)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
+
+
 class MemoryStore(History, Writing, Meaning):
     """Long-term memory in `<dir>/memory.json`. docs/agents.md gives the contract of each method."""
 
@@ -477,11 +487,7 @@ class MemoryStore(History, Writing, Meaning):
     ) -> Explanation:
         from .ranking.explain import explain
 
-        if not isinstance(query, str):
-            raise InvalidInput("query must be a string")
-        for name, value in (("top_k", top_k), ("budget", budget)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
+        check_explain_args(query, top_k, budget)
         lang = self.language(query, lang)
         for attempt in (1, 2):
             snap = self._snap()

@@ -688,11 +688,9 @@ class Scoped:
             return self.main.explain(query, top_k=top_k, budget=budget, lang=lang)
         from .ranking.explain import explain
 
-        if not isinstance(query, str):
-            raise InvalidInput("query must be a string")
-        for name, value in (("top_k", top_k), ("budget", budget)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                raise InvalidInput(f"{name} must be a non-negative whole number, got {value!r}")
+        from .memory import check_explain_args
+
+        check_explain_args(query, top_k, budget)
         lang = self.language(query, lang)
         limits = self.limits
         for attempt in (1, 2):
