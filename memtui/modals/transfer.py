@@ -121,6 +121,10 @@ class TransferModal(AppNode, ModalScreen[str | None]):
         self.previewed_path = path
         lines = plan_lines(self.plan, dry_run=True)
         body = Text("\n".join(lines[:-1]))
+        scoped = getattr(self.app, "scoped", None)
+        if scoped is not None and scoped.scoped:  # inside a project: say which store takes them
+            body.append(f"\n\nInto the global store ({store.where}); `memtui import --scope project` "
+                        "puts them in the project's.", style=f"{P.muted}")
         if self.plan.evicted:
             body.append(f"\n\nImporting evicts {len(self.plan.evicted)} entries (listed above): y confirms it.",
                         style=f"bold {P.error}")

@@ -47,3 +47,21 @@ async def test_an_import_whose_file_went_bad_after_the_preview_writes_nothing(se
         assert "Traceback" not in screen_text(app)
     assert (seeded.dir / "memory.json").read_bytes() == before
     assert len(MemoryStore(seeded.dir).entries()) == len(seeded.ids)
+
+
+async def test_inside_a_project_the_preview_says_the_global_store_takes_them(tmp_path):
+    from memtui_core.scopes import Scoped
+
+    project = MemoryStore(tmp_path / "repo" / ".memtui")
+    home = MemoryStore(tmp_path / "global")
+    project.remember("fact", "the service is deployed with helm")
+    source = tmp_path / "MEMORY.md"
+    source.write_text("Always run migrations inside a transaction\n")
+    app = MemtuiApp(home, scoped=Scoped([("project", project), ("global", home)]))
+    async with app.run_test(size=(140, 40), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await open_import(pilot, app, source)
+        await wait_for_text(pilot, "Into the global store")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(home.entries()) == 1, what="the import in the global store")
+        assert len(project.entries()) == 1
