@@ -467,9 +467,7 @@ class MemoryStore(History, Writing, Meaning):
     @property
     def injection_log(self):
         if self._injection_log is None:
-            from .store.injections import InjectionLog
-
-            self._injection_log = InjectionLog(self.dir, self.limits, self.actor)
+            self._injection_log = self._storage.injection_log(self.limits, self.actor)
         return self._injection_log
 
     def explain(

@@ -55,9 +55,11 @@ class Connections:
         return StoreUnavailable(f"cannot reach the store's database {self.location.display}: "
                                 f"{self.location.redact(first)}")
 
-    def refused(self, message: str) -> StoreUnavailable:
-        return StoreUnavailable(f"the database refuses to show this store ({self.location.display}): "
-                                f"{self.location.redact((message.splitlines() or ['permission denied'])[0])}")
+    def refused(self, message: str, writing: bool = False) -> StoreUnavailable:
+        first = self.location.redact((message.splitlines() or ['permission denied'])[0])
+        if writing:
+            return StoreUnavailable(f"the database refused the write to {self.location.display}: {first}")
+        return StoreUnavailable(f"the database refuses to show this store ({self.location.display}): {first}")
 
     def forget(self) -> None:
         conn, self.conn = self.conn, None
@@ -76,13 +78,14 @@ class Connections:
             self.watcher.stop()
             self.watcher = None
 
-    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        """The rows of one read; [] when the tables are not made yet (a store nobody wrote). A
-        process that has not written reads through libpq directly (pg_lean.py: a turn does not
-        pay for importing the driver); one that has, through its driver connection."""
+    def query(self, sql: str, params: tuple = (), writing: bool = False) -> list[tuple]:
+        """The rows of one statement (a read, or with `writing` one that writes outside a store's
+        write, as a turn's injection log does); [] when the tables are not made yet (a store
+        nobody wrote). A process that has not written goes through libpq directly (pg_lean.py: a
+        turn does not pay for importing the driver); one that has, through its driver connection."""
         if self.conn is None and not self.no_libpq:
             with self.lean_lock:
-                rows = self._lean_query(sql, params)
+                rows = self._lean_query(sql, params, writing)
             if rows is not None:
                 return rows
         psycopg = driver()
@@ -95,9 +98,9 @@ class Connections:
             self.forget()
             raise self.unavailable(exc) from None
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise self.refused(str(exc)) from None
+            raise self.refused(str(exc), writing) from None
 
-    def _lean_query(self, sql: str, params: tuple) -> list[tuple] | None:
+    def _lean_query(self, sql: str, params: tuple, writing: bool = False) -> list[tuple] | None:
         """`query` through pg_lean; None when libpq cannot be loaded here (then: the driver)."""
         from .pg_lean import LeanError, connect
 
@@ -115,7 +118,7 @@ class Connections:
             if exc.sqlstate == "42P01":  # undefined_table
                 return []
             if exc.sqlstate == "42501":  # insufficient_privilege
-                raise self.refused(str(exc)) from None
+                raise self.refused(str(exc), writing) from None
             if self.lean is not None:
                 self.lean.close()
             self.lean = None

@@ -11,7 +11,8 @@ first write):
 - `memtui_backups`: the document as it was before each write, under the same names and the same
   retention as backups/ (backup_files.kept);
 - `memtui_keys`: the approvals key, in a table of its own so a role can read the store without it;
-- `memtui_files`: the store's other files that every machine shares: the probes (probes.json).
+- `memtui_files`: the store's other files that every machine shares: the probes (probes.json);
+- `memtui_injections`: the injection log, one row per injection (pg_injections.py).
 
 A write is one transaction: the store's row is locked (`SELECT ... FOR UPDATE`), the document
 changed, the old one kept as a backup, the audit lines added, the row updated and a NOTIFY sent;
@@ -20,8 +21,8 @@ wait for the row lock at most `lock_timeout` seconds (LockTimeout, as with a fol
 
 A read is one small query (the row's uid and version): the document of that version is kept in
 a local cache folder (location.PgLocation.cache_dir) beside its derived index, so a turn reads
-the database's bytes only when another process wrote. That folder also keeps what is this
-machine's own: the injection log (a turn never writes to the database). docs/storage.md#sharing-a-store-postgresql.
+the database's bytes only when another process wrote. A turn's one write is its injection log's
+row, on the connection it read through. docs/storage.md#sharing-a-store-postgresql.
 """
 
 from __future__ import annotations
@@ -73,9 +74,16 @@ CREATE TABLE IF NOT EXISTS memtui_keys (
     store text PRIMARY KEY,
     key bytea NOT NULL
 );
+CREATE TABLE IF NOT EXISTS memtui_injections (
+    store text NOT NULL,
+    seq bigserial,
+    at double precision NOT NULL,
+    line text NOT NULL,
+    PRIMARY KEY (store, seq)
+);
 """
 
-TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys")
+TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys", "memtui_injections")
 _SCHEMA_LOCK = 0x6D656D74  # the advisory lock that makes the tables once, whoever comes first
 
 
@@ -105,11 +113,17 @@ class PgStorage(Storage):
     def connection(self):
         return self.db.connection()
 
-    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        return self.db.query(sql, params)
+    def query(self, sql: str, params: tuple = (), writing: bool = False) -> list[tuple]:
+        return self.db.query(sql, params, writing)
 
     def close(self) -> None:
         self.db.close()
+
+    def injection_log(self, limits: Limits, actor: str = "api"):
+        """The injection log in `memtui_injections`, the same for every machine (pg_injections.py)."""
+        from .pg_injections import PgInjectionLog
+
+        return PgInjectionLog(self, limits, actor)
 
     def change_token(self) -> object:
         """Changes soon after any process writes the store (NOTIFY), without asking the database:

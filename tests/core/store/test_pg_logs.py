@@ -1,0 +1,109 @@
+"""A database store's logs against a real server (tests/pg_server.py): the injection log in its
+table (retention, failure never costs a turn), the version a listening process knows without
+asking, and the audit log's rotation."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from memtui_core.limits import Limits
+from memtui_core.memory import MemoryStore
+
+from pg_server import PASSWORD
+
+
+def _rows(pg_server, store: MemoryStore) -> int:
+    return int(pg_server.sql(f"SELECT count(*) FROM memtui_injections WHERE store = '{store.location.store}'").strip())
+
+
+def test_injections_are_rows_of_the_store_read_by_any_process(pg_url, pg_server, tmp_path, monkeypatch):
+    store = MemoryStore(pg_url)
+    store.remember("fact", "the staging database listens on port 5433")
+    assert "5433" in store.retrieve_block("which port does staging use")
+    store.injection_log.flush()
+    assert _rows(pg_server, store) == 1
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "another-machine"))
+    elsewhere = MemoryStore(pg_url)
+    lines = elsewhere.injection_log.read()[0]
+    assert [(line["n"], line["q"]) for line in lines] == [(1, "which port does staging use")]
+    assert elsewhere.health().injections == 1 and elsewhere.health().injected_share == 1.0
+    # a row another program wrote that is not a log line is skipped and said so, never fatal
+    pg_server.sql(f"INSERT INTO memtui_injections (store, at, line) VALUES ('{store.location.store}', "
+                  f"extract(epoch from now()), 'not json')")
+    lines, skipped = elsewhere.injection_log.read()
+    assert len(lines) == 1 and len(skipped) == 1 and skipped[0].startswith("memtui_injections row ")
+
+
+def test_the_tables_retention_is_the_file_logs(pg_url, pg_server):
+    """Past `injection_max_bytes` the oldest rows go, down to half of it (a file log drops its
+    older half); rows older than `injection_days` go too, and are never read."""
+    store = MemoryStore(pg_url, limits=Limits().replace(injection_max_bytes=4000))
+    store.remember("fact", "the staging database listens on port 5433")
+    for n in range(40):
+        store.retrieve_block(f"which port does staging use {n}")
+    store.injection_log.flush()
+    assert _rows(pg_server, store) == 40
+    gone = store.injection_log.prune()
+    sizes = pg_server.sql(f"SELECT sum(octet_length(line) + 1) FROM memtui_injections "
+                          f"WHERE store = '{store.location.store}'")
+    assert gone > 0 and int(sizes.strip()) <= 2000
+    queries = [line["q"] for line in store.injection_log.read()[0]]
+    assert queries[-1] == "which port does staging use 39" and len(queries) == 40 - gone  # the newest kept
+    pg_server.sql(f"UPDATE memtui_injections SET at = at - 31 * 86400 WHERE store = '{store.location.store}' "
+                  f"AND seq = (SELECT max(seq) FROM memtui_injections WHERE store = '{store.location.store}')")
+    assert len(store.injection_log.read()[0]) == 40 - gone - 1  # older than injection_days: not read
+    store.injection_log.prune()
+    assert _rows(pg_server, store) == 40 - gone - 1  # and deleted by the next check
+
+
+def test_retention_is_checked_as_rows_come_without_asking(pg_url, pg_server, monkeypatch):
+    from memtui_core.store import pg_injections
+
+    monkeypatch.setattr(pg_injections, "PRUNE_EVERY", 4)
+    store = MemoryStore(pg_url, limits=Limits().replace(injection_max_bytes=1000))
+    store.remember("fact", "the staging database listens on port 5433")
+    for n in range(30):
+        store.retrieve_block(f"which port does staging use {n}")
+        store.injection_log.flush()
+    assert _rows(pg_server, store) < 20
+
+
+def test_a_log_that_cannot_be_written_never_costs_the_turn(pg_url, pg_server):
+    """A role that may read the store but not insert into the log: the turn gets its block, the
+    failure is said once (naming the store without its password), nothing else changes."""
+    MemoryStore(pg_url).remember("fact", "the team deploys on tuesdays")
+    pg_server.sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memtui_reader') THEN "
+                  "CREATE ROLE memtui_reader LOGIN PASSWORD 'reader-pw'; END IF; END $$; "
+                  "GRANT SELECT ON memtui_stores, memtui_audit, memtui_backups, memtui_files TO memtui_reader; "
+                  "REVOKE INSERT ON memtui_injections FROM memtui_reader")
+    reader = MemoryStore(pg_url.replace(f"postgres:{PASSWORD}@", "memtui_reader:reader-pw@"))
+    assert "tuesdays" in reader.retrieve_block("when does the team deploy")
+    log = reader.injection_log
+    log.flush()
+    failure = log.take_error()
+    assert failure is not None and "permission denied for table memtui_injections" in failure
+    assert "\n" not in failure and "reader-pw" not in failure and "postgresql://memtui_reader@" in failure
+    assert log.take_error() is None  # told once
+    assert "tuesdays" in reader.retrieve_block("when does the team deploy again")
+
+
+def test_a_database_made_before_the_log_table_logs_from_the_next_write(pg_url, pg_server):
+    store = MemoryStore(pg_url)
+    store.remember("fact", "the team deploys on tuesdays")
+    pg_server.sql("DROP TABLE memtui_injections")
+    try:
+        turn = MemoryStore(pg_url)
+        assert "tuesdays" in turn.retrieve_block("when does the team deploy")
+        turn.injection_log.flush()
+        assert turn.injection_log.error is None and turn.injection_log.read()[0] == []  # nothing, no error
+        MemoryStore(pg_url).remember("fact", "the team reviews on mondays")  # the next write makes the table
+        again = MemoryStore(pg_url)
+        again.retrieve_block("when does the team deploy")
+        again.injection_log.flush()
+        assert len(again.injection_log.read()[0]) == 1
+    finally:
+        from memtui_core.store.pg_storage import SCHEMA
+
+        pg_server.sql(SCHEMA)
