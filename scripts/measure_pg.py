@@ -55,15 +55,16 @@ def run(*args: str, env: dict | None = None, cwd: Path = REPO) -> float:
     return time.perf_counter() - start
 
 
-def code_of(tree: Path, tmp: Path, env: dict) -> tuple[dict, Path]:
-    """The environment and working folder that run the code of another checkout `tree` (its
-    `memtui` and `memtui_core` ahead of this one's on the path)."""
-    links = tmp / "before-code"
+def code_of(tree: Path, tmp: Path, env: dict, label: str) -> tuple[dict, Path]:
+    """The environment and working folder that run the code of the checkout `tree` (its `memtui`
+    and `memtui_core` ahead of any installed one on the path), with a local cache of its own (the
+    derived index is keyed by the code that made it: two codes sharing one would remake it)."""
+    links = tmp / f"code-{label}"
     links.mkdir(exist_ok=True)
     for name, target in (("memtui_core", tree / "core"), ("memtui", tree / "memtui")):
         if not (links / name).exists():
             (links / name).symlink_to(target)
-    return {**env, "PYTHONPATH": str(links)}, tree
+    return {**env, "PYTHONPATH": str(links), "MEMTUI_CACHE_DIR": str(tmp / f"cache-{label}")}, tree
 
 
 def per_turn(runs: dict[str, tuple[str, dict, Path]], rounds: int) -> dict[str, float]:
@@ -157,11 +158,10 @@ def main() -> None:
         server = pg_server.start(durable=True)  # fsync on, as a real server: writes pay for the disk
         base = server.url()
     tmp = Path(tempfile.mkdtemp(prefix="memtui-measure-pg-"))
-    env = {**os.environ, "MEMTUI_CACHE_DIR": str(tmp / "cache")}
-    os.environ["MEMTUI_CACHE_DIR"] = env["MEMTUI_CACHE_DIR"]
+    env, _here = code_of(REPO, tmp, dict(os.environ), "this")  # this checkout's code, whatever is installed
     sep = "&" if "?" in base else "?"
     try:
-        before = code_of(args.before.resolve(), tmp, env) if args.before else None
+        before = code_of(args.before.resolve(), tmp, env, "before") if args.before else None
         head = (f"{'entries':>8} {'inject folder':>14} {'inject pg':>10} {'ratio':>6} {'warm folder':>12} {'warm pg':>9} "
                 f"{'ratio':>6}")
         print(head + (f" {'inject pg before':>17} {'warm pg before':>15}" if before else ""))
