@@ -83,6 +83,7 @@ CREATE TABLE IF NOT EXISTS memtui_injections (
 );
 """
 
+LISTEN_AFTER = 20  # version queries after which a process listens and stops asking (state())
 TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys", "memtui_injections")
 _SCHEMA_LOCK = 0x6D656D74  # the advisory lock that makes the tables once, whoever comes first
 
@@ -100,6 +101,8 @@ class PgStorage(Storage):
         self._schema_ready = False
         self._key_read = False
         self._key: bytes | None = None
+        self._known: tuple[int, tuple | None] | None = None  # (listener's token, the version asked under it)
+        self._asked = 0  # version queries asked without a listener
 
     def __repr__(self) -> str:
         return f"PgStorage({self.location.display!r})"
@@ -133,9 +136,29 @@ class PgStorage(Storage):
     # ------------------------------------------------------------------ reading
 
     def state(self) -> tuple | None:
-        """(uid, version) of the store's row: changes with every write by any process (None: no store yet)."""
+        """(uid, version) of the store's row: changes with every write by any process (None: no store yet).
+
+        Asked of the database, except in a process that listens (pg_connect.ChangeWatcher): while
+        its listener is connected and no notification or reconnection came since the version was
+        last asked, that version is still the store's, and is answered without a round trip. A
+        process starts listening once it has asked LISTEN_AFTER times (a long-running one: the app,
+        the MCP server, an agent's loop; a turn asks once or twice and never pays for it)."""
+        watcher = self.db.watcher
+        token = None
+        if watcher is not None and watcher.connected:
+            token = watcher.token
+            known = self._known
+            if known is not None and known[0] == token:
+                return known[1]
+        else:
+            self._asked += 1
+            if self._asked == LISTEN_AFTER:
+                self.db.watch()
         rows = self.query("SELECT uid, version FROM memtui_stores WHERE name = %s", (self.location.store,))
-        return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+        found = (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+        if token is not None:
+            self._known = (token, found)
+        return found
 
     def can_write(self) -> bool:
         """Whether this role may change the store (health, doctor); True before the tables exist."""
@@ -283,6 +306,7 @@ class PgStorage(Storage):
                                   f"({self.location.redact((str(exc).strip().splitlines() or ['error'])[0])}); "
                                   f"nothing was written") from None
         state, data, doc = committed[4], committed[5], committed[0]
+        self._known = None  # this write's own notification may not be here yet: ask once more
         if data is not None:
             self._keep_copy(state, data)
             self.path = self._copy_path(state)

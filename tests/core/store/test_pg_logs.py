@@ -107,3 +107,85 @@ def test_a_database_made_before_the_log_table_logs_from_the_next_write(pg_url, p
         from memtui_core.store.pg_storage import SCHEMA
 
         pg_server.sql(SCHEMA)
+
+
+# ---------------------------------------------------------------------------- a listening process asks nothing
+
+
+def _version_queries(store: MemoryStore) -> list:
+    """Count the version queries `store` sends from now on."""
+    asked: list = []
+    db = store.storage.db
+    real = db.query
+
+    def counting(sql, params=(), writing=False):
+        if sql.startswith("SELECT uid, version FROM"):
+            asked.append(sql)
+        return real(sql, params, writing)
+
+    db.query = counting
+    return asked
+
+
+def _wait(condition, seconds: float = 15.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_listening_process_knows_the_version_without_asking(pg_url, pg_server):
+    import subprocess
+    import sys
+
+    from memtui_core.store.pg_storage import LISTEN_AFTER
+
+    store = MemoryStore(pg_url)
+    store.remember("fact", "the deploy uses blue green switching")
+    agent = MemoryStore(pg_url)
+    asked = _version_queries(agent)
+    agent.retrieve_block("how do we deploy")
+    watcher = agent.storage.db.watcher
+    assert watcher is None and asked  # a turn, or a process's first queries: asked, no listener
+    for _ in range(LISTEN_AFTER):  # an agent's loop: after some queries it listens
+        agent.retrieve_block("how do we deploy")
+    assert agent.storage.db.watcher is not None and len(asked) == 1 + LISTEN_AFTER  # one a query, till then
+    _wait(lambda: agent.storage.db.watcher.connected)
+    agent.retrieve_block("how do we deploy")
+    before = len(asked)
+    for _ in range(50):
+        assert "blue green" in agent.retrieve_block("how do we deploy")
+    assert len(asked) == before  # warm queries: no round trip at all
+    # a write by another process: seen by the next query once its notification has arrived
+    token = agent.storage.db.watcher.token
+    done = subprocess.run([sys.executable, "-m", "memtui", "--dir", pg_url, "add", "fact",
+                           "deploys need a second approver"], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    _wait(lambda: agent.storage.db.watcher.token != token)
+    assert "second approver" in agent.retrieve_block("deploy approver")
+    assert len(asked) == before + 1  # one version query for that notification
+    # its own write: seen at once, whether or not its own notification has come back yet
+    agent.remember("fact", "deploys happen on tuesdays")
+    assert "tuesdays" in agent.retrieve_block("when do deploys happen")
+
+
+def test_a_listener_that_reconnects_asks_again(pg_url, pg_server):
+    """While the listener is away, writes may go unheard: the version is asked on every query
+    until it is back, and once after (the reconnection changes the token)."""
+    MemoryStore(pg_url).remember("fact", "the deploy uses blue green switching")
+    agent = MemoryStore(pg_url)
+    agent.storage.db.watch()
+    _wait(lambda: agent.storage.db.watcher.connected)
+    asked = _version_queries(agent)
+    agent.retrieve_block("how do we deploy")
+    agent.retrieve_block("how do we deploy")
+    assert len(asked) == 1
+    pg_server.restart()
+    _wait(lambda: agent.storage.db.watcher.connected is False or agent.storage.db.watcher.token > 1)
+    MemoryStore(pg_url).remember("fact", "deploys need a second approver")  # perhaps unheard
+    _wait(lambda: "second approver" in agent.retrieve_block("deploy approver"), 30)
+    _wait(lambda: agent.storage.db.watcher.connected, 30)
+    agent.retrieve_block("deploy approver")
+    settled = len(asked)
+    agent.retrieve_block("deploy approver")
+    assert len(asked) == settled
