@@ -7,7 +7,7 @@ first write):
   `version` that grows by one with every write, and a `uid` made when the row is made (a store
   dropped and made again never passes for its old self);
 - `memtui_audit`: the audit log, one line per row, the same lines with the same hash chain
-  (`file_sha` of the document after each batch);
+  (`file_sha` of the document after each batch), rotated as audit.jsonl is (PgAudit.rotate);
 - `memtui_backups`: the document as it was before each write, under the same names and the same
   retention as backups/ (backup_files.kept);
 - `memtui_keys`: the approvals key, in a table of its own so a role can read the store without it;
@@ -83,6 +83,8 @@ CREATE TABLE IF NOT EXISTS memtui_injections (
 );
 """
 
+ROTATE_EVERY = 8  # writes between two checks of the audit log's size (PgAudit.rotate)
+ROTATED = b'{"rotated":true}'  # the row that starts a part of the audit log (never an event: no "op")
 LISTEN_AFTER = 20  # version queries after which a process listens and stops asking (state())
 TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys", "memtui_injections")
 _SCHEMA_LOCK = 0x6D656D74  # the advisory lock that makes the tables once, whoever comes first
@@ -355,7 +357,7 @@ class PgStorage(Storage):
         data = doc.to_bytes()
         kept = _redacted_bytes(current) if current is not None and redacted else current
         backup = self.backups.add(conn, kept, _removes(before, doc)) if kept is not None else None
-        self.audit.add(conn, events, actor, data)
+        self.audit.add(conn, events, actor, data, version + 1)
         conn.execute("UPDATE memtui_stores SET version = version + 1, doc = %s, updated = extract(epoch from now()) "
                      "WHERE name = %s", (data, store))
         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{store}:{version + 1}"))
@@ -382,7 +384,11 @@ class PgAudit(AuditLog):
         super().__init__(storage.dir / "audit.jsonl", limits)
         self.storage = storage
 
-    def add(self, conn, events: list[Event], actor: str, file_after: bytes | None) -> None:
+    def add(self, conn, events: list[Event], actor: str, file_after: bytes | None, version: int = 0) -> None:
+        """Add one batch inside the write's transaction (the write that makes `version`); every
+        ROTATE_EVERY versions, rotate first if the log is due."""
+        if version % ROTATE_EVERY == 0:
+            self.rotate(conn)
         lines = self.batch(events, actor, file_after).splitlines()
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO memtui_audit (store, line) VALUES (%s, %s)",
@@ -390,6 +396,22 @@ class PgAudit(AuditLog):
 
     def append(self, events: list[Event], actor: str, file_after: bytes | None) -> None:
         raise StoreUnwritable("a database store's audit log is written only inside a write")
+
+    def rotate(self, conn) -> bool:
+        """As audit.jsonl becomes audit.jsonl.1 past `audit_max_bytes`: the rows after the last
+        ROTATED mark are the current part; once they pass the limit, the previous part (the rows
+        before that mark) is deleted and a new mark starts the next part. Readers read both parts.
+        Whether it rotated."""
+        store = self.storage.location.store
+        (mark,) = conn.execute("SELECT coalesce(max(seq), 0) FROM memtui_audit WHERE store = %s AND line = %s",
+                               (store, ROTATED)).fetchone()
+        (size,) = conn.execute("SELECT coalesce(sum(octet_length(line) + 1), 0) FROM memtui_audit "
+                               "WHERE store = %s AND seq > %s", (store, mark)).fetchone()
+        if size <= self.limits.audit_max_bytes:
+            return False
+        conn.execute("DELETE FROM memtui_audit WHERE store = %s AND seq <= %s", (store, mark))
+        conn.execute("INSERT INTO memtui_audit (store, line) VALUES (%s, %s)", (store, ROTATED))
+        return True
 
     def lines(self) -> list[dict]:
         import orjson

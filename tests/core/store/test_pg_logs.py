@@ -189,3 +189,37 @@ def test_a_listener_that_reconnects_asks_again(pg_url, pg_server):
     settled = len(asked)
     agent.retrieve_block("deploy approver")
     assert len(asked) == settled
+
+
+# ---------------------------------------------------------------------------- the audit log rotates
+
+
+def test_the_audit_log_rotates_as_audit_jsonl_does_and_the_chain_holds(pg_url, pg_server):
+    """Past `audit_max_bytes` the current part becomes the previous one (the one before it is
+    deleted) and a new part starts, as audit.jsonl becomes audit.jsonl.1; readers read both, the
+    newest events in one contiguous run, and the last batch still names the document as it is."""
+    from memtui_core.store.fileio import digest
+    from memtui_core.store.pg_storage import ROTATE_EVERY, ROTATED
+
+    store = MemoryStore(pg_url, limits=Limits(audit_max_bytes=3000))
+    ids = [store.remember("fact", f"entry number {i:03d} of a long afternoon").entry.id for i in range(60)]
+    name = store.location.store
+    marks = int(pg_server.sql(f"SELECT count(*) FROM memtui_audit WHERE store = '{name}' "
+                              f"AND line = '\\x{ROTATED.hex()}'::bytea").strip())
+    assert marks == 1  # rotated, and the mark of the part before was deleted with it
+    rows = pg_server.sql(f"SELECT sum(octet_length(line) + 1) FROM memtui_audit WHERE store = '{name}'")
+    each = 600  # an add's line, about
+    assert int(rows.strip()) <= 2 * 3000 + ROTATE_EVERY * each  # two parts, each past the limit by at most a check
+    events = store.audit()
+    assert [e.id for e in events] == ids[-len(events):] and len(events) >= 3000 // each  # the newest, contiguous
+    assert store.audit(ids[-1])[0].op.value == "add"
+    doc = bytes(store.storage.query("SELECT doc FROM memtui_stores WHERE name = %s", (name,))[0][0])
+    shas = [e["file_sha"] for e in store.storage.audit_lines() if "file_sha" in e]
+    assert shas[-1] == digest(doc) and len(shas) == len(events)  # every batch kept still carries its link
+    # the chain goes on across the rotation: undo, an edit, a delete, each logged with its hash
+    store.update(ids[-1], "entry number 059, edited after the rotation")
+    store.delete(ids[-2])
+    doc = bytes(store.storage.query("SELECT doc FROM memtui_stores WHERE name = %s", (name,))[0][0])
+    assert [e.op.value for e in store.audit()[-2:]] == ["edit", "delete"]
+    assert store.storage.audit_lines()[-1]["file_sha"] == digest(doc)
+    assert MemoryStore(pg_url).health().warnings == []
