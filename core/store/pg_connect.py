@@ -15,7 +15,7 @@ from .location import PgLocation
 
 __all__ = ["CHANNEL", "ChangeWatcher", "Connections", "driver"]
 
-CHANNEL = "memtui"  # NOTIFY's channel; the payload is `<store>:<version>`
+CHANNEL = "memtui"  # NOTIFY's channel; the payload is `<store>:<version>`, or `<store>:files:<name>`
 RETRY_SECONDS = 2.0  # how often a watcher that lost the database tries again
 
 
@@ -138,6 +138,7 @@ class ChangeWatcher:
     def __init__(self, location: PgLocation) -> None:
         self.location = location
         self.token = 0
+        self.files_token = 0  # the same for the store's shared files (memtui_files: the probes)
         self.connected = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memtui-listen", daemon=True)
@@ -158,13 +159,18 @@ class ChangeWatcher:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.connected = True
                     self.token += 1
+                    self.files_token += 1
+                    files = f"{store}:files:"
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.5):
-                            if note.payload.rpartition(":")[0] == store:
+                            if note.payload.startswith(files):
+                                self.files_token += 1
+                            elif note.payload.rpartition(":")[0] == store:
                                 self.token += 1
             except Exception:  # down, unreachable, lost: try again shortly
                 pass
             if self.connected:
                 self.connected = False
                 self.token += 1
+                self.files_token += 1
             self._stop.wait(RETRY_SECONDS)

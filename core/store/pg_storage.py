@@ -536,9 +536,17 @@ class PgFiles:
             raise storage.db.unavailable(exc) from None
 
     def write(self, name: str, data: bytes | None) -> None:
-        """Inside `locked`: `name` holds `data` (None: it is gone)."""
-        self.storage.connection().execute("UPDATE memtui_files SET data = %s WHERE store = %s AND name = %s",
-                                          (data, self.storage.location.store, name))
+        """Inside `locked`: `name` holds `data` (None: it is gone); the processes that listen are
+        told when the transaction commits (`<store>:files:<name>`: the app's probes screen)."""
+        conn = self.storage.connection()
+        store = self.storage.location.store
+        conn.execute("UPDATE memtui_files SET data = %s WHERE store = %s AND name = %s", (data, store, name))
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{store}:files:{name}"))
+
+    def change_token(self) -> object:
+        """Changes soon after any process changes one of the store's shared files, without asking
+        the database (as PgStorage.change_token, for the files)."""
+        return self.storage.db.watch().files_token
 
     def rename(self, name: str, new: str) -> None:
         """Inside `locked`: `name`'s content moves to `new` (a corrupt file set aside)."""
