@@ -32,6 +32,7 @@ class Connections:
         self.location = location
         self.conn = None  # the driver's connection (psycopg), made by the first write
         self.lean = None  # a turn's reads (pg_lean.py)
+        self.side = None  # the driver's connection for a log's rows, where libpq is missing (query)
         self.no_libpq = False  # True once libpq proved missing here: the driver reads too
         self.watcher: ChangeWatcher | None = None
         self.lean_lock = threading.Lock()  # libpq's connection is one thread's at a time (the driver's locks itself)
@@ -49,6 +50,18 @@ class Connections:
             raise self.unavailable(exc) from None
         self.conn = conn
         return conn
+
+    def _side(self):
+        """A driver connection of its own for `query(writing=True)` where libpq cannot be loaded."""
+        conn = self.side
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        psycopg = driver()
+        try:
+            self.side = psycopg.connect(self.location.conninfo, autocommit=True)
+        except psycopg.Error as exc:
+            raise self.unavailable(exc) from None
+        return self.side
 
     def unavailable(self, exc: BaseException) -> StoreUnavailable:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
@@ -71,6 +84,9 @@ class Connections:
 
     def close(self) -> None:
         self.forget()
+        if self.side is not None:
+            self.side.close()
+            self.side = None
         if self.lean is not None:
             self.lean.close()
             self.lean = None
@@ -82,20 +98,27 @@ class Connections:
         """The rows of one statement (a read, or with `writing` one that writes outside a store's
         write, as a turn's injection log does); [] when the tables are not made yet (a store
         nobody wrote). A process that has not written goes through libpq directly (pg_lean.py: a
-        turn does not pay for importing the driver); one that has, through its driver connection."""
-        if self.conn is None and not self.no_libpq:
+        turn does not pay for importing the driver); one that has, through its driver connection.
+        A statement `writing` never shares the driver's connection, where another thread may be
+        inside a write's transaction (it would join it): libpq's, else a driver connection of its own."""
+        if (self.conn is None or writing) and not self.no_libpq:
             with self.lean_lock:
                 rows = self._lean_query(sql, params, writing)
             if rows is not None:
                 return rows
         psycopg = driver()
-        conn = self.connection()
+        conn = self._side() if writing else self.connection()
         try:
             return conn.execute(sql, params).fetchall()
         except psycopg.errors.UndefinedTable:
             return []
         except psycopg.OperationalError as exc:
-            self.forget()
+            if writing:
+                self.side, side = None, self.side
+                if side is not None:
+                    side.close()
+            else:
+                self.forget()
             raise self.unavailable(exc) from None
         except psycopg.errors.InsufficientPrivilege as exc:
             raise self.refused(str(exc), writing) from None

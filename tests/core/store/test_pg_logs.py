@@ -36,6 +36,24 @@ def test_injections_are_rows_of_the_store_read_by_any_process(pg_url, pg_server,
     assert len(lines) == 1 and len(skipped) == 1 and skipped[0].startswith("memtui_injections row ")
 
 
+@pytest.mark.parametrize("libpq", [True, False], ids=["libpq", "driver only"])
+def test_a_log_row_never_joins_a_write_in_progress(pg_url, pg_server, libpq):
+    """A process that writes and injects (an agent's loop; the flusher is a thread of its own):
+    the log's row is not sent on the connection a write may hold a transaction open on, where it
+    would be rolled back with that write, or commit it without waiting for the disk."""
+    store = MemoryStore(pg_url)
+    store.remember("fact", "the staging database listens on port 5433")  # the driver's connection exists
+    store.storage.db.no_libpq = not libpq  # where libpq cannot be loaded, the driver sends the row
+    assert "5433" in store.retrieve_block("which port does staging use")
+    conn = store.storage.connection()
+    with pytest.raises(RuntimeError):
+        with conn.transaction():  # a write under way on another thread, rolled back
+            conn.execute("SELECT 1 FROM memtui_stores WHERE name = %s FOR UPDATE", (store.location.store,))
+            store.injection_log.flush()
+            raise RuntimeError("the write fails")
+    assert store.injection_log.error is None and _rows(pg_server, store) == 1
+
+
 def test_the_tables_retention_is_the_file_logs(pg_url, pg_server):
     """Past `injection_max_bytes` the oldest rows go, down to half of it (a file log drops its
     older half); rows older than `injection_days` go too, and are never read."""
