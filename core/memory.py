@@ -467,7 +467,9 @@ class MemoryStore(History, Writing, Meaning):
     @property
     def injection_log(self):
         if self._injection_log is None:
-            self._injection_log = self._storage.injection_log(self.limits, self.actor)
+            from .store.injections import log_for
+
+            self._injection_log = log_for(self._storage, self.limits, self.actor)
         return self._injection_log
 
     def explain(

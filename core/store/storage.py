@@ -104,13 +104,6 @@ class Storage:
     def symlinks(self) -> list[Path]:
         return self.folder.symlinks()
 
-    def injection_log(self, limits: Limits, actor: str = "api"):
-        """The store's injection log (injections.py): a folder's `injections.jsonl`; a database
-        store's table, shared by every machine (pg_injections.py)."""
-        from .injections import InjectionLog
-
-        return InjectionLog(self.dir, limits, actor)
-
     def ensure_dir(self) -> None:
         self.folder.ensure_dir()
 
