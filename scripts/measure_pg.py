@@ -2,7 +2,7 @@
 PostgreSQL, beside the same store in a folder.
 
     .venv/bin/python scripts/measure_pg.py [--url postgresql://...] [--sizes 500 10000] [--rounds 15]
-                                           [--before TREE] [--no-writes]
+                                           [--before TREE] [--log-off] [--no-writes]
 
 Without --url a throwaway server is started in a temporary folder (tests/pg_server.py, with
 fsync on, as a real server has it) and removed at the end. For each size, the same entries go into a folder store and a database store
@@ -15,6 +15,8 @@ fsync on, as a real server has it) and removed at the end. For each size, the sa
   process of its own, folder and database (and --before) runs interleaved, median of 3 such runs;
 - with --before TREE (a checkout of an earlier commit), the database's turn and warm query with
   that code too, interleaved with this code's, to measure what a change costs;
+- with --log-off, the database's turn with the injection log off too (MEMTUI_INJECTION_LOG=off):
+  what the log's row costs a turn;
 - writes per second with 1, 4 and 16 writer processes, each with its own connection, adding
   entries to the database store (and, for scale, to a folder store).
 """
@@ -147,6 +149,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--writes", type=int, default=40, help="writes per writer process")
     parser.add_argument("--before", type=Path, help="a checkout of earlier code: its database turn beside this one's")
+    parser.add_argument("--log-off", action="store_true", help="also the database's turn without the injection log")
     parser.add_argument("--no-writes", action="store_true", help="skip the writes per second")
     args = parser.parse_args()
     server = None
@@ -164,7 +167,8 @@ def main() -> None:
         before = code_of(args.before.resolve(), tmp, env, "before") if args.before else None
         head = (f"{'entries':>8} {'inject folder':>14} {'inject pg':>10} {'ratio':>6} {'warm folder':>12} {'warm pg':>9} "
                 f"{'ratio':>6}")
-        print(head + (f" {'inject pg before':>17} {'warm pg before':>15}" if before else ""))
+        print(head + (f" {'inject pg before':>17} {'warm pg before':>15}" if before else "")
+              + (f" {'inject pg log off':>18}" if args.log_off else ""))
         for n in args.sizes:
             folder = str(tmp / f"folder{n}")
             url = f"{base}{sep}store=bench{n}_{os.getpid()}"
@@ -182,12 +186,18 @@ def main() -> None:
             runs = {"folder": (folder, env, REPO), "pg": (url, env, REPO)}
             if before:
                 runs["before"] = (url, *before)
-            turn, hot = per_turn(runs, args.rounds), warm(runs)
+            turns = dict(runs)
+            if args.log_off:
+                turns["log off"] = (url, {**env, "MEMTUI_INJECTION_LOG": "off",
+                                          "MEMTUI_CACHE_DIR": str(tmp / "cache-log-off")}, REPO)
+            turn, hot = per_turn(turns, args.rounds), warm(runs)
             line = (f"{n:>8} {turn['folder'] * 1000:>12.1f}ms {turn['pg'] * 1000:>8.1f}ms "
                     f"{turn['pg'] / turn['folder']:>6.2f} {hot['folder'] * 1000:>10.2f}ms {hot['pg'] * 1000:>7.2f}ms "
                     f"{hot['pg'] / hot['folder']:>6.2f}")
             if before:
                 line += f" {turn['before'] * 1000:>15.1f}ms {hot['before'] * 1000:>13.2f}ms"
+            if args.log_off:
+                line += f" {turn['log off'] * 1000:>16.1f}ms"
             print(line, flush=True)
         if args.no_writes:
             return
