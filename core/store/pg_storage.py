@@ -86,6 +86,7 @@ CREATE TABLE IF NOT EXISTS memtui_injections (
 ROTATE_EVERY = 8  # writes between two checks of the audit log's size (PgAudit.rotate)
 ROTATED = b'{"rotated":true}'  # the row that starts a part of the audit log (never an event: no "op")
 LISTEN_AFTER = 20  # version queries after which a process listens and stops asking (state())
+ADDED_TABLES = ("memtui_injections",)  # tables a store works without (made by a role that may create them)
 TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys", "memtui_injections")
 _SCHEMA_LOCK = 0x6D656D74  # the advisory lock that makes the tables once, whoever comes first
 
@@ -270,14 +271,20 @@ class PgStorage(Storage):
         role with rights on the tables only never runs a CREATE once they are there)."""
         if self._schema_ready:
             return
-        (missing,) = conn.execute("SELECT count(*) FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL",
-                                  (list(TABLES),)).fetchone()
+        missing = [name for (name,) in conn.execute(
+            "SELECT name FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL", (list(TABLES),))]
         if not missing:
             self._schema_ready = True
             return
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            conn.execute(SCHEMA)
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                conn.execute(SCHEMA)
+        except _driver().errors.InsufficientPrivilege:
+            # a database made by an earlier version, written by a role that may not create tables:
+            # the store works without the tables added since (the injection log is then not kept)
+            if not set(missing) <= set(ADDED_TABLES):
+                raise
         self._schema_ready = True
 
     def transact(self, mutate: Mutation, actor: str = "api", *, timeout: float | None = None) -> Committed:

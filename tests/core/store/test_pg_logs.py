@@ -241,3 +241,27 @@ def test_the_audit_log_rotates_as_audit_jsonl_does_and_the_chain_holds(pg_url, p
     assert [e.op.value for e in store.audit()[-2:]] == ["edit", "delete"]
     assert store.storage.audit_lines()[-1]["file_sha"] == digest(doc)
     assert MemoryStore(pg_url).health().warnings == []
+
+
+def test_a_writer_role_writes_a_database_made_before_the_log_table(pg_url, pg_server):
+    """A database made by an earlier version (no memtui_injections), written by a role that may
+    not create tables: its writes and turns work as before, without the log, until the owner's
+    next write makes the table."""
+    MemoryStore(pg_url).remember("fact", "made by the owner")
+    pg_server.sql("DROP TABLE memtui_injections")
+    try:
+        pg_server.sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memtui_writer') THEN "
+                      "CREATE ROLE memtui_writer LOGIN PASSWORD 'writer-pw'; END IF; END $$; "
+                      "GRANT SELECT, INSERT, UPDATE, DELETE ON memtui_stores, memtui_audit, memtui_backups, "
+                      "memtui_files, memtui_keys TO memtui_writer; "
+                      "GRANT USAGE ON SEQUENCE memtui_audit_seq_seq TO memtui_writer; "
+                      "REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        writer = MemoryStore(pg_url.replace(f"postgres:{PASSWORD}@", "memtui_writer:writer-pw@"))
+        writer.remember("fact", "written by the writer role")
+        assert "writer role" in writer.retrieve_block("what did the writer role write")
+        writer.injection_log.flush()
+        assert writer.injection_log.error is None and len(MemoryStore(pg_url)) == 2
+    finally:
+        from memtui_core.store.pg_storage import SCHEMA
+
+        pg_server.sql(SCHEMA)
