@@ -477,9 +477,9 @@ class MemoryStore(History, Writing, Meaning):
     @property
     def injection_log(self):
         if self._injection_log is None:
-            from .store.injections import InjectionLog
+            from .store.injections import log_for
 
-            self._injection_log = InjectionLog(self.dir, self.limits, self.actor)
+            self._injection_log = log_for(self._storage, self.limits, self.actor)
         return self._injection_log
 
     def explain(

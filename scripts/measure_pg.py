@@ -2,6 +2,7 @@
 PostgreSQL, beside the same store in a folder.
 
     .venv/bin/python scripts/measure_pg.py [--url postgresql://...] [--sizes 500 10000] [--rounds 15]
+                                           [--before TREE] [--log-off] [--no-writes]
 
 Without --url a throwaway server is started in a temporary folder (tests/pg_server.py, with
 fsync on, as a real server has it) and removed at the end. For each size, the same entries go into a folder store and a database store
@@ -10,7 +11,12 @@ fsync on, as a real server has it) and removed at the end. For each size, the sa
 - `memtui inject` as a whole fresh process, folder and database runs interleaved (so load on the
   machine falls on both alike), median of --rounds each, after one warm-up run each (which makes
   the derived index and the local copy of the database's version);
-- a warm query in one process (`retrieve_block`, the store already open), median of 200;
+- a warm query in one process (`retrieve_block`, the store already open), median of 200, in a
+  process of its own, folder and database (and --before) runs interleaved, median of 3 such runs;
+- with --before TREE (a checkout of an earlier commit), the database's turn and warm query with
+  that code too, interleaved with this code's, to measure what a change costs;
+- with --log-off, the database's turn with the injection log off too (MEMTUI_INJECTION_LOG=off):
+  what the log's row costs a turn;
 - writes per second with 1, 4 and 16 writer processes, each with its own connection, adding
   entries to the database store (and, for scale, to a folder store).
 """
@@ -45,34 +51,66 @@ def entries(n: int, seed: int = 7) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-def run(*args: str, env: dict | None = None) -> float:
+def run(*args: str, env: dict | None = None, cwd: Path = REPO) -> float:
     start = time.perf_counter()
-    subprocess.run(MEMTUI + list(args), check=True, stdout=subprocess.DEVNULL, env=env, cwd=REPO)
+    subprocess.run(MEMTUI + list(args), check=True, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
     return time.perf_counter() - start
 
 
-def per_turn(folder: str, url: str, rounds: int, env: dict) -> tuple[float, float]:
-    for where in (folder, url):  # warm-up: the derived index, the version's local copy
-        run("--dir", where, "inject", QUERIES[0], env=env)
-    times: dict[str, list[float]] = {folder: [], url: []}
+def code_of(tree: Path, tmp: Path, env: dict, label: str) -> tuple[dict, Path]:
+    """The environment and working folder that run the code of the checkout `tree` (its `memtui`
+    and `memtui_core` ahead of any installed one on the path), with a local cache of its own (the
+    derived index is keyed by the code that made it: two codes sharing one would remake it)."""
+    links = tmp / f"code-{label}"
+    links.mkdir(exist_ok=True)
+    for name, target in (("memtui_core", tree / "core"), ("memtui", tree / "memtui")):
+        if not (links / name).exists():
+            (links / name).symlink_to(target)
+    return {**env, "PYTHONPATH": str(links), "MEMTUI_CACHE_DIR": str(tmp / f"cache-{label}")}, tree
+
+
+def per_turn(runs: dict[str, tuple[str, dict, Path]], rounds: int) -> dict[str, float]:
+    """Median time of `memtui inject` per named run (where, env, cwd), the runs interleaved and
+    their order turned round every round."""
+    for where, env, cwd in runs.values():  # warm-up: the derived index, the version's local copy
+        run("--dir", where, "inject", QUERIES[0], env=env, cwd=cwd)
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for i in range(rounds):
-        for where in ((folder, url) if i % 2 == 0 else (url, folder)):
-            times[where].append(run("--dir", where, "inject", QUERIES[i % len(QUERIES)], env=env))
-    return statistics.median(times[folder]), statistics.median(times[url])
+        for name in (list(runs) if i % 2 == 0 else list(runs)[::-1]):
+            where, env, cwd = runs[name]
+            times[name].append(run("--dir", where, "inject", QUERIES[i % len(QUERIES)], env=env, cwd=cwd))
+    return {name: statistics.median(found) for name, found in times.items()}
 
 
-def warm(where: str) -> float:
-    from memtui_core.memory import MemoryStore
+WARM = """
+import statistics, sys, time
+from memtui_core.memory import MemoryStore
+queries = sys.argv[2:]
+store = MemoryStore(sys.argv[1])
+for _ in range(20):
+    store.retrieve_block(queries[0])
+time.sleep(0.5)  # a listening process has its listener connected by now
+samples = []
+for i in range(200):
+    start = time.perf_counter()
+    store.retrieve_block(queries[i % len(queries)])
+    samples.append(time.perf_counter() - start)
+store.injection_log.flush()
+print(statistics.median(samples))
+"""
 
-    store = MemoryStore(where)
-    store.retrieve_block(QUERIES[0])
-    samples = []
-    for i in range(200):
-        start = time.perf_counter()
-        store.retrieve_block(QUERIES[i % len(QUERIES)])
-        samples.append(time.perf_counter() - start)
-    store.injection_log.flush()
-    return statistics.median(samples)
+
+def warm(runs: dict[str, tuple[str, dict, Path]], rounds: int = 3) -> dict[str, float]:
+    """Median of `retrieve_block` in a process that has the store open, per named run: each
+    round one process per run, interleaved; the median of the rounds' medians."""
+    found: dict[str, list[float]] = {name: [] for name in runs}
+    for i in range(rounds):
+        for name in (list(runs) if i % 2 == 0 else list(runs)[::-1]):
+            where, env, cwd = runs[name]
+            out = subprocess.run([sys.executable, "-c", WARM, where, *QUERIES], check=True, capture_output=True,
+                                 env=env, cwd=cwd, text=True).stdout
+            found[name].append(float(out.split()[-1]))
+    return {name: statistics.median(values) for name, values in found.items()}
 
 
 WRITER = """
@@ -110,6 +148,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 10_000])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--writes", type=int, default=40, help="writes per writer process")
+    parser.add_argument("--before", type=Path, help="a checkout of earlier code: its database turn beside this one's")
+    parser.add_argument("--log-off", action="store_true", help="also the database's turn without the injection log")
+    parser.add_argument("--no-writes", action="store_true", help="skip the writes per second")
     args = parser.parse_args()
     server = None
     base = args.url
@@ -120,11 +161,14 @@ def main() -> None:
         server = pg_server.start(durable=True)  # fsync on, as a real server: writes pay for the disk
         base = server.url()
     tmp = Path(tempfile.mkdtemp(prefix="memtui-measure-pg-"))
-    env = {**os.environ, "MEMTUI_CACHE_DIR": str(tmp / "cache")}
-    os.environ["MEMTUI_CACHE_DIR"] = env["MEMTUI_CACHE_DIR"]
+    env, _here = code_of(REPO, tmp, dict(os.environ), "this")  # this checkout's code, whatever is installed
     sep = "&" if "?" in base else "?"
     try:
-        print(f"{'entries':>8} {'inject folder':>14} {'inject pg':>10} {'ratio':>6} {'warm folder':>12} {'warm pg':>9}")
+        before = code_of(args.before.resolve(), tmp, env, "before") if args.before else None
+        head = (f"{'entries':>8} {'inject folder':>14} {'inject pg':>10} {'ratio':>6} {'warm folder':>12} {'warm pg':>9} "
+                f"{'ratio':>6}")
+        print(head + (f" {'inject pg before':>17} {'warm pg before':>15}" if before else "")
+              + (f" {'inject pg log off':>18}" if args.log_off else ""))
         for n in args.sizes:
             folder = str(tmp / f"folder{n}")
             url = f"{base}{sep}store=bench{n}_{os.getpid()}"
@@ -139,10 +183,24 @@ def main() -> None:
                            env=env, stdout=subprocess.DEVNULL)
             subprocess.run(MEMTUI + ["--dir", url, "import", folder, *limit], check=True, env=env,
                            stdout=subprocess.DEVNULL)
-            f_turn, p_turn = per_turn(folder, url, args.rounds, env)
-            f_warm, p_warm = warm(folder), warm(url)
-            print(f"{n:>8} {f_turn * 1000:>12.1f}ms {p_turn * 1000:>8.1f}ms {p_turn / f_turn:>6.2f} "
-                  f"{f_warm * 1000:>10.2f}ms {p_warm * 1000:>7.2f}ms", flush=True)
+            runs = {"folder": (folder, env, REPO), "pg": (url, env, REPO)}
+            if before:
+                runs["before"] = (url, *before)
+            turns = dict(runs)
+            if args.log_off:
+                turns["log off"] = (url, {**env, "MEMTUI_INJECTION_LOG": "off",
+                                          "MEMTUI_CACHE_DIR": str(tmp / "cache-log-off")}, REPO)
+            turn, hot = per_turn(turns, args.rounds), warm(runs)
+            line = (f"{n:>8} {turn['folder'] * 1000:>12.1f}ms {turn['pg'] * 1000:>8.1f}ms "
+                    f"{turn['pg'] / turn['folder']:>6.2f} {hot['folder'] * 1000:>10.2f}ms {hot['pg'] * 1000:>7.2f}ms "
+                    f"{hot['pg'] / hot['folder']:>6.2f}")
+            if before:
+                line += f" {turn['before'] * 1000:>15.1f}ms {hot['before'] * 1000:>13.2f}ms"
+            if args.log_off:
+                line += f" {turn['log off'] * 1000:>16.1f}ms"
+            print(line, flush=True)
+        if args.no_writes:
+            return
         print(f"\n{'writers':>8} {'pg writes/s':>12} {'folder writes/s':>16}")
         for writers in (1, 4, 16):
             url = f"{base}{sep}store=writes{writers}_{os.getpid()}"

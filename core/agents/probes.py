@@ -40,7 +40,7 @@ from ..safety.threats import redact
 __all__ = [
     "NOTHING", "PROBES_NAME", "PROBES_BROKEN_PREFIX", "MAX_QUERY", "Probe", "ProbeFile", "ProbeMiss",
     "ProbeNotFound", "ProbeResult", "ProbeRun", "ProbeWouldBreak", "ProbesUnreadable", "add_probe",
-    "load_probes", "probes_path", "remove_probe", "run_probes", "would_break",
+    "load_probes", "probes_path", "probes_state", "remove_probe", "run_probes", "would_break",
 ]
 
 PROBES_NAME = "probes.json"
@@ -166,6 +166,20 @@ class ProbeWouldBreak(BaseModel):
 
 def probes_path(store: MemoryStore) -> Path:
     return store.dir / PROBES_NAME
+
+
+def probes_state(store: MemoryStore) -> object:
+    """A cheap token that changes when any process changes the store's probes (a screen looks at it
+    every second): the file's state in a folder; in a database, a count of the notifications of
+    changes to its shared files (no query)."""
+    shared = _shared(store)
+    if shared is not None:
+        return shared.change_token()
+    try:
+        st = os.lstat(probes_path(store))
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _shared(store: MemoryStore):

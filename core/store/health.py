@@ -311,10 +311,10 @@ def core_warning(core: CoreReport) -> Warning:
 def _injection_usage(storage: Storage, limits: Limits, log, records: list,
                      warnings: list[Warning]) -> tuple[int, float | None]:
     """How many injections the log holds, and the share of entries injected at least once."""
-    from .injections import LOG_CORRUPT, LOG_UNWRITTEN, InjectionLog, usage
+    from .injections import LOG_CORRUPT, LOG_UNWRITTEN, log_for, usage
 
     if log is None:
-        log = InjectionLog(storage.dir, limits)
+        log = log_for(storage, limits)
     lines, skipped = log.read()
     if log.error:
         warnings.append(_warning(LOG_UNWRITTEN, log.error, f"check {log.path}, or set MEMTUI_INJECTION_LOG=off"))

@@ -36,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["LOG_NAME", "InjectionLog", "Replay", "explain_line", "replay", "text_hash", "usage"]
+__all__ = ["LOG_NAME", "InjectionLog", "Replay", "explain_line", "log_for", "replay", "text_hash", "usage"]
 
 LOG_NAME = "injections.jsonl"
 # health warning codes (memtui_core.health_codes holds the store's own)
@@ -157,6 +157,13 @@ def mode_from_env(limits) -> tuple[bool, bool]:
     elif env == "hash":
         keep_queries = False
     return enabled, keep_queries
+
+
+def log_for(storage, limits, actor: str = "api") -> InjectionLog:
+    """The injection log of the store `storage` reads: a folder's `injections.jsonl`, or the one a
+    storage of another kind keeps (a database's table: PgStorage.injection_log)."""
+    own = getattr(storage, "injection_log", None)
+    return own(limits, actor) if own is not None else InjectionLog(storage.dir, limits, actor)
 
 
 class InjectionLog:

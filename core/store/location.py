@@ -55,9 +55,9 @@ class PgLocation:
         return text
 
     def cache_dir(self) -> Path:
-        """The local folder that keeps this store's derived index, its read copy per version, the
-        injection log and the probes of this machine: one per database URL (without the password)
-        and store name, under the user's cache directory (or $MEMTUI_CACHE_DIR)."""
+        """The local folder that keeps this store's read copy per version and its derived index
+        (the injection log and the probes live in the database): one per database URL (without
+        the password) and store name, under the user's cache directory (or $MEMTUI_CACHE_DIR)."""
         import hashlib
 
         root = os.environ.get("MEMTUI_CACHE_DIR")

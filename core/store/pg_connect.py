@@ -15,7 +15,7 @@ from .location import PgLocation
 
 __all__ = ["CHANNEL", "ChangeWatcher", "Connections", "driver"]
 
-CHANNEL = "memtui"  # NOTIFY's channel; the payload is `<store>:<version>`
+CHANNEL = "memtui"  # NOTIFY's channel; the payload is `<store>:<version>`, or `<store>:files:<name>`
 RETRY_SECONDS = 2.0  # how often a watcher that lost the database tries again
 
 
@@ -32,6 +32,7 @@ class Connections:
         self.location = location
         self.conn = None  # the driver's connection (psycopg), made by the first write
         self.lean = None  # a turn's reads (pg_lean.py)
+        self.side = None  # the driver's connection for a log's rows, where libpq is missing (query)
         self.no_libpq = False  # True once libpq proved missing here: the driver reads too
         self.watcher: ChangeWatcher | None = None
         self.lean_lock = threading.Lock()  # libpq's connection is one thread's at a time (the driver's locks itself)
@@ -50,14 +51,28 @@ class Connections:
         self.conn = conn
         return conn
 
+    def _side(self):
+        """A driver connection of its own for `query(writing=True)` where libpq cannot be loaded."""
+        conn = self.side
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        psycopg = driver()
+        try:
+            self.side = psycopg.connect(self.location.conninfo, autocommit=True)
+        except psycopg.Error as exc:
+            raise self.unavailable(exc) from None
+        return self.side
+
     def unavailable(self, exc: BaseException) -> StoreUnavailable:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         return StoreUnavailable(f"cannot reach the store's database {self.location.display}: "
                                 f"{self.location.redact(first)}")
 
-    def refused(self, message: str) -> StoreUnavailable:
-        return StoreUnavailable(f"the database refuses to show this store ({self.location.display}): "
-                                f"{self.location.redact((message.splitlines() or ['permission denied'])[0])}")
+    def refused(self, message: str, writing: bool = False) -> StoreUnavailable:
+        first = self.location.redact((message.splitlines() or ['permission denied'])[0])
+        if writing:
+            return StoreUnavailable(f"the database refused the write to {self.location.display}: {first}")
+        return StoreUnavailable(f"the database refuses to show this store ({self.location.display}): {first}")
 
     def forget(self) -> None:
         conn, self.conn = self.conn, None
@@ -69,6 +84,9 @@ class Connections:
 
     def close(self) -> None:
         self.forget()
+        if self.side is not None:
+            self.side.close()
+            self.side = None
         if self.lean is not None:
             self.lean.close()
             self.lean = None
@@ -76,28 +94,36 @@ class Connections:
             self.watcher.stop()
             self.watcher = None
 
-    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        """The rows of one read; [] when the tables are not made yet (a store nobody wrote). A
-        process that has not written reads through libpq directly (pg_lean.py: a turn does not
-        pay for importing the driver); one that has, through its driver connection."""
-        if self.conn is None and not self.no_libpq:
+    def query(self, sql: str, params: tuple = (), writing: bool = False) -> list[tuple]:
+        """The rows of one statement (a read, or with `writing` one that writes outside a store's
+        write, as a turn's injection log does); [] when the tables are not made yet (a store
+        nobody wrote). A process that has not written goes through libpq directly (pg_lean.py: a
+        turn does not pay for importing the driver); one that has, through its driver connection.
+        A statement `writing` never shares the driver's connection, where another thread may be
+        inside a write's transaction (it would join it): libpq's, else a driver connection of its own."""
+        if (self.conn is None or writing) and not self.no_libpq:
             with self.lean_lock:
-                rows = self._lean_query(sql, params)
+                rows = self._lean_query(sql, params, writing)
             if rows is not None:
                 return rows
         psycopg = driver()
-        conn = self.connection()
+        conn = self._side() if writing else self.connection()
         try:
             return conn.execute(sql, params).fetchall()
         except psycopg.errors.UndefinedTable:
             return []
         except psycopg.OperationalError as exc:
-            self.forget()
+            if writing:
+                self.side, side = None, self.side
+                if side is not None:
+                    side.close()
+            else:
+                self.forget()
             raise self.unavailable(exc) from None
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise self.refused(str(exc)) from None
+            raise self.refused(str(exc), writing) from None
 
-    def _lean_query(self, sql: str, params: tuple) -> list[tuple] | None:
+    def _lean_query(self, sql: str, params: tuple, writing: bool = False) -> list[tuple] | None:
         """`query` through pg_lean; None when libpq cannot be loaded here (then: the driver)."""
         from .pg_lean import LeanError, connect
 
@@ -115,7 +141,7 @@ class Connections:
             if exc.sqlstate == "42P01":  # undefined_table
                 return []
             if exc.sqlstate == "42501":  # insufficient_privilege
-                raise self.refused(str(exc)) from None
+                raise self.refused(str(exc), writing) from None
             if self.lean is not None:
                 self.lean.close()
             self.lean = None
@@ -135,6 +161,7 @@ class ChangeWatcher:
     def __init__(self, location: PgLocation) -> None:
         self.location = location
         self.token = 0
+        self.files_token = 0  # the same for the store's shared files (memtui_files: the probes)
         self.connected = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memtui-listen", daemon=True)
@@ -155,13 +182,18 @@ class ChangeWatcher:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.connected = True
                     self.token += 1
+                    self.files_token += 1
+                    files = f"{store}:files:"
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.5):
-                            if note.payload.rpartition(":")[0] == store:
+                            if note.payload.startswith(files):
+                                self.files_token += 1
+                            elif note.payload.rpartition(":")[0] == store:
                                 self.token += 1
             except Exception:  # down, unreachable, lost: try again shortly
                 pass
             if self.connected:
                 self.connected = False
                 self.token += 1
+                self.files_token += 1
             self._stop.wait(RETRY_SECONDS)

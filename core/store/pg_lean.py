@@ -8,7 +8,7 @@ every write, and every read outside a turn's, goes through psycopg. When libpq c
 (`connect` returns None) the store uses psycopg for everything.
 
 Only what the turn needs: connect with a URL, run a statement with text parameters, read its rows
-in binary (bigint, integer, boolean, text and bytea columns), finish. Errors come back as
+in binary (bigint, integer, double precision, boolean, text and bytea columns), finish. Errors come back as
 `LeanError` with the SQLSTATE, which pg_storage.py maps as it maps the driver's.
 """
 
@@ -23,7 +23,7 @@ _LIB = None  # the loaded libpq (False: tried, not found)
 _CONNECTION_OK = 0
 _PGRES_COMMAND_OK, _PGRES_TUPLES_OK = 1, 2
 _PG_DIAG_SQLSTATE = ord("C")
-_INT8, _BOOL, _INT4, _TEXT, _BYTEA, _VARCHAR = 20, 16, 23, 25, 17, 1043
+_INT8, _BOOL, _INT4, _TEXT, _BYTEA, _VARCHAR, _FLOAT8 = 20, 16, 23, 25, 17, 1043, 701
 
 
 class LeanError(Exception):
@@ -112,6 +112,10 @@ class LeanConnection:
                     raw = ctypes.string_at(lib.PQgetvalue(res, r, c), lib.PQgetlength(res, r, c))
                     if oid in (_INT8, _INT4):
                         row.append(int.from_bytes(raw, "big", signed=True))
+                    elif oid == _FLOAT8:
+                        from struct import unpack
+
+                        row.append(unpack(">d", raw)[0])
                     elif oid == _BOOL:
                         row.append(raw != b"\x00")
                     elif oid in (_TEXT, _VARCHAR):

@@ -7,11 +7,12 @@ first write):
   `version` that grows by one with every write, and a `uid` made when the row is made (a store
   dropped and made again never passes for its old self);
 - `memtui_audit`: the audit log, one line per row, the same lines with the same hash chain
-  (`file_sha` of the document after each batch);
+  (`file_sha` of the document after each batch), rotated as audit.jsonl is (PgAudit.rotate);
 - `memtui_backups`: the document as it was before each write, under the same names and the same
   retention as backups/ (backup_files.kept);
 - `memtui_keys`: the approvals key, in a table of its own so a role can read the store without it;
-- `memtui_files`: the store's other files that every machine shares: the probes (probes.json).
+- `memtui_files`: the store's other files that every machine shares: the probes (probes.json);
+- `memtui_injections`: the injection log, one row per injection (pg_injections.py).
 
 A write is one transaction: the store's row is locked (`SELECT ... FOR UPDATE`), the document
 changed, the old one kept as a backup, the audit lines added, the row updated and a NOTIFY sent;
@@ -20,8 +21,8 @@ wait for the row lock at most `lock_timeout` seconds (LockTimeout, as with a fol
 
 A read is one small query (the row's uid and version): the document of that version is kept in
 a local cache folder (location.PgLocation.cache_dir) beside its derived index, so a turn reads
-the database's bytes only when another process wrote. That folder also keeps what is this
-machine's own: the injection log (a turn never writes to the database). docs/storage.md#sharing-a-store-postgresql.
+the database's bytes only when another process wrote. A turn's one write is its injection log's
+row, on the connection it read through. docs/storage.md#sharing-a-store-postgresql.
 """
 
 from __future__ import annotations
@@ -73,9 +74,20 @@ CREATE TABLE IF NOT EXISTS memtui_keys (
     store text PRIMARY KEY,
     key bytea NOT NULL
 );
+CREATE TABLE IF NOT EXISTS memtui_injections (
+    store text NOT NULL,
+    seq bigserial,
+    at double precision NOT NULL,
+    line text NOT NULL,
+    PRIMARY KEY (store, seq)
+);
 """
 
-TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys")
+ROTATE_EVERY = 8  # writes between two checks of the audit log's size (PgAudit.rotate)
+ROTATED = b'{"rotated":true}'  # the row that starts a part of the audit log (never an event: no "op")
+LISTEN_AFTER = 20  # version queries after which a process listens and stops asking (state())
+ADDED_TABLES = ("memtui_injections",)  # tables a store works without (made by a role that may create them)
+TABLES = ("memtui_stores", "memtui_audit", "memtui_backups", "memtui_files", "memtui_keys", "memtui_injections")
 _SCHEMA_LOCK = 0x6D656D74  # the advisory lock that makes the tables once, whoever comes first
 
 
@@ -92,6 +104,8 @@ class PgStorage(Storage):
         self._schema_ready = False
         self._key_read = False
         self._key: bytes | None = None
+        self._known: tuple[int, tuple | None] | None = None  # (listener's token, the version asked under it)
+        self._asked = 0  # version queries asked without a listener
 
     def __repr__(self) -> str:
         return f"PgStorage({self.location.display!r})"
@@ -105,11 +119,17 @@ class PgStorage(Storage):
     def connection(self):
         return self.db.connection()
 
-    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        return self.db.query(sql, params)
+    def query(self, sql: str, params: tuple = (), writing: bool = False) -> list[tuple]:
+        return self.db.query(sql, params, writing)
 
     def close(self) -> None:
         self.db.close()
+
+    def injection_log(self, limits: Limits, actor: str = "api"):
+        """The injection log in `memtui_injections`, the same for every machine (pg_injections.py)."""
+        from .pg_injections import PgInjectionLog
+
+        return PgInjectionLog(self, limits, actor)
 
     def change_token(self) -> object:
         """Changes soon after any process writes the store (NOTIFY), without asking the database:
@@ -119,9 +139,29 @@ class PgStorage(Storage):
     # ------------------------------------------------------------------ reading
 
     def state(self) -> tuple | None:
-        """(uid, version) of the store's row: changes with every write by any process (None: no store yet)."""
+        """(uid, version) of the store's row: changes with every write by any process (None: no store yet).
+
+        Asked of the database, except in a process that listens (pg_connect.ChangeWatcher): while
+        its listener is connected and no notification or reconnection came since the version was
+        last asked, that version is still the store's, and is answered without a round trip. A
+        process starts listening once it has asked LISTEN_AFTER times (a long-running one: the app,
+        the MCP server, an agent's loop; a turn asks once or twice and never pays for it)."""
+        watcher = self.db.watcher
+        token = None
+        if watcher is not None and watcher.connected:
+            token = watcher.token
+            known = self._known
+            if known is not None and known[0] == token:
+                return known[1]
+        else:
+            self._asked += 1
+            if self._asked == LISTEN_AFTER:
+                self.db.watch()
         rows = self.query("SELECT uid, version FROM memtui_stores WHERE name = %s", (self.location.store,))
-        return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+        found = (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+        if token is not None:
+            self._known = (token, found)
+        return found
 
     def can_write(self) -> bool:
         """Whether this role may change the store (health, doctor); True before the tables exist."""
@@ -231,14 +271,20 @@ class PgStorage(Storage):
         role with rights on the tables only never runs a CREATE once they are there)."""
         if self._schema_ready:
             return
-        (missing,) = conn.execute("SELECT count(*) FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL",
-                                  (list(TABLES),)).fetchone()
+        missing = [name for (name,) in conn.execute(
+            "SELECT name FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL", (list(TABLES),))]
         if not missing:
             self._schema_ready = True
             return
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            conn.execute(SCHEMA)
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                conn.execute(SCHEMA)
+        except _driver().errors.InsufficientPrivilege:
+            # a database made by an earlier version, written by a role that may not create tables:
+            # the store works without the tables added since (the injection log is then not kept)
+            if not set(missing) <= set(ADDED_TABLES):
+                raise
         self._schema_ready = True
 
     def transact(self, mutate: Mutation, actor: str = "api", *, timeout: float | None = None) -> Committed:
@@ -269,6 +315,7 @@ class PgStorage(Storage):
                                   f"({self.location.redact((str(exc).strip().splitlines() or ['error'])[0])}); "
                                   f"nothing was written") from None
         state, data, doc = committed[4], committed[5], committed[0]
+        self._known = None  # this write's own notification may not be here yet: ask once more
         if data is not None:
             self._keep_copy(state, data)
             self.path = self._copy_path(state)
@@ -317,7 +364,7 @@ class PgStorage(Storage):
         data = doc.to_bytes()
         kept = _redacted_bytes(current) if current is not None and redacted else current
         backup = self.backups.add(conn, kept, _removes(before, doc)) if kept is not None else None
-        self.audit.add(conn, events, actor, data)
+        self.audit.add(conn, events, actor, data, version + 1)
         conn.execute("UPDATE memtui_stores SET version = version + 1, doc = %s, updated = extract(epoch from now()) "
                      "WHERE name = %s", (data, store))
         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{store}:{version + 1}"))
@@ -344,7 +391,11 @@ class PgAudit(AuditLog):
         super().__init__(storage.dir / "audit.jsonl", limits)
         self.storage = storage
 
-    def add(self, conn, events: list[Event], actor: str, file_after: bytes | None) -> None:
+    def add(self, conn, events: list[Event], actor: str, file_after: bytes | None, version: int = 0) -> None:
+        """Add one batch inside the write's transaction (the write that makes `version`); every
+        ROTATE_EVERY versions, rotate first if the log is due."""
+        if version % ROTATE_EVERY == 0:
+            self.rotate(conn)
         lines = self.batch(events, actor, file_after).splitlines()
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO memtui_audit (store, line) VALUES (%s, %s)",
@@ -352,6 +403,22 @@ class PgAudit(AuditLog):
 
     def append(self, events: list[Event], actor: str, file_after: bytes | None) -> None:
         raise StoreUnwritable("a database store's audit log is written only inside a write")
+
+    def rotate(self, conn) -> bool:
+        """As audit.jsonl becomes audit.jsonl.1 past `audit_max_bytes`: the rows after the last
+        ROTATED mark are the current part; once they pass the limit, the previous part (the rows
+        before that mark) is deleted and a new mark starts the next part. Readers read both parts.
+        Whether it rotated."""
+        store = self.storage.location.store
+        (mark,) = conn.execute("SELECT coalesce(max(seq), 0) FROM memtui_audit WHERE store = %s AND line = %s",
+                               (store, ROTATED)).fetchone()
+        (size,) = conn.execute("SELECT coalesce(sum(octet_length(line) + 1), 0) FROM memtui_audit "
+                               "WHERE store = %s AND seq > %s", (store, mark)).fetchone()
+        if size <= self.limits.audit_max_bytes:
+            return False
+        conn.execute("DELETE FROM memtui_audit WHERE store = %s AND seq <= %s", (store, mark))
+        conn.execute("INSERT INTO memtui_audit (store, line) VALUES (%s, %s)", (store, ROTATED))
+        return True
 
     def lines(self) -> list[dict]:
         import orjson
@@ -476,9 +543,17 @@ class PgFiles:
             raise storage.db.unavailable(exc) from None
 
     def write(self, name: str, data: bytes | None) -> None:
-        """Inside `locked`: `name` holds `data` (None: it is gone)."""
-        self.storage.connection().execute("UPDATE memtui_files SET data = %s WHERE store = %s AND name = %s",
-                                          (data, self.storage.location.store, name))
+        """Inside `locked`: `name` holds `data` (None: it is gone); the processes that listen are
+        told when the transaction commits (`<store>:files:<name>`: the app's probes screen)."""
+        conn = self.storage.connection()
+        store = self.storage.location.store
+        conn.execute("UPDATE memtui_files SET data = %s WHERE store = %s AND name = %s", (data, store, name))
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{store}:files:{name}"))
+
+    def change_token(self) -> object:
+        """Changes soon after any process changes one of the store's shared files, without asking
+        the database (as PgStorage.change_token, for the files)."""
+        return self.storage.db.watch().files_token
 
     def rename(self, name: str, new: str) -> None:
         """Inside `locked`: `name`'s content moves to `new` (a corrupt file set aside)."""

@@ -104,18 +104,13 @@ class ProbesScreen(ModeScreen):
     # ------------------------------------------------------------------ running
 
     def _probes_state(self) -> object:
-        import os
+        from memtui_core.agents.probes import probes_state
 
-        from memtui_core.agents.probes import probes_path
-
-        try:
-            st = os.lstat(probes_path(self.app.store))
-        except OSError:
-            return None
-        return (st.st_ino, st.st_size, st.st_mtime_ns)
+        return probes_state(self.app.store)
 
     def _poll_file(self) -> None:
-        # probes.json changed, or the app now ranks with another profile (a new store object)
+        # the probes changed (probes.json, or a database's shared row: by any machine), or the app
+        # now ranks with another profile (a new store object)
         if self.is_current and (self._probes_state() != self._file_state or self.app.store is not self._store):
             self.action_run()
 

@@ -129,3 +129,29 @@ def test_a_database_as_the_global_store_is_read_beside_a_project_store(pg_url, t
     scopes = run_memtui("scopes", env=env, cwd=project)
     assert scopes.code == 0 and PASSWORD not in scopes.out + scopes.err
     assert "global   postgresql://" in scopes.out  # the database by its URL, not its local cache folder
+
+
+def test_the_injection_log_lives_with_the_store_every_machine_sees_every_turn(pg_url, tmp_path):
+    """Two machines (two processes, each with its own local cache) inject from one database store:
+    each one's `memtui injections` lists both turns, and explains and replays the other's."""
+    assert run_memtui("--dir", pg_url, "add", "fact", "the deploy uses blue green switching").code == 0
+    ann = {"MEMTUI_CACHE_DIR": str(tmp_path / "ann-laptop")}
+    bob = {"MEMTUI_CACHE_DIR": str(tmp_path / "bob-desktop")}
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    first = run_memtui("--dir", pg_url, "inject", "how do we deploy", env=ann)
+    second = run_memtui("--dir", pg_url, "inject", f"deploy with token {secret} please", env=bob)
+    assert first.code == second.code == 0 and "blue green" in first.out and "blue green" in second.out
+    assert first.err == second.err == ""
+    for machine in (ann, bob):
+        listed = run_memtui("--dir", pg_url, "injections", "--json", env=machine)
+        assert listed.code == 0, listed.err
+        lines = json.loads(listed.out)
+        assert [line["q"] for line in lines][0] == "how do we deploy" and len(lines) == 2
+        assert secret not in listed.out and "deploy with token" in lines[1]["q"]  # redacted, as in a file
+        shown = run_memtui("--dir", pg_url, "injections", "--show", "2", "--json", env=machine)
+        assert shown.code == 0 and json.loads(shown.out)["entries"][0]["text"] == "the deploy uses blue green switching"
+        replayed = run_memtui("--dir", pg_url, "injections", "--replay", "1", "--json", env=machine)
+        assert replayed.code == 0 and json.loads(replayed.out)["same"] is True
+        _no_password(listed, shown, replayed)
+    # nothing of the log is left in either machine's cache folder
+    assert not list(tmp_path.rglob("injections.jsonl*"))

@@ -95,3 +95,31 @@ async def test_the_app_follows_a_database_store_across_a_server_restart(pg_url, 
             pg_server.start()
         subprocess.run([sys.executable, "-c", REMEMBER, pg_url, "written after the restart"], check=True, timeout=30)
         await wait_until(pilot, lambda: table.row_count == 2, timeout=8.0, what="the write after the restart")
+
+
+async def test_probes_added_from_another_machine_show_on_the_probes_screen(pg_url, tmp_path):
+    """A database store's probes are shared (memtui_files): a probe another machine adds shows on
+    the open probes screen, told by NOTIFY, without the screen asking the database each second."""
+    from memtui.screens.probes import ProbesScreen
+    from memtui_core.memory import MemoryStore
+
+    entry = MemoryStore(pg_url).remember("fact", "the staging database listens on port 5433").entry
+    app = MemtuiApp(MemoryStore(pg_url))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("P")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProbesScreen) and app.screen.last_run is not None,
+                         what="the probes screen's first run")
+        screen = app.screen
+        assert screen.last_run.results == []
+        watcher = app.store.storage.db.watch()
+        await wait_until(pilot, lambda: watcher.connected, timeout=5.0, what="the app to listen")
+        import os
+
+        elsewhere = {**os.environ, "MEMTUI_CACHE_DIR": str(tmp_path / "another-machine")}
+        done = subprocess.run([sys.executable, "-m", "memtui", "--dir", pg_url, "probe", "add", "which port does staging use",
+                               "--expect", entry.id], capture_output=True, timeout=60, env=elsewhere)
+        assert done.returncode == 0, done.stderr
+        await wait_until(pilot, lambda: screen.last_run is not None and len(screen.last_run.results) == 1, timeout=5.0,
+                         what="the other machine's probe to show")
+        assert screen.last_run.passed == 1

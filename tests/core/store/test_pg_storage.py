@@ -309,7 +309,9 @@ def test_a_reader_role_reads_and_its_write_fails_in_one_line(pg_url, pg_server):
     store.remember("fact", "the team deploys on tuesdays")
     pg_server.sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memtui_reader') THEN "
                   "CREATE ROLE memtui_reader LOGIN PASSWORD 'reader-pw'; END IF; END $$; "
-                  "GRANT SELECT ON memtui_stores, memtui_audit, memtui_backups, memtui_files TO memtui_reader")
+                  "GRANT SELECT ON memtui_stores, memtui_audit, memtui_backups, memtui_files TO memtui_reader; "
+                  "GRANT SELECT, INSERT ON memtui_injections TO memtui_reader; "
+                  "GRANT USAGE ON SEQUENCE memtui_injections_seq_seq TO memtui_reader")
     reader_url = pg_url.replace(f"postgres:{PASSWORD}@", "memtui_reader:reader-pw@")
     reader = MemoryStore(reader_url)
     assert [e.text for e in reader.entries()] == ["the team deploys on tuesdays"]
@@ -333,7 +335,8 @@ def test_a_writer_role_needs_rights_on_the_tables_only(pg_url, pg_server):
     pg_server.sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memtui_writer') THEN "
                   "CREATE ROLE memtui_writer LOGIN PASSWORD 'writer-pw'; END IF; END $$; "
                   "GRANT SELECT, INSERT, UPDATE, DELETE ON memtui_stores, memtui_audit, memtui_backups, memtui_files, "
-                  "memtui_keys TO memtui_writer; GRANT USAGE ON SEQUENCE memtui_audit_seq_seq TO memtui_writer")
+                  "memtui_keys, memtui_injections TO memtui_writer; "
+                  "GRANT USAGE ON SEQUENCE memtui_audit_seq_seq, memtui_injections_seq_seq TO memtui_writer")
     writer = MemoryStore(pg_url.replace(f"postgres:{PASSWORD}@", "memtui_writer:writer-pw@"))
     writer.remember("fact", "written by the writer role")
     assert writer.health().writable and len(MemoryStore(pg_url)) == 2
