@@ -21,6 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from rich.cells import cell_len  # noqa: E402
 
+from memtui_core.limits import Limits  # noqa: E402
 from memtui_core.memory import MemoryStore  # noqa: E402
 from memtui.app import MemtuiApp  # noqa: E402
 from memtui.demo import create_demo_store  # noqa: E402
@@ -109,6 +110,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
     if DEMO_DIR.exists():
         shutil.rmtree(DEMO_DIR)
     store = create_demo_store(DEMO_DIR)
+    store.limits = Limits.semantic()  # as `memtui --demo` ranks: by meaning
     saved: list[Path] = []
 
     def save(app: MemtuiApp, name: str) -> None:
@@ -220,7 +222,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
     # a narrow terminal with a full-length Chinese entry
     long_text = ("长期记忆的难点不在“存”，而在“下一次用得上”：检索要准，注入要省，淘汰要有依据。" * 12)[:400]
     MemoryStore(DEMO_DIR, actor="cli").remember("lesson", long_text, source="cli")
-    app = MemtuiApp(MemoryStore(DEMO_DIR), demo=True)
+    app = MemtuiApp(MemoryStore(DEMO_DIR, Limits.semantic()), demo=True)  # as `memtui --demo` ranks
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
         app.screen.query_one(EntryTable).select_id(entry_with(store, "长期记忆的难点"))
@@ -239,7 +241,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         save(app, "explain-narrow")
 
     # a conflict: the entry changed on disk while it was being edited
-    app = MemtuiApp(MemoryStore(DEMO_DIR), demo=True)
+    app = MemtuiApp(MemoryStore(DEMO_DIR, Limits.semantic()), demo=True)  # as `memtui --demo` ranks
     async with app.run_test(size=size) as pilot:
         await wait_loaded(pilot)
         entry_id = entry_with(store, "PostgreSQL 15")
@@ -255,7 +257,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         save(app, "conflict")
 
     # a light theme: browse and explain
-    app = MemtuiApp(MemoryStore(DEMO_DIR), demo=True)
+    app = MemtuiApp(MemoryStore(DEMO_DIR, Limits.semantic()), demo=True)  # as `memtui --demo` ranks
     async with app.run_test(size=size) as pilot:
         await wait_loaded(pilot)
         app.theme = "textual-light"

@@ -200,7 +200,12 @@ def cmd_app(args: argparse.Namespace) -> int:
 
         import shutil
 
+        from memtui.cli.common import _limits
+
         store = create_demo_store()
+        limits = _limits(args, long_running=True)  # the demo ranks as the app does: by meaning unless told
+        if limits is not None:
+            store.limits = limits
         try:
             run_app(store, demo=True)
         finally:

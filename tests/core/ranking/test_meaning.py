@@ -306,6 +306,19 @@ def test_the_app_and_the_mcp_server_rank_by_meaning_unless_given_a_profile(tmp_p
     assert open_store(_args(tmp_path, "semantic")).limits.profile_name == "semantic"
 
 
+@pytest.mark.parametrize("profile, expected", [(None, "semantic"), ("default", "default")])
+def test_the_demo_ranks_as_the_app_does(monkeypatch, profile, expected):
+    import memtui.app
+    from memtui.cli import cmd_app
+
+    seen = []
+    monkeypatch.setattr(memtui.app, "run_app", lambda store, **kw: seen.append(store.limits.profile_name))
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    args = argparse.Namespace(demo=True, dir=None, lock_timeout=None, profile=profile, lang=None, scope=None)
+    assert cmd_app(args) == 0 and seen == [expected]
+
+
 def test_inject_s_help_says_what_each_profile_costs():
     done = subprocess.run([sys.executable, "-m", "memtui", "inject", "--help"], capture_output=True, text=True,
                           check=True)
