@@ -300,11 +300,9 @@ class PgStorage(Storage):
                 conn.execute(f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}")
                 committed = self._transact_in(conn, mutate, actor)
         except psycopg.errors.LockNotAvailable:
-            raise LockTimeout(f"store is locked by another writer (waited {wait:g}s); nothing was written: "
-                              f"{self.location.display}") from None
+            raise _locked(self.location, wait) from None
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise StoreUnwritable(f"the database refused the write to {self.location.display} "
-                                  f"({self.location.redact(str(exc).splitlines()[0])}); nothing was written") from None
+            raise _refused(self.location, exc) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self.db.forget()
             raise StoreUnavailable(f"lost the store's database {self.location.display} during a write "
@@ -533,11 +531,9 @@ class PgFiles:
                              (storage.location.store, name))
                 return work()
         except psycopg.errors.LockNotAvailable:
-            raise LockTimeout(f"store is locked by another writer (waited {wait:g}s); nothing was written: "
-                              f"{storage.location.display}") from None
+            raise _locked(storage.location, wait) from None
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise StoreUnwritable(f"the database refused the write to {storage.location.display} "
-                                  f"({storage.location.redact(str(exc).splitlines()[0])}); nothing was written") from None
+            raise _refused(storage.location, exc) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             storage.db.forget()
             raise storage.db.unavailable(exc) from None
@@ -561,3 +557,15 @@ class PgFiles:
             "INSERT INTO memtui_files (store, name, data) SELECT store, %s, data FROM memtui_files "
             "WHERE store = %s AND name = %s", (new, self.storage.location.store, name))
         self.write(name, None)
+
+
+def _locked(location, wait: float) -> LockTimeout:
+    """A write that waited `wait` seconds for the store's row lock, in one line."""
+    return LockTimeout(f"store is locked by another writer (waited {wait:g}s); nothing was written: "
+                       f"{location.display}")
+
+
+def _refused(location, exc: Exception) -> StoreUnwritable:
+    """A write the database's permissions refused, in one line (the URL without its password)."""
+    return StoreUnwritable(f"the database refused the write to {location.display} "
+                           f"({location.redact(str(exc).splitlines()[0])}); nothing was written")
