@@ -33,6 +33,8 @@ class StatusBar(AppNode, Static):
             from ..scopes import log_store, log_title
 
             title, where = log_title(app, title), log_store(app).storage.where
+        elif app.scoped is not None and app.scoped.project is not None:  # both stores: the project's, then global
+            where = f"{app.scoped.project.storage.where} + global"
         self.update(render_status(title, snapshot, history, app.demo, where, self.size.width or app.size.width))
         self.set_class(bool(status_warnings(snapshot, history)), "-warning")
 

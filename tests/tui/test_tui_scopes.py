@@ -31,6 +31,7 @@ async def test_the_scope_column_the_filter_and_a_move(tmp_path):
         assert [column.key for column in table.columns][0] == "scope"
         text = screen_text(app)
         assert "project" in text and "global" in text
+        assert "/.memtui/memory.json + global │" in text.splitlines()[0]  # the header names both stores
 
         await pilot.press("g")  # only the project store
         await wait_until(pilot, lambda: table.row_count == 1, what="the project's one entry")
