@@ -23,7 +23,7 @@ from ..messages import StoreSnapshot
 from ..node import AppNode
 from ..widgets.fmt import kind_badge, one_line
 from ..widgets.palette import P
-from ..writes import Pin, Unpin
+from ..writes import Pin
 
 __all__ = ["CoreModal"]
 
@@ -160,19 +160,13 @@ class CoreModal(AppNode, ModalScreen[str | None]):
         self.app.submit(Pin(entry.id, entry, position=position))
 
     def action_pin_or_unpin(self) -> None:
+        from ..screens.entry_actions import toggle_pin
+
         entry = self.selected()
-        snapshot = self.app.snapshot
-        if entry is None or snapshot is None:
+        if entry is None or self.app.snapshot is None:
             return
-        place = snapshot.core_place(entry.id)
         self._follow = entry.id
-        if entry.pinned or place is not None and place[0] in ("pinned", "kind"):
-            self.app.submit(Unpin(entry.id, entry))
-        elif entry.blocked:
-            self.notify("A blocked entry cannot be pinned: approve it first (A on Browse).", title="Core",
-                        severity="warning")
-        else:
-            self.app.submit(Pin(entry.id, entry))
+        toggle_pin(self, entry, approve_key="A on Browse")
 
 
 def _summary(core: CoreReport) -> Text:

@@ -116,15 +116,16 @@ def approve_all(screen: ModeScreen, blocked: list[Entry], done: Callable[[], Non
              done)
 
 
-def toggle_pin(screen: ModeScreen, entry: Entry) -> None:
-    """Pin an entry into every block, or take it out of the pinned core (no dialog: p again undoes it)."""
+def toggle_pin(screen: Any, entry: Entry, approve_key: str = "A") -> None:
+    """Pin an entry into every block, or take it out of the pinned core (no dialog: p again undoes it).
+    `approve_key`: how this screen's person approves a blocked entry (the core's list has no A)."""
     snapshot = screen.app.snapshot
     place = snapshot.core_place(entry.id) if snapshot is not None else None
     if place is not None and place[0] in ("pinned", "kind") or entry.pinned:
         screen.app.submit(Unpin(entry.id, entry))
     elif entry.blocked:
-        screen.notify("A blocked entry cannot be pinned: approve it first (A) if you trust it.", title="Pin",
-                      severity="warning")
+        screen.notify(f"A blocked entry cannot be pinned: approve it first ({approve_key}) if you trust it.",
+                      title="Pin", severity="warning")
     else:
         screen.app.submit(Pin(entry.id, entry))
 
