@@ -106,6 +106,16 @@ def entry_with(store: MemoryStore, needle: str) -> str:
     return next(e.id for e in store.entries() if needle in e.text)
 
 
+async def explain_deploy(pilot, app: MemtuiApp, store: MemoryStore) -> None:
+    """Explain "部署 dry-run 测试", opened from Browse on the pinned deploy correction."""
+    app.screen.query_one(EntryTable).select_id(entry_with(store, "部署脚本默认先"))
+    await settle(pilot, 0.2)
+    await pilot.press("w")
+    await settle(pilot, 0.2)
+    await pilot.press(*"部署 dry-run 测试")
+    await settle(pilot, 0.6)
+
+
 async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
     if DEMO_DIR.exists():
         shutil.rmtree(DEMO_DIR)
@@ -170,12 +180,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         await settle(pilot, 0.2)
 
         # w: explain a query, opened on the entry selected in Browse (pinned), then compare it with #2
-        app.screen.query_one(EntryTable).select_id(entry_with(store, "部署脚本默认先"))
-        await settle(pilot, 0.2)
-        await pilot.press("w")
-        await settle(pilot, 0.2)
-        await pilot.press(*"部署 dry-run 测试")
-        await settle(pilot, 0.6)
+        await explain_deploy(pilot, app, store)
         save(app, "explain")
         await pilot.press("enter", "down")  # to the ranked table (#1 is pinned), select #2
         await settle(pilot)
@@ -230,12 +235,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         save(app, "browse-narrow")
 
         # explain at 80×24: the ranking, and under it the selected entry's terms, one by one
-        app.screen.query_one(EntryTable).select_id(entry_with(store, "部署脚本默认先"))
-        await settle(pilot, 0.2)
-        await pilot.press("w")
-        await settle(pilot, 0.2)
-        await pilot.press(*"部署 dry-run 测试")
-        await settle(pilot, 0.6)
+        await explain_deploy(pilot, app, store)
         await pilot.press("enter")  # to the ranking: #1, the entry opened from Browse, is selected
         await settle(pilot)
         save(app, "explain-narrow")
