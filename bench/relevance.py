@@ -89,6 +89,17 @@ def add_set_file(path: str) -> str:
     return name
 
 
+def built(sets, limits, tmp):
+    """Each set's store, built in `tmp` twice, with its memories' keywords and on their texts alone:
+    (set name, run ("keywords" or "texts"), with_keywords, store, ids, memories, messages)."""
+    for set_name in sets:
+        memories, messages = load(set_name)
+        for with_keywords in (True, False):
+            run = "keywords" if with_keywords else "texts"
+            store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, limits)
+            yield set_name, run, with_keywords, store, ids, memories, messages
+
+
 def build(directory: Path, memories: list[dict], with_keywords: bool, limits) -> tuple[object, dict[str, str]]:
     from memtui_core import MemoryStore
 

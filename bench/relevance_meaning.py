@@ -77,7 +77,7 @@ def replays(sets=SETS) -> dict:
     entry's cosine under each passage form)."""
     import numpy as np
 
-    from bench.relevance import build, load
+    from bench.relevance import built
     from memtui_core import Limits
     from memtui_core.ranking.index import split_query
     from memtui_core.text.tokenize import tokenize
@@ -85,36 +85,32 @@ def replays(sets=SETS) -> dict:
     embeddings = Embeddings()
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for set_name in sets:
-            memories, messages = load(set_name)
-            for with_keywords in (True, False):
-                run = "keywords" if with_keywords else "texts"
-                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits(core_budget=0))
-                records = store._snap().records
-                order = [r.id for r in records]
-                passages = {"text": embeddings.get([r.text for r in records], "passage")}
-                if with_keywords:
-                    passages["text+keywords"] = embeddings.get(
-                        [r.text + (" " + ", ".join(r.keywords) if r.keywords else "") for r in records], "passage")
-                    # the text's vector (the threat scan's) plus a vector of the keywords alone, normalised
-                    words = embeddings.get([", ".join(r.keywords) if r.keywords else r.text for r in records], "passage")
-                    summed = passages["text"] + words
-                    passages["text vector+keywords vector"] = summed / np.linalg.norm(summed, axis=1, keepdims=True)
-                queries = embeddings.get([m["text"] for m in messages], "query")
-                index = store._snap(lean=False).index
-                limits = store.limits
-                blocked = {i for i, r in enumerate(records) if r.blocked}
-                judged = []
-                for message, q in zip(messages, queries):
-                    hits = store.search(message["text"], top_k=3 * limits.top_k)
-                    position = {entry_id: i for i, entry_id in enumerate(order)}
-                    lexical = [(position[h.entry.id], h.score) for h in hits]
-                    kept, _ = split_query(tokenize(message["text"]), limits.stopwords, index.vocabulary, None,
-                                          bool(limits.language_stopwords), limits.general_words)
-                    scored = {d for d, s in index.scores(kept).items() if s > 0} if kept else set()
-                    cosines = {form: matrix @ q for form, matrix in passages.items()}
-                    judged.append((lexical, scored, cosines))
-                out[(set_name, run)] = (store, ids, order, blocked, messages, judged)
+        for set_name, run, with_keywords, store, ids, memories, messages in built(sets, Limits(core_budget=0), tmp):
+            records = store._snap().records
+            order = [r.id for r in records]
+            passages = {"text": embeddings.get([r.text for r in records], "passage")}
+            if with_keywords:
+                passages["text+keywords"] = embeddings.get(
+                    [r.text + (" " + ", ".join(r.keywords) if r.keywords else "") for r in records], "passage")
+                # the text's vector (the threat scan's) plus a vector of the keywords alone, normalised
+                words = embeddings.get([", ".join(r.keywords) if r.keywords else r.text for r in records], "passage")
+                summed = passages["text"] + words
+                passages["text vector+keywords vector"] = summed / np.linalg.norm(summed, axis=1, keepdims=True)
+            queries = embeddings.get([m["text"] for m in messages], "query")
+            index = store._snap(lean=False).index
+            limits = store.limits
+            blocked = {i for i, r in enumerate(records) if r.blocked}
+            judged = []
+            position = {entry_id: i for i, entry_id in enumerate(order)}
+            for message, q in zip(messages, queries):
+                hits = store.search(message["text"], top_k=3 * limits.top_k)
+                lexical = [(position[h.entry.id], h.score) for h in hits]
+                kept, _ = split_query(tokenize(message["text"]), limits.stopwords, index.vocabulary, None,
+                                      bool(limits.language_stopwords), limits.general_words)
+                scored = {d for d, s in index.scores(kept).items() if s > 0} if kept else set()
+                cosines = {form: matrix @ q for form, matrix in passages.items()}
+                judged.append((lexical, scored, cosines))
+            out[(set_name, run)] = (store, ids, order, blocked, messages, judged)
     embeddings.save()
     return out
 
@@ -145,16 +141,10 @@ def figures(replay, setting) -> dict:
 
 
 def pooled(results: list[dict]) -> dict:
-    relevant = sum(r["relevant"] for r in results)
-    none = sum(r["none"] for r in results)
-    lexical = sum(r["lexical"] for r in results)
-    return {
-        "hit@4": sum(r["hit@4"] * r["relevant"] for r in results) / relevant,
-        "false_recall": sum(r["false_recall"] * r["none"] for r in results) / none,
-        "others_per_relevant_turn": sum(r["others_per_relevant_turn"] * r["relevant"] for r in results) / relevant,
-        "lexical_hits_kept": sum(r["lexical_hits_kept"] * r["lexical"] for r in results) / max(lexical, 1),
-        "relevant": relevant, "none": none, "lexical": lexical,
-    }
+    """The figures of several sets together, each message counting once (bench.relevance.pooled)."""
+    from bench.relevance import pooled as pooled_splits
+
+    return pooled_splits(dict(enumerate(results)))
 
 
 def settings():

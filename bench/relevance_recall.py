@@ -153,26 +153,22 @@ def settings() -> list[Setting]:
 
 
 def _runs(sets, grid):
-    from bench.relevance import build, load, measure
+    from bench.relevance import build, built, measure
     from memtui_core import Limits
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for set_name in sets:
-            memories, messages = load(set_name)
-            for with_keywords in (True, False):
-                run = "keywords" if with_keywords else "texts"
-                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits(semantic_floor=FLOOR_BEFORE_MEANING, core_budget=0))
-                k = store.limits.top_k
-                texts = [m["text"] for m in messages]
-                turns = {t: observe(store, t, c) for t, c in zip(texts, _cosines(store, texts, with_keywords))}
-                out[(set_name, run, "search")] = measure(store, ids, messages)
-                for setting in grid:
-                    out[(set_name, run, setting)] = measure(
-                        store, ids, messages, lambda _s, text, s=setting: choose(turns[text], s, k))
-                # the default profile, for the table's first row
-                plain, plain_ids = build(Path(tmp) / f"{set_name}{run}d", memories, with_keywords, Limits(core_budget=0))
-                out[(set_name, run, "default")] = measure(plain, plain_ids, messages)
+        for set_name, run, with_keywords, store, ids, memories, messages in built(sets, Limits(semantic_floor=FLOOR_BEFORE_MEANING, core_budget=0), tmp):
+            k = store.limits.top_k
+            texts = [m["text"] for m in messages]
+            turns = {t: observe(store, t, c) for t, c in zip(texts, _cosines(store, texts, with_keywords))}
+            out[(set_name, run, "search")] = measure(store, ids, messages)
+            for setting in grid:
+                out[(set_name, run, setting)] = measure(
+                    store, ids, messages, lambda _s, text, s=setting: choose(turns[text], s, k))
+            # the default profile, for the table's first row
+            plain, plain_ids = build(Path(tmp) / f"{set_name}{run}d", memories, with_keywords, Limits(core_budget=0))
+            out[(set_name, run, "default")] = measure(plain, plain_ids, messages)
     return out
 
 

@@ -21,29 +21,25 @@ def _runs(sets=SETS, floors=FLOORS) -> dict:
     """The figures of every (set, run, floor, refill). Each message's candidates (the hits the gate
     passes, as many as the floor may look at) and their cosines are worked out once; each setting
     then keeps what `semantic_floor.judge` would keep (the same walk, on the same numbers)."""
-    from bench.relevance import build, load, measure
+    from bench.relevance import built, measure
     from memtui_core import Limits
     from memtui_core.ranking import semantic_floor
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for set_name in sets:
-            memories, messages = load(set_name)
-            for with_keywords in (True, False):
-                run = "keywords" if with_keywords else "texts"
-                store, ids = build(Path(tmp) / f"{set_name}{run}", memories, with_keywords, Limits(core_budget=0))
-                out[(set_name, run, None, None)] = measure(store, ids, messages)
-                k = store.limits.top_k
-                judged = {}
-                for message in messages:
-                    hits = store.search(message["text"], top_k=semantic_floor.DEPTH * k)
-                    texts = [semantic_floor.passage_text(h.entry.text, h.entry.keywords, with_keywords) for h in hits]
-                    verdict = semantic_floor.judge(message["text"], list(range(len(hits))), texts.__getitem__,
-                                                   len(hits), -1.0, refill=False)
-                    judged[message["text"]] = [(h.entry.id, verdict.cosines[i]) for i, h in enumerate(hits)]
-                for floor in floors:
-                    for fill in (True, False):
-                        out[(set_name, run, floor, fill)] = measure(store, ids, messages, _picker(judged, floor, fill, k))
+        for set_name, run, with_keywords, store, ids, memories, messages in built(sets, Limits(core_budget=0), tmp):
+            out[(set_name, run, None, None)] = measure(store, ids, messages)
+            k = store.limits.top_k
+            judged = {}
+            for message in messages:
+                hits = store.search(message["text"], top_k=semantic_floor.DEPTH * k)
+                texts = [semantic_floor.passage_text(h.entry.text, h.entry.keywords, with_keywords) for h in hits]
+                verdict = semantic_floor.judge(message["text"], list(range(len(hits))), texts.__getitem__,
+                                               len(hits), -1.0, refill=False)
+                judged[message["text"]] = [(h.entry.id, verdict.cosines[i]) for i, h in enumerate(hits)]
+            for floor in floors:
+                for fill in (True, False):
+                    out[(set_name, run, floor, fill)] = measure(store, ids, messages, _picker(judged, floor, fill, k))
     return out
 
 
