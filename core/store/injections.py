@@ -206,11 +206,14 @@ class InjectionLog:
             self.error = f"injection log {self.path} not written: {type(exc).__name__}: {exc}"
 
     def flush(self) -> None:
-        """Write what is buffered, as one append. Never raises; a failure is kept in `error`."""
+        """Write what is buffered, at once (`_write`). Never raises; a failure is kept in `error`."""
         with self._lock:
             items, self._buffer = self._buffer, []
-        if not items:
-            return
+        if items:
+            self._write(items)
+
+    def _write(self, items: list) -> None:
+        """The buffered injections, as one append to the file."""
         try:
             self._append(b"".join(self._line(*item) for item in items))
         except OSError as exc:

@@ -52,12 +52,8 @@ class PgInjectionLog(InjectionLog):
 
     # ------------------------------------------------------------------ writing
 
-    def flush(self) -> None:
-        """Insert what is buffered, as one statement. Never raises; a failure is kept in `error`."""
-        with self._lock:
-            items, self._buffer = self._buffer, []
-        if not items:
-            return
+    def _write(self, items: list) -> None:
+        """The buffered injections, as one statement."""
         try:
             lines = [self._line(*item).rstrip(b"\n").decode("utf-8") for item in items]
             ats = "{" + ",".join(repr(round(item[0], 6)) for item in items) + "}"
