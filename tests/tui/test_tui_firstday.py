@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from textual.widgets import Input
 
 from memtui.app import MemtuiApp
@@ -370,3 +372,37 @@ async def test_the_injections_screen_never_starts_a_line_with_a_comma(seeded):
 
             lines = widget_text(app.screen.query_one("#injections-detail-body")).splitlines()
             assert not any(line.strip()[:1] in ("，", ",") for line in lines), (width, "\n".join(lines))
+
+
+@pytest.mark.parametrize("opener", ["n", "/"])
+@pytest.mark.parametrize("seed", range(12))
+async def test_keys_typed_ahead_keep_their_order_however_the_burst_is_split(seeded, opener, seed):
+    """A terminal hands the app a burst in pieces: some keys arrive before the box has the focus
+    (and come back to be forwarded), some after (and go straight to the box). The ones forwarded
+    used to be overtaken: "quick draft" became "qicku draft" or "cquk diraft"."""
+    import asyncio
+    import random
+
+    from textual import events
+    from textual.keys import _character_to_key
+
+    typed = "quick draft: deploy with care"
+    pauses = random.Random(seed)
+    app = MemtuiApp(seeded.store())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        for character in opener + typed:
+            event = events.Key(_character_to_key(character), character)
+            event.set_sender(app)
+            app.post_message(event)
+            for _ in range(pauses.choice([0, 0, 0, 1, 2, 5, 20])):  # the app runs a little meanwhile
+                await asyncio.sleep(0)
+        if opener == "n":
+            await wait_until(pilot, lambda: isinstance(app.screen, EditModal), what="the editor")
+            box = app.screen
+            await wait_until(pilot, lambda: len(box.text) == len(typed), what="the text")
+            assert box.text == typed
+        else:
+            box = app.screen.query_one("#filter", Input)
+            await wait_until(pilot, lambda: len(box.value) == len(typed), what="the filter")
+            assert box.value == typed and isinstance(app.screen, BrowseScreen)
