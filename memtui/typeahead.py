@@ -40,9 +40,7 @@ def forward(node, key: events.Key) -> None:
     again = events.Key(key.key, key.character)
     again._memtui_sent_to = node
     node._forward_event(again)
-    app = node.app
-    if isinstance(app, TypeAhead):
-        app._follow(node)
+    node.app._follow(node)
 
 
 def is_text_box(node: object) -> bool:
@@ -85,11 +83,14 @@ class TypeAhead(App[None]):
         target = self.focused or self.screen
         key._memtui_sent_to = target  # where the key goes (see _on_key)
         await super().on_event(key)
-        if key.is_forwarded and not is_text_box(target):  # sent on (no priority binding took it)
+        if key.is_forwarded:  # sent on (no priority binding took it)
             self._follow(target)
 
     def _follow(self, node) -> None:
-        """Send a marker after the key just sent to `node`; the next keys wait for it."""
+        """Send a marker after the key just sent to `node`; the next keys wait for it. Not after a
+        key sent to a text box: it stays there, and the next keys go there too, behind it."""
+        if is_text_box(node):
+            return
         self._markers_out += 1
         node.post_message(TypedKeyRan(self._round))
         if self._stall_timer is None:
