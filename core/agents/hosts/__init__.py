@@ -39,13 +39,12 @@ def host_lang(lang: str | None) -> str | None:
 def open_store(
     dir: str | os.PathLike[str] | None = None,
     *,
-    cwd: str | None = None,
     actor: str = "api",
     lang: str | None = None,
     limits: Limits | None = None,
 ) -> MemoryStore:
     """The one global store: `dir`, else `$MEMTUI_DIR`, else the platform data dir (a host's own
-    store, which `open_stores` puts beside the project's). `cwd` is the folder the host works in."""
+    store, which `open_stores` puts beside the project's)."""
     from ...memory import MemoryStore
 
     return MemoryStore(dir, limits=limits, actor=actor, lang=lang)

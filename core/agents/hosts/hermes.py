@@ -160,7 +160,7 @@ class MemtuiMemoryProvider(MemoryProvider):  # type: ignore[misc,valid-type]
             self._destructive = config.get("destructive") is True
         with self._lock:
             if not _opened_at(self._store, directory):
-                self._store = open_store(directory, cwd=_cwd(), actor=ACTOR, lang=lang)
+                self._store = open_store(directory, actor=ACTOR, lang=lang)
             # the project Hermes works in (a .memtui/ at or above its folder) beside the profile's
             # store; found again on each initialise, the stores already open kept
             self._scoped = self._stores_for(_cwd(), lang)
