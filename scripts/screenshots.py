@@ -106,14 +106,19 @@ def entry_with(store: MemoryStore, needle: str) -> str:
     return next(e.id for e in store.entries() if needle in e.text)
 
 
-async def explain_deploy(pilot, app: MemtuiApp, store: MemoryStore) -> None:
-    """Explain "部署 dry-run 测试", opened from Browse on the pinned deploy correction."""
-    app.screen.query_one(EntryTable).select_id(entry_with(store, "部署脚本默认先"))
+async def explain_from(pilot, app: MemtuiApp, store: MemoryStore, needle: str, query: str) -> None:
+    """Explain `query`, opened from Browse on the entry whose text holds `needle`."""
+    app.screen.query_one(EntryTable).select_id(entry_with(store, needle))
     await settle(pilot, 0.2)
     await pilot.press("w")
     await settle(pilot, 0.2)
-    await pilot.press(*"部署 dry-run 测试")
+    await pilot.press(*query)
     await settle(pilot, 0.6)
+
+
+async def explain_deploy(pilot, app: MemtuiApp, store: MemoryStore) -> None:
+    """Explain "部署 dry-run 测试", opened from Browse on the pinned deploy correction."""
+    await explain_from(pilot, app, store, "部署脚本默认先", "部署 dry-run 测试")
 
 
 async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
@@ -264,12 +269,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
         app.screen.query_one(EntryTable).select_id(entry_with(store, "staging.internal"))
         await settle(pilot)
         save(app, "browse-light")
-        app.screen.query_one(EntryTable).select_id(entry_with(store, "PostgreSQL"))
-        await settle(pilot, 0.2)
-        await pilot.press("w")
-        await settle(pilot, 0.2)
-        await pilot.press(*"数据库 部署")
-        await settle(pilot, 0.6)
+        await explain_from(pilot, app, store, "PostgreSQL", "数据库 部署")
         await pilot.press("enter")
         await settle(pilot, 0.3)
         save(app, "explain-light")
